@@ -1,0 +1,36 @@
+// The activities: every function exported here but the two lane helpers at the end is one a
+// worker registers. Workflows import this module as types only.
+import { readCandidates } from './candidates.js';
+import { prepareRun } from './config.js';
+import { evaluateRun } from './evaluate.js';
+import { packageChampion } from './package.js';
+import { evaluateReserve } from './reserve.js';
+import { buildSplit } from './split.js';
+import { withSubprocessEnv } from './subprocess.js';
+import { trainRun } from './train.js';
+
+export { readCandidates, prepareRun, evaluateRun, packageChampion, evaluateReserve, buildSplit, trainRun };
+
+/** CPU activities of the orchestrator worker: candidates, split, job configs. */
+export const orchestratorActivities = { readCandidates, buildSplit, prepareRun };
+
+/** GPU activities of a lane worker: training and evaluation subprocesses on its device. */
+export const laneActivities = { trainRun, evaluateRun, evaluateReserve };
+
+/** The package worker's one activity. */
+export const packageActivities = { packageChampion };
+
+/** Not an activity: sets the subprocess variables (CUDA_VISIBLE_DEVICES) of every lane in this process. */
+export { setSubprocessEnv } from './subprocess.js';
+
+/**
+ * Not an activity: a lane's activities whose subprocesses get `env` (e.g. its
+ * CUDA_VISIBLE_DEVICES), so that several lanes can share one process.
+ */
+export function createLaneActivities(env: Readonly<Record<string, string>>): typeof laneActivities {
+  return {
+    trainRun: (input) => withSubprocessEnv(env, () => trainRun(input)),
+    evaluateRun: (input) => withSubprocessEnv(env, () => evaluateRun(input)),
+    evaluateReserve: (input) => withSubprocessEnv(env, () => evaluateReserve(input)),
+  };
+}

@@ -1,0 +1,134 @@
+// What the workflows send to activities and get back. Workflows import this file as types only.
+import type { EvalRow, Role } from '../rules/types.js';
+import type { Candidate } from '../config/candidate.js';
+import type { RunRow, RunStatus } from '../ledger/rows.js';
+
+export type { Candidate };
+
+/** Where a loop's files live (absolute paths) and where its subprocesses run. */
+export interface LoopPaths {
+  readonly workdir: string;
+  readonly stateDir: string;
+  readonly runsRoot: string;
+  readonly dataRoot: string;
+  readonly scoreCacheDir: string | null;
+}
+
+/** The command (program and fixed leading arguments) of each step of the subprocess contract. */
+export interface StepCommands {
+  readonly train: readonly string[];
+  readonly evaluate: readonly string[];
+  readonly evaluate_ensemble: readonly string[];
+  readonly split_generate: readonly string[];
+  readonly split_carve: readonly string[];
+  readonly teacher_scores: readonly string[];
+  readonly package: readonly string[] | null;
+}
+
+
+/** The candidates file re-read: the list, or why it is invalid. */
+export type CandidatesRead =
+  | { readonly ok: true; readonly candidates: Candidate[] }
+  | { readonly ok: false; readonly error: string };
+
+export interface BuildSplitInput {
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  readonly generation: number;
+  readonly splitSeed: number;
+}
+
+export interface PrepareRunInput {
+  readonly paths: LoopPaths;
+  readonly candidate: Candidate;
+  readonly generation: number;
+  readonly round: number;
+  readonly seed: number;
+  readonly split: string;
+  readonly runId: string;
+  /** Workflow id of the training run: marks the run directory as the loop's own. */
+  readonly owner: string;
+}
+
+/** The job config written for one run; `stale` when its run directory existed before the loop started it. */
+export interface PreparedRun {
+  readonly configPath: string;
+  readonly configSha256: string;
+  readonly stale: boolean;
+}
+
+export interface TrainInput {
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  readonly runId: string;
+  readonly configPath: string;
+  readonly owner: string;
+  /** The trainer's line that means "no eligible checkpoint" (exit 1). */
+  readonly noCheckpointMarker: string;
+}
+
+/** How training ended, in the run row's terms, plus what ranking ensembles needs later. */
+export interface TrainOutcome {
+  readonly status: Exclude<RunStatus, 'stale_run_dir' | 'ensemble'>;
+  readonly train_rc: number | null;
+  readonly epochs_run: number;
+  readonly checkpoints: string[];
+  readonly error: string | null;
+  readonly started: string;
+  readonly finished: string;
+  readonly selected: { readonly checkpoint: string; readonly falseNegatives: number | null; readonly validationGateAuc: number | null } | null;
+}
+
+export interface EvaluateRunInput {
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  readonly run: RunRow;
+  readonly checkpoints: string[];
+  readonly role: Role;
+}
+
+export interface ReserveInput {
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  /** The champion's test eval row: run id, config (or manifest for an ensemble) and checkpoint. */
+  readonly champion: EvalRow;
+  readonly checkpointName: string;
+}
+
+/** A scored checkpoint on the reserve role: its eval row (status failed when there was no report). */
+export interface ReserveOutcome {
+  readonly row: EvalRow;
+}
+
+export interface PackageInput {
+  readonly paths: LoopPaths;
+  readonly command: readonly string[];
+  readonly champion: PackageChampion;
+}
+
+/** The champion fields packaging needs (from its eval row). */
+export interface PackageChampion {
+  readonly generation: number;
+  readonly run_id: string;
+  readonly epoch: number | null;
+  readonly checkpoint_name: string;
+  readonly checkpoint: string;
+  readonly config_path: string;
+  readonly eval_json: string;
+  readonly manifest?: string;
+  /** When the generation asked for it: the time of a `dropped` row when a newer one replaces it. */
+  readonly requested: string;
+}
+
+/** One package command's life: launched with a pid and finished with an exit code, or never launched. */
+export type PackageOutcome =
+  | {
+      readonly launched: true;
+      readonly command: string[];
+      readonly pid: number;
+      readonly log: string;
+      readonly started: string;
+      readonly exitCode: number | null;
+      readonly finished: string;
+    }
+  | { readonly launched: false; readonly error: string; readonly time: string };

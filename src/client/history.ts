@@ -1,0 +1,150 @@
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import type { GenerationEvent, GenerationRunHistory, PackagingEvent, PackagingRunHistory } from '../ledger/history-fold.js';
+import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const E = temporal.api.enums.v1.EventType;
+const EventType = {
+  taskStarted: E.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+  activityCompleted: E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
+  activityFailed: E.EVENT_TYPE_ACTIVITY_TASK_FAILED,
+  activityTimedOut: E.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT,
+  signaled: E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+  childInitiated: E.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED,
+  childFailed: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
+  childCanceled: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED,
+  childTimedOut: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT,
+  childTerminated: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TERMINATED,
+};
+
+/** No workflow with that id: the loop was never started (or the namespace is another one). */
+export class NoSuchLoopError extends Error {
+  constructor(readonly loopId: string, readonly workflowId: string) {
+    super(`no loop '${loopId}' here (no workflow ${workflowId}); check the loop id and the namespace, or start it with 'champion-loop start'`);
+    this.name = 'NoSuchLoopError';
+  }
+}
+
+function decode(payloads: readonly Payload[] | null | undefined, index = 0): unknown {
+  const payload = payloads?.[index];
+  return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
+}
+
+function stringOf(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function isoTime(event: HistoryEvent): string {
+  const { seconds, nanos } = event.eventTime ?? {};
+  return new Date(Number(seconds ?? 0) * 1000 + Math.floor((nanos ?? 0) / 1e6)).toISOString();
+}
+
+/**
+ * Every run of a workflow id, oldest first, as its full history: all runs of every execution
+ * (continue-as-new chains and later restarts of a stopped loop alike).
+ */
+export async function runChain(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+  const listed: { runId: string; start: number }[] = [];
+  for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId.replace(/'/g, "\\'")}'` })) {
+    listed.push({ runId: execution.runId, start: execution.startTime.getTime() });
+  }
+  listed.sort((a, b) => a.start - b.start);
+  if (listed.length > 0) {
+    return Promise.all(listed.map(async ({ runId }) => (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+  }
+  // Visibility can lag behind a fresh start: walk the latest execution's chain instead.
+  let latest: HistoryEvent[];
+  try {
+    latest = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  } catch (error) {
+    if ((error as Error).name === 'WorkflowNotFoundError') throw new NoSuchLoopError(workflowId.replace(/^champion-loop\//, '').replace(/\/packaging$/, ''), workflowId);
+    throw error;
+  }
+  const runs: HistoryEvent[][] = [];
+  let runId: string | null | undefined = latest[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId;
+  while (runId) {
+    const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    runs.push(events);
+    runId = events[events.length - 1]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? null;
+  }
+  return runs.length > 0 ? runs : [latest];
+}
+
+function generationEvent(event: HistoryEvent): GenerationEvent | null {
+  switch (event.eventType) {
+    case EventType.childInitiated: {
+      const workflowId = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
+      return workflowId ? { kind: 'child-started', workflowId } : null;
+    }
+    case EventType.childFailed:
+    case EventType.childCanceled:
+    case EventType.childTimedOut:
+    case EventType.childTerminated: {
+      const attributes =
+        event.childWorkflowExecutionFailedEventAttributes ??
+        event.childWorkflowExecutionCanceledEventAttributes ??
+        event.childWorkflowExecutionTimedOutEventAttributes ??
+        event.childWorkflowExecutionTerminatedEventAttributes;
+      const workflowId = attributes?.workflowExecution?.workflowId;
+      return workflowId ? { kind: 'child-lost', workflowId } : null;
+    }
+    case EventType.signaled: {
+      const attributes = event.workflowExecutionSignaledEventAttributes;
+      const payloads = attributes?.input?.payloads as Payload[] | undefined;
+      switch (attributes?.signalName) {
+        case 'runReported':
+          return { kind: 'run-reported', report: decode(payloads) as never };
+        case 'reserveReported':
+          return { kind: 'reserve-reported', report: decode(payloads) as never };
+        case 'advance':
+          return { kind: 'advance', reason: stringOf(decode(payloads)) };
+        default:
+          return null;
+      }
+    }
+    default:
+      return null;
+  }
+}
+
+/** The generation workflow's runs of a loop, as the ledger fold reads them. */
+export async function generationHistories(client: Client, loopId: string): Promise<GenerationRunHistory[]> {
+  const runs = await runChain(client, loopWorkflowId(loopId));
+  return runs.map((events) => {
+    const started = events[0]?.workflowExecutionStartedEventAttributes;
+    const firstTask = events.find((event) => event.eventType === EventType.taskStarted);
+    return {
+      input: decode(started?.input?.payloads) as GenerationRunHistory['input'],
+      firstTaskTime: firstTask ? isoTime(firstTask) : '',
+      events: events.map(generationEvent).filter((event): event is GenerationEvent => event !== null),
+    };
+  });
+}
+
+/** The packaging workflow's runs of a loop; none when the loop never had a champion to package. */
+export async function packagingHistories(client: Client, loopId: string): Promise<PackagingRunHistory[]> {
+  let runs: HistoryEvent[][];
+  try {
+    runs = await runChain(client, packagingWorkflowId(loopId));
+  } catch (error) {
+    if (error instanceof NoSuchLoopError) return [];
+    throw error;
+  }
+  return runs.map((events) => {
+    const started = events[0]?.workflowExecutionStartedEventAttributes;
+    const packaging: PackagingEvent[] = [];
+    for (const event of events) {
+      if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === 'champion') {
+        packaging.push({ kind: 'champion', champion: decode(event.workflowExecutionSignaledEventAttributes.input?.payloads) as never });
+      } else if (event.eventType === EventType.activityCompleted) {
+        packaging.push({ kind: 'package-finished', outcome: decode(event.activityTaskCompletedEventAttributes?.result?.payloads) as never });
+      } else if (event.eventType === EventType.activityFailed || event.eventType === EventType.activityTimedOut) {
+        const failure = event.activityTaskFailedEventAttributes?.failure ?? event.activityTaskTimedOutEventAttributes?.failure;
+        packaging.push({ kind: 'package-finished', outcome: { launched: false, error: failure?.message ?? 'activity failed', time: isoTime(event) } });
+      }
+    }
+    return { input: decode(started?.input?.payloads) as PackagingRunHistory['input'], events: packaging };
+  });
+}

@@ -1,0 +1,90 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { LoopConfig } from '../config/loop-config.js';
+import type { GenerationResult } from '../workflows/generation.js';
+import { loopWorkflowId } from '../workflows/ids.js';
+import type { LoopView } from '../workflows/loop-view.js';
+import { advanceSignal, stateQuery, stopNowSignal, stopSignal } from '../workflows/messages.js';
+import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
+import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
+import { NoSuchLoopError } from './history.js';
+
+/** Loop ids become part of workflow ids and file names. */
+export const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+/** What `start` did: started the loop, resumed a stopped one, or found it already running. */
+export type StartOutcome =
+  | { readonly kind: 'started'; readonly workflowId: string; readonly runId: string }
+  | { readonly kind: 'resumed'; readonly workflowId: string; readonly runId: string; readonly generation: number }
+  | { readonly kind: 'already-running'; readonly workflowId: string; readonly view: LoopView | null };
+
+async function runningView(client: Client, workflowId: string): Promise<LoopView | null> {
+  return client.workflow.getHandle(workflowId).query(stateQuery).catch(() => null);
+}
+
+/** Start a loop; a running loop is reported instead of started twice; a stopped one goes on where it stopped. */
+export async function startLoop(client: Client, loopId: string, config: LoopConfig): Promise<StartOutcome> {
+  if (!LOOP_ID_PATTERN.test(loopId)) throw new Error(`loop id '${loopId}' must be letters, digits, '_', '-', '.'`);
+  const workflowId = loopWorkflowId(loopId);
+  let resume: GenerationResult['resume'] | undefined;
+  try {
+    const description = await client.workflow.getHandle(workflowId).describe();
+    if (description.status.name === 'RUNNING') return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
+    if (description.status.name === 'COMPLETED') resume = (await client.workflow.getHandle(workflowId).result() as GenerationResult).resume;
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+  try {
+    const handle = await client.workflow.start('generation', {
+      workflowId,
+      taskQueue: ORCHESTRATOR_QUEUE,
+      args: [{ loopId, config, ...(resume ? { carry: resume } : {}) }],
+      typedSearchAttributes: [
+        { key: LOOP_ID, value: loopId },
+        { key: LOOP_KIND, value: 'generation' },
+        { key: GENERATION, value: resume?.state.generation ?? 1 },
+      ],
+      staticSummary: `champion loop ${loopId}`,
+    });
+    return resume
+      ? { kind: 'resumed', workflowId, runId: handle.firstExecutionRunId, generation: resume.state.generation }
+      : { kind: 'started', workflowId, runId: handle.firstExecutionRunId };
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
+    throw error;
+  }
+}
+
+/** The running loop's handle; a loop that is not running is a clear error. */
+async function runningLoop(client: Client, loopId: string) {
+  const handle = client.workflow.getHandle(loopWorkflowId(loopId));
+  try {
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') {
+      throw new Error(`loop '${loopId}' is not running (${description.status.name.toLowerCase()}); 'champion-loop start' resumes it`);
+    }
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
+    throw error;
+  }
+  return handle;
+}
+
+/** The live state of a running loop. */
+export async function loopStatus(client: Client, loopId: string): Promise<LoopView> {
+  return (await runningLoop(client, loopId)).query(stateQuery);
+}
+
+/** Stop a loop: gracefully (running work finishes) or at once (running work is cancelled, its subprocesses killed). */
+export async function stopLoop(client: Client, loopId: string, now: boolean): Promise<void> {
+  await (await runningLoop(client, loopId)).signal(now ? stopNowSignal : stopSignal);
+}
+
+/** Ask a loop to open its next generation; refused while it has none. */
+export async function advanceLoop(client: Client, loopId: string, reason: string): Promise<LoopView> {
+  if (!reason.trim()) throw new Error('advance needs a reason (--reason), e.g. "corpus labels changed"');
+  const handle = await runningLoop(client, loopId);
+  const view = await handle.query(stateQuery);
+  if (view.generation < 1) throw new Error(`loop '${loopId}' has no generation to advance from yet`);
+  await handle.signal(advanceSignal, reason);
+  return view;
+}

@@ -1,0 +1,159 @@
+// champion-loop: start, watch and steer champion loops; run their workers.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { Command, Option } from 'commander';
+import { loadLoopConfig } from '../config/load-loop-config.js';
+import { stateFromLedger } from '../ledger/from-ledger.js';
+import { connectClient, type ConnectionFlags } from './connect.js';
+import { exportLedger } from './ledger-export.js';
+import { advanceLoop, loopStatus, startLoop, stopLoop } from './loop-control.js';
+import { renderStatus } from './render-status.js';
+import { runWorker } from './worker-command.js';
+import { loadCandidates } from '../config/load-candidates.js';
+
+const program = new Command('champion-loop')
+  .description('A durable champion loop on Temporal: trains, evaluates and promotes gate classifiers.')
+  .showHelpAfterError();
+
+function connectionOptions(command: Command): Command {
+  return command
+    .option('--address <host:port>', 'Temporal frontend (default: TEMPORAL_ADDRESS, the profile, or localhost:7233)')
+    .option('--namespace <name>', 'Temporal namespace (default: TEMPORAL_NAMESPACE, the profile, or champion-loop)')
+    .option('--profile <name>', 'envconfig profile (default: TEMPORAL_PROFILE or "default")');
+}
+
+async function withClient<T>(flags: ConnectionFlags, body: (client: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>): Promise<T> {
+  const { client, connection } = await connectClient(flags);
+  try {
+    return await body(client);
+  } finally {
+    await connection.close();
+  }
+}
+
+connectionOptions(
+  program
+    .command('start')
+    .description('start a loop (or report the one already running; a stopped loop goes on where it stopped)')
+    .argument('<loop-id>', 'the loop id, e.g. gate-2026')
+    .requiredOption('-c, --config <loop.yaml>', 'the loop settings'),
+).action(async (loopId: string, options: ConnectionFlags & { config: string }) => {
+  const config = await loadLoopConfig(options.config);
+  // Refuse a broken candidates file now rather than in the workflow's first round.
+  await loadCandidates(config.candidates, config.workdir);
+  await withClient(options, async (client) => {
+    const outcome = await startLoop(client, loopId, config);
+    switch (outcome.kind) {
+      case 'started':
+        console.log(`started loop ${loopId} (workflow ${outcome.workflowId}); watch it with: champion-loop status ${loopId}`);
+        break;
+      case 'resumed':
+        console.log(`resumed loop ${loopId} in generation ${outcome.generation} (workflow ${outcome.workflowId})`);
+        break;
+      case 'already-running':
+        console.log(`loop ${loopId} is already running (workflow ${outcome.workflowId}${outcome.view ? `, generation ${outcome.view.generation}, round ${outcome.view.round}` : ''}); nothing started`);
+        break;
+    }
+  });
+});
+
+connectionOptions(
+  program
+    .command('stop')
+    .description('stop a loop: launch nothing new, let running work finish, then close')
+    .argument('<loop-id>')
+    .option('--now', 'stop at once: cancel running jobs and kill their subprocesses'),
+).action(async (loopId: string, options: ConnectionFlags & { now?: boolean }) => {
+  await withClient(options, (client) => stopLoop(client, loopId, options.now === true));
+  console.log(options.now ? `loop ${loopId}: stopping now (running jobs cancelled)` : `loop ${loopId}: stopping after running work finishes`);
+});
+
+connectionOptions(
+  program
+    .command('advance')
+    .description('open the next generation before any new job (e.g. after the corpus labels changed)')
+    .argument('<loop-id>')
+    .requiredOption('--reason <text>', 'why, recorded in the generation row'),
+).action(async (loopId: string, options: ConnectionFlags & { reason: string }) => {
+  const view = await withClient(options, (client) => advanceLoop(client, loopId, options.reason));
+  console.log(`loop ${loopId}: generation ${view.generation} will advance (${options.reason})`);
+});
+
+connectionOptions(
+  program
+    .command('status')
+    .description("a running loop's state: generation, round, champion, Pareto set, reserve checks, lanes")
+    .argument('<loop-id>')
+    .option('--json', 'print the state query as JSON'),
+).action(async (loopId: string, options: ConnectionFlags & { json?: boolean }) => {
+  const view = await withClient(options, (client) => loopStatus(client, loopId));
+  console.log(options.json ? JSON.stringify(view, null, 2) : renderStatus(view));
+});
+
+connectionOptions(
+  program
+    .command('ledger')
+    .description("export a loop's ledger.jsonl and state.json (the seed's formats) from Temporal history")
+    .argument('<loop-id>')
+    .option('-o, --out <dir>', 'write ledger.jsonl and state.json into this folder (default: ledger.jsonl to stdout)'),
+).action(async (loopId: string, options: ConnectionFlags & { out?: string }) => {
+  const { rows, state } = await withClient(options, (client) => exportLedger(client, loopId));
+  const jsonl = rows.map((row) => JSON.stringify(row)).join('\n') + (rows.length > 0 ? '\n' : '');
+  if (!options.out) {
+    process.stdout.write(jsonl);
+    return;
+  }
+  await mkdir(options.out, { recursive: true });
+  await writeFile(path.join(options.out, 'ledger.jsonl'), jsonl);
+  await writeFile(path.join(options.out, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
+  console.log(`${rows.length} rows -> ${path.join(options.out, 'ledger.jsonl')}; state -> ${path.join(options.out, 'state.json')}`);
+});
+
+program
+  .command('state')
+  .description('print, as JSON, the state.json that a seed-format ledger.jsonl folds to')
+  .requiredOption('--from-ledger <file>', 'a ledger.jsonl written by the Python loop or by `champion-loop ledger`')
+  .option('--band-decisions', 'compare champions on the reports\' decided counts')
+  .addOption(new Option('--max-reserve-checks <n>', 'reserve checks before the generation advances').default('3'))
+  .addOption(new Option('--saturation-evals <n>', 'test evals between reserve checks').default('200'))
+  .option('--state-dir <dir>', 'the state dir the split path is named under', 'artifacts/champion-loop')
+  .action(async (options: { fromLedger: string; bandDecisions?: boolean; maxReserveChecks: string; saturationEvals: string; stateDir: string }) => {
+    const text = await readFile(options.fromLedger, 'utf8');
+    const state = stateFromLedger(
+      text,
+      options.fromLedger,
+      {
+        mode: options.bandDecisions ? 'band-decisions' : 'default',
+        maxReserveChecks: positive(options.maxReserveChecks, '--max-reserve-checks'),
+        saturationEvals: positive(options.saturationEvals, '--saturation-evals'),
+      },
+      options.stateDir,
+    );
+    console.log(JSON.stringify(state, null, 2));
+  });
+
+connectionOptions(
+  program
+    .command('worker')
+    .description('run a worker: the orchestrator, one GPU lane, or the package worker')
+    .argument('<kind>', 'orchestrator | gpu | package')
+    .option('--device <n>', 'gpu: the physical GPU this lane serves')
+    .option('--host <name>', "gpu: the host part of the lane's task queue (default: this machine's host name)")
+    .option('--slots <n>', 'gpu: jobs this lane runs at once', '1')
+    .option('--min-free-gib <gib>', 'gpu: free GPU memory a job needs before the lane takes it', '30'),
+).action(async (kind: string, options: ConnectionFlags & { device?: string; host?: string; slots: string; minFreeGib: string }) => {
+  await runWorker(kind, options);
+});
+
+function positive(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${flag} must be a whole number >= 1 (got ${text})`);
+  return value;
+}
+
+try {
+  await program.parseAsync();
+} catch (error) {
+  console.error(`champion-loop: ${(error as Error).message ?? error}`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,37 @@
+import type { EvalSummary } from '../rules/types.js';
+import type { LoopView } from '../workflows/loop-view.js';
+
+function percent(value: number | undefined): string {
+  return value === undefined ? '?' : `${(value * 100).toFixed(2)}%`;
+}
+
+/** One eval summary as a line: run, epoch, both error counts with their rates. */
+export function describeEval(row: EvalSummary): string {
+  const result = row.result;
+  const counts = result
+    ? `f2p=${result.fail_to_pass_count}/${result.fail_count} (${percent(result.fail_to_pass_rate)}) p2f=${result.pass_to_fail_count}/${result.pass_count} (${percent(result.pass_to_fail_rate)})`
+    : 'no result';
+  return `${row.run_id} ${row.checkpoint_name}${row.epoch === null ? '' : ` epoch=${row.epoch}`} ${counts}`;
+}
+
+/** The `status` command's text: what a person wants to see of a running loop. */
+export function renderStatus(view: LoopView, saturationEvals?: number): string {
+  const lines = [
+    `loop ${view.loop_id}: generation ${view.generation}, round ${view.round}${view.stopping ? ' (stopping)' : ''}${view.idle ? ' (idle)' : ''}`,
+    `split: ${view.split_ready ? view.split : 'not built yet'}`,
+    `champion: ${view.champion ? describeEval(view.champion) : 'none yet'}`,
+    `pareto set (${view.pareto_set.length}):`,
+    ...view.pareto_set.map((row) => `  ${describeEval(row)}`),
+    `test evals: ${view.test_evals}; since the last reserve check: ${view.tests_since_reserve_check}${saturationEvals ? ` of ${saturationEvals}` : ''}; reserve checks: ${view.reserve_checks}`,
+  ];
+  if (view.advance_reason) lines.push(`advancing: ${view.advance_reason}`);
+  lines.push(`jobs: ${view.in_flight.length} running, ${view.queued} queued`);
+  for (const lane of view.lanes) {
+    const jobs = view.in_flight.filter((flight) => flight.lane === lane.queue);
+    lines.push(`  lane ${lane.queue}: ${lane.busy}/${lane.slots}${lane.down_until ? ` (unavailable until ${lane.down_until})` : ''}`);
+    for (const job of jobs) lines.push(`    ${job.kind} ${job.jobId} since ${job.since}`);
+  }
+  if (view.candidates_error) lines.push(`candidates file invalid (keeping ${view.candidates.join(', ')}): ${view.candidates_error}`);
+  if (view.split_error) lines.push(`split failing: ${view.split_error}`);
+  return lines.join('\n');
+}

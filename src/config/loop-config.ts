@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { DEFAULT_BASE_SEED, TEACHER_PATH } from '../rules/constants.js';
+import { DURATION_EXPECTED, isDuration, type DurationText } from './duration.js';
+import { intAtLeast, nonEmptyString, numberAtLeast } from './fields.js';
+import { parseYamlWith } from './yaml-text.js';
+
+/** The trainer's line (exit 1) that makes a run `no_eligible_checkpoint` rather than `train_failed`. */
+export const NO_CHECKPOINT_MARKER = 'no eligible checkpoint';
+
+/** How every command error message shows the expected form. */
+export const COMMAND_EXPECTED = 'a list of arguments, e.g. [python, -m, raina_laya.choice_train]';
+
+/** The seed's commands: what a Python stack written for it runs. */
+export const DEFAULT_COMMANDS = {
+  train: ['python3', '-m', 'raina_laya.choice_train'],
+  evaluate: ['python3', '-m', 'raina_laya.choice_evaluate'],
+  evaluate_ensemble: ['python3', '-m', 'raina_laya.ensemble_evaluate'],
+  split_generate: ['python3', 'scripts/generate_folder_grade_split.py'],
+  split_carve: ['python3', 'scripts/carve_test_split.py'],
+  teacher_scores: ['python3', 'scripts/teacher_scores.py'],
+  package: ['python3', 'scripts/package_champion.py'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** Host names become part of task queue names. */
+export const HOST_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+
+function argv(orNull = '') {
+  return z
+    .array(z.string({ error: 'an argument string (quote numbers, e.g. "4")' }), {
+      error: (issue) =>
+        issue.code !== 'invalid_type'
+          ? undefined
+          : typeof issue.input === 'string'
+            ? `${COMMAND_EXPECTED}, not a shell string${orNull}`
+            : `${COMMAND_EXPECTED}${orNull}`,
+    })
+    .min(1, { error: `a non-empty ${COMMAND_EXPECTED.slice(2)}${orNull}` });
+}
+
+function command(fallback: readonly string[]) {
+  return argv().default(() => [...fallback]);
+}
+
+function optionalCommand(fallback: readonly string[]) {
+  return argv(', or null for no packaging').nullable().default(() => [...fallback]);
+}
+
+function duration(fallback: DurationText) {
+  return z.custom<DurationText>(isDuration, { error: DURATION_EXPECTED }).default(fallback);
+}
+
+function path(expected: string, fallback: string) {
+  return nonEmptyString(expected).default(fallback);
+}
+
+const laneSchema = z.strictObject(
+  {
+    host: z
+      .string({ error: "a host name: letters, digits, '_', '-', '.'" })
+      .regex(HOST_PATTERN, { error: "a host name: letters, digits, '_', '-', '.'" }),
+    device: intAtLeast(0, 'a GPU index (an integer >= 0)'),
+    slots: intAtLeast(1, 'a number of concurrent jobs (an integer >= 1)').default(1),
+    min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').optional(),
+  },
+  { error: (issue) => (issue.code === 'invalid_type' ? 'a lane: {host, device, slots?, min_free_gib?}' : undefined) },
+);
+
+const LANES_EXPECTED = 'a non-empty list of lanes (one per GPU), e.g. [{host: gpu-a, device: 0}]';
+
+const lanesSchema = z
+  .array(laneSchema, { error: LANES_EXPECTED })
+  .min(1, { error: LANES_EXPECTED })
+  .superRefine((lanes, context) => {
+    const seen = new Map<string, number>();
+    lanes.forEach((lane, index) => {
+      const key = `${lane.host}\u0000${lane.device}`;
+      const earlier = seen.get(key);
+      if (earlier === undefined) {
+        seen.set(key, index);
+        return;
+      }
+      context.addIssue({
+        code: 'custom',
+        path: [index],
+        input: lane,
+        message: `a GPU no other lane uses (lanes.${earlier} is also host ${JSON.stringify(lane.host)}, device ${lane.device})`,
+      });
+    });
+  });
+
+const commandsSchema = z.strictObject({
+  train: command(DEFAULT_COMMANDS.train),
+  evaluate: command(DEFAULT_COMMANDS.evaluate),
+  evaluate_ensemble: command(DEFAULT_COMMANDS.evaluate_ensemble),
+  split_generate: command(DEFAULT_COMMANDS.split_generate),
+  split_carve: command(DEFAULT_COMMANDS.split_carve),
+  teacher_scores: command(DEFAULT_COMMANDS.teacher_scores),
+  package: optionalCommand(DEFAULT_COMMANDS.package),
+});
+
+const timeoutsSchema = z.strictObject({
+  train: duration('24h'),
+  evaluate: duration('6h'),
+  split: duration('1h'),
+  package: duration('2h'),
+  heartbeat: duration('2m'),
+  schedule_to_start: duration('10m'),
+});
+
+const attempts = (fallback: number) => intAtLeast(1, 'a maximum number of attempts (an integer >= 1)').default(fallback);
+
+const retriesSchema = z.strictObject({
+  train: attempts(3),
+  evaluate: attempts(3),
+  package: attempts(1),
+});
+
+/** loop.yaml: everything the seed takes as flags, plus lanes, commands, timeouts and retries. */
+export const loopConfigSchema = z
+  .strictObject(
+    {
+      workdir: nonEmptyString('a directory path').optional(),
+      state_dir: path('a directory path', 'artifacts/champion-loop'),
+      runs_root: path('a directory path', 'artifacts/training-runs'),
+      data_root: nonEmptyString('a directory path to the training data'),
+      candidates: nonEmptyString('a path to the candidates file (candidates.yaml)'),
+      parallel: intAtLeast(1).default(5),
+      base_seed: z.int({ error: 'an integer seed' }).default(DEFAULT_BASE_SEED),
+      saturation_evals: intAtLeast(1).default(200),
+      max_reserve_checks: intAtLeast(1).default(3),
+      teacher_after_round: intAtLeast(0, 'a round number (an integer >= 0; 0 = never build a teacher)').default(0),
+      teacher_path: path('a file path ({generation} is expanded)', TEACHER_PATH),
+      band_decisions: z.boolean({ error: 'true or false' }).default(false),
+      score_cache_dir: nonEmptyString('a directory path, or null for no score cache').nullable().default(null),
+      min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').default(30),
+      no_checkpoint_marker: nonEmptyString("the trainer's log line that means 'no eligible checkpoint'").default(NO_CHECKPOINT_MARKER),
+      lanes: lanesSchema,
+      commands: commandsSchema.prefault({}),
+      timeouts: timeoutsSchema.prefault({}),
+      retries: retriesSchema.prefault({}),
+    },
+    { error: (issue) => (issue.code === 'invalid_type' ? 'a mapping of loop settings' : undefined) },
+  )
+  .transform((config) => ({
+    ...config,
+    // A lane without its own memory floor takes the loop's.
+    lanes: config.lanes.map((lane) => ({ ...lane, min_free_gib: lane.min_free_gib ?? config.min_free_gib })),
+  }));
+
+/** loop.yaml as written, defaults applied; `workdir` may be absent and paths relative. */
+export type LoopConfigFile = z.output<typeof loopConfigSchema>;
+
+/** A loaded loop.yaml: defaults applied, `workdir` and every path field absolute. */
+export type LoopConfig = Omit<LoopConfigFile, 'workdir'> & { readonly workdir: string };
+
+/** One GPU lane after loading: every field present. */
+export type LaneConfig = LoopConfig['lanes'][number];
+
+/** The commands of the subprocess contract, by step. */
+export type CommandsConfig = LoopConfig['commands'];
+
+/** Parses loop.yaml text (no file access, paths left as written); throws a ConfigError. */
+export function parseLoopConfig(text: string, file: string): LoopConfigFile {
+  return parseYamlWith(loopConfigSchema, text, file).data;
+}

@@ -1,0 +1,128 @@
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import { execa, type ResultPromise } from 'execa';
+import { devServerArgs, type DevServerConfig } from './dev-config.js';
+
+/** A dev server this process started. */
+export interface DevServer {
+  readonly address: string;
+  readonly namespace: string;
+  readonly uiUrl: string;
+  readonly pid: number;
+  readonly logFile: string;
+  /** SIGTERM, then SIGKILL after a grace period; resolves when the process is gone. */
+  stop(): Promise<void>;
+  /** SIGKILL at once (fault tests: the server dies without warning). */
+  kill(): Promise<void>;
+}
+
+/** The dev server did not answer in time or exited during start-up. */
+export class DevServerStartError extends Error {
+  constructor(message: string, readonly logFile: string) {
+    super(`${message} (server log: ${logFile})`);
+    this.name = 'DevServerStartError';
+  }
+}
+
+/** A TCP port nobody listens on right now. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** Whether a Temporal frontend answers at `address` and serves `namespace`. */
+export async function serverAnswers(address: string, namespace: string): Promise<boolean> {
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 1_000 });
+    await connection.workflowService.describeNamespace({ namespace });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close().catch(() => undefined);
+  }
+}
+
+async function waitForExit(child: ResultPromise, ms: number): Promise<boolean> {
+  const exited = child.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([exited, sleep(ms).then(() => false)]);
+}
+
+/**
+ * Start `temporal server start-dev` from a dev-server config, in its own process group, and
+ * resolve once it answers. The process outlives this one only if `detached` is asked for.
+ */
+export async function startDevServer(options: {
+  cli: string;
+  config: DevServerConfig;
+  projectRoot: string;
+  logFile: string;
+  detached?: boolean;
+  readyTimeoutMs?: number;
+}): Promise<DevServer> {
+  const { cli, config, projectRoot, logFile } = options;
+  await mkdir(path.dirname(logFile), { recursive: true });
+  await mkdir(path.dirname(path.resolve(projectRoot, config.db_filename)), { recursive: true });
+  const child = execa(cli, devServerArgs(config, projectRoot), {
+    detached: true,
+    stdin: 'ignore',
+    stdout: { file: logFile, append: true },
+    stderr: { file: logFile, append: true },
+    cleanup: !options.detached,
+    reject: false,
+  });
+  if (options.detached) child.unref();
+  const pid = child.pid;
+  if (pid === undefined) throw new DevServerStartError(`could not start ${cli}`, logFile);
+  const address = `${config.ip}:${config.port}`;
+  const killGroup = (signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // already gone
+    }
+  };
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  let exited = false;
+  void child.then(() => (exited = true));
+  while (!(await serverAnswers(address, config.namespace))) {
+    if (exited) throw new DevServerStartError(`the dev server exited during start-up (is port ${config.port} taken?)`, logFile);
+    if (Date.now() > deadline) {
+      killGroup('SIGKILL');
+      throw new DevServerStartError(`the dev server did not answer at ${address} in time`, logFile);
+    }
+    await sleep(200);
+  }
+  return {
+    address,
+    namespace: config.namespace,
+    uiUrl: `http://${config.ip}:${config.ui_port}`,
+    pid,
+    logFile,
+    async stop() {
+      killGroup('SIGTERM');
+      if (!(await waitForExit(child, 15_000))) {
+        killGroup('SIGKILL');
+        await waitForExit(child, 5_000);
+      }
+    },
+    async kill() {
+      killGroup('SIGKILL');
+      await waitForExit(child, 5_000);
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import type { PackageOutcome, PackageChampion } from '../activities/types.js';
+import type { GenerationInput } from '../workflows/generation.js';
+import type { ReserveReport, RunReport } from '../workflows/messages.js';
+import type { PackagingInput } from '../workflows/packaging.js';
+import { foldSettingsOf, generationRow, initialLoopState, recordRow, type LoopState } from './loop-state.js';
+import { finishPackage, idlePackaging, requestPackage, type PackagingState } from './packaging-fold.js';
+import { foldAdvance, foldReserveReport, foldRunReport } from './report-fold.js';
+import type { LedgerRow, PackageRow } from './rows.js';
+
+// The ledger rebuilt from Temporal history alone: the same folds the workflows run, applied to
+// the events their histories hold (inputs, children started and lost, signals, activity results).
+
+/** What of one generation-workflow run's history the ledger depends on, in history order. */
+export type GenerationEvent =
+  | { readonly kind: 'child-started'; readonly workflowId: string }
+  | { readonly kind: 'child-lost'; readonly workflowId: string }
+  | { readonly kind: 'run-reported'; readonly report: RunReport }
+  | { readonly kind: 'reserve-reported'; readonly report: ReserveReport }
+  | { readonly kind: 'advance'; readonly reason: string };
+
+export interface GenerationRunHistory {
+  readonly input: GenerationInput;
+  /** When the run's first workflow task started: the workflow's own clock at its first step. */
+  readonly firstTaskTime: string;
+  readonly events: readonly GenerationEvent[];
+}
+
+/** The ledger rows of a loop's generation workflow (all its runs, oldest first) and the state they fold to. */
+export function foldGenerationHistory(runs: readonly GenerationRunHistory[]): { rows: LedgerRow[]; state: LoopState } {
+  let state = initialLoopState();
+  const rows: LedgerRow[] = [];
+  const inFlight = new Set<string>();
+  for (const run of runs) {
+    const { config, carry } = run.input;
+    const settings = foldSettingsOf(config);
+    const opening = carry ? carry.opening : generationRow(initialLoopState(), 'initial', config.base_seed, run.firstTaskTime);
+    if (carry) for (const flight of carry.inFlight) inFlight.add(flight.childId);
+    if (opening) {
+      const recorded = recordRow(state, opening, settings);
+      state = recorded.state;
+      rows.push(...recorded.rows);
+    }
+    for (const event of run.events) {
+      switch (event.kind) {
+        case 'child-started':
+          inFlight.add(event.workflowId);
+          break;
+        case 'child-lost':
+          inFlight.delete(event.workflowId);
+          break;
+        case 'run-reported': {
+          if (!inFlight.delete(event.report.childId)) break;
+          const folded = foldRunReport(state, event.report, settings);
+          state = folded.state;
+          rows.push(...folded.rows);
+          break;
+        }
+        case 'reserve-reported': {
+          if (!inFlight.delete(event.report.childId) || event.report.reserve === null) break;
+          const folded = foldReserveReport(state, { ...event.report, reserve: event.report.reserve }, settings);
+          state = folded.state;
+          rows.push(...folded.rows);
+          break;
+        }
+        case 'advance':
+          state = foldAdvance(state, event.reason);
+          break;
+      }
+    }
+  }
+  return { rows, state };
+}
+
+/** What of one packaging-workflow run's history the ledger depends on, in history order. */
+export type PackagingEvent =
+  | { readonly kind: 'champion'; readonly champion: PackageChampion }
+  | { readonly kind: 'package-finished'; readonly outcome: PackageOutcome };
+
+export interface PackagingRunHistory {
+  readonly input: PackagingInput;
+  readonly events: readonly PackagingEvent[];
+}
+
+/** The package rows of a loop's packaging workflow (all its runs, oldest first). */
+export function foldPackagingHistory(runs: readonly PackagingRunHistory[]): PackageRow[] {
+  let state: PackagingState = idlePackaging;
+  const rows: PackageRow[] = [];
+  for (const run of runs) {
+    state = run.input.carry ?? state;
+    for (const event of run.events) {
+      const step = event.kind === 'champion' ? requestPackage(state, event.champion) : finishPackage(state, event.outcome);
+      state = step.state;
+      rows.push(...step.rows);
+    }
+  }
+  return rows;
+}

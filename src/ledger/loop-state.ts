@@ -1,0 +1,232 @@
+import { applyTestEval, compareKeyFor, type ChampionMode } from '../rules/champion.js';
+import { padGeneration } from '../rules/ids.js';
+import { reserveVerdict } from '../rules/reserve-verdict.js';
+import { evalSummary } from '../rules/summary.js';
+import type { EvalRow, EvalSummary } from '../rules/types.js';
+import type { ChampionRow, GenerationRow, LedgerRow, ParetoSetRow, ReserveCheckRow } from './rows.js';
+
+// The loop's state as a fold over ledger rows, the seed's `apply` and `record_eval`.
+// The generation workflow, the ledger exporter and `state --from-ledger` all fold with this.
+
+/** The settings a fold depends on. */
+export interface FoldSettings {
+  readonly mode: ChampionMode;
+  readonly saturationEvals: number;
+  readonly maxReserveChecks: number;
+}
+
+/** The fold settings of a loop.yaml. */
+export function foldSettingsOf(config: { band_decisions: boolean; saturation_evals: number; max_reserve_checks: number }): FoldSettings {
+  return {
+    mode: config.band_decisions ? 'band-decisions' : 'default',
+    saturationEvals: config.saturation_evals,
+    maxReserveChecks: config.max_reserve_checks,
+  };
+}
+
+/** Everything SPEC section 9 calls the state, rebuilt from rows alone. */
+export interface LoopState {
+  readonly generation: number;
+  readonly champion: EvalRow | null;
+  readonly front: readonly EvalRow[];
+  readonly testEvals: number;
+  readonly checkedEvals: number;
+  readonly reserveChecks: number;
+  readonly advanceReason: string | null;
+  /** Checkpoints of this generation already scored on reserve (`run_id/checkpoint_name`): reused, never re-recorded. */
+  readonly reserveScored: readonly string[];
+}
+
+/** The seed's state.json, field for field. */
+export interface StateJson {
+  generation: number;
+  split: string;
+  champion: EvalSummary | null;
+  pareto_set: EvalSummary[];
+  test_evals: number;
+  tests_since_reserve_check: number;
+  reserve_checks: number;
+  advance_reason: string | null;
+  updated: string;
+}
+
+/** Before the first generation. */
+export function initialLoopState(): LoopState {
+  return {
+    generation: 0,
+    champion: null,
+    front: [],
+    testEvals: 0,
+    checkedEvals: 0,
+    reserveChecks: 0,
+    advanceReason: null,
+    reserveScored: [],
+  };
+}
+
+/** Fold one row into the state (live and on replay). */
+export function applyRow(state: LoopState, row: LedgerRow, settings: FoldSettings): LoopState {
+  switch (row.type) {
+    case 'generation':
+      return { ...initialLoopState(), generation: row.generation };
+    case 'eval':
+      return applyEval(state, row, settings);
+    case 'reserve_check':
+      return row.generation === state.generation ? applyReserveCheck(state, row, settings) : state;
+    default:
+      return state;
+  }
+}
+
+function applyEval(state: LoopState, row: EvalRow, settings: FoldSettings): LoopState {
+  if (row.role === 'reserve' && row.generation === state.generation) {
+    const key = `${row.run_id}/${row.checkpoint_name}`;
+    return state.reserveScored.includes(key) ? state : { ...state, reserveScored: [...state.reserveScored, key] };
+  }
+  const next = applyTestEval(
+    { generation: state.generation, champion: state.champion, front: state.front, testEvals: state.testEvals },
+    row,
+    settings.mode,
+  );
+  return { ...state, champion: next.champion, front: next.front, testEvals: next.testEvals };
+}
+
+function applyReserveCheck(state: LoopState, row: ReserveCheckRow, settings: FoldSettings): LoopState {
+  if (row.stale_champion) return state;
+  const checked = { ...state, checkedEvals: row.test_evals };
+  if (row.status !== 'ok') return checked;
+  const reserveChecks = state.reserveChecks + 1;
+  const advanceReason =
+    row.verdict === 'fail'
+      ? 'reserve_failed'
+      : reserveChecks >= settings.maxReserveChecks
+        ? 'max_reserve_checks'
+        : state.advanceReason;
+  return { ...checked, reserveChecks, advanceReason };
+}
+
+/** What recording one row adds: the row itself and the champion / Pareto-set events it causes. */
+export interface Recorded {
+  readonly state: LoopState;
+  readonly rows: LedgerRow[];
+  /** Set when this row made a new champion: it goes to packaging. */
+  readonly newChampion: EvalRow | null;
+}
+
+const frontKeys = (front: readonly EvalRow[]): string =>
+  front.map((row) => `${row.run_id}\u0000${row.checkpoint_name}`).join('\u0001');
+
+/** Record one row as the seed's `record` + `record_eval` do: fold it, then emit champion and pareto_set rows. */
+export function recordRow(state: LoopState, row: LedgerRow, settings: FoldSettings): Recorded {
+  const next = applyRow(state, row, settings);
+  const rows: LedgerRow[] = [row];
+  if (row.type !== 'eval') return { state: next, rows, newChampion: null };
+  let newChampion: EvalRow | null = null;
+  if (next.champion !== state.champion && next.champion !== null) {
+    newChampion = next.champion;
+    const championRow: ChampionRow = {
+      type: 'champion',
+      generation: newChampion.generation,
+      previous: evalSummary(state.champion),
+      champion: evalSummary(newChampion) as EvalSummary,
+      finished: row.finished,
+    };
+    rows.push(championRow);
+  }
+  if (frontKeys(next.front) !== frontKeys(state.front)) {
+    const paretoRow: ParetoSetRow = {
+      type: 'pareto_set',
+      generation: next.generation,
+      members: next.front.map((member) => evalSummary(member) as EvalSummary),
+      finished: row.finished,
+    };
+    rows.push(paretoRow);
+  }
+  return { state: next, rows, newChampion };
+}
+
+/** Whether the champion is due for a reserve check (nothing stops it and enough test evals piled up). */
+export function reserveDue(state: LoopState, settings: FoldSettings): boolean {
+  return (
+    state.advanceReason === null &&
+    state.champion !== null &&
+    state.testEvals - state.checkedEvals >= settings.saturationEvals
+  );
+}
+
+/**
+ * The reserve_check row for a champion scored on reserve, as the seed's `reserve_check` builds it:
+ * `reserve` is the reserve eval row (status failed when the evaluator gave no report).
+ */
+export function reserveCheckRow(
+  state: LoopState,
+  champion: EvalRow,
+  testEvals: number,
+  reserve: EvalRow,
+  settings: FoldSettings,
+): ReserveCheckRow {
+  const base = {
+    type: 'reserve_check' as const,
+    generation: champion.generation,
+    run_id: champion.run_id,
+    candidate: champion.candidate,
+    checkpoint_name: champion.checkpoint_name,
+    epoch: champion.epoch,
+    test_evals: testEvals,
+    test: champion.result,
+    test_decided: champion.decided ?? null,
+    compared: compareKeyFor(settings.mode),
+    eval_json: reserve.eval_json,
+    finished: reserve.finished,
+    stale_champion:
+      state.generation !== champion.generation ||
+      state.champion === null ||
+      state.champion.run_id !== champion.run_id ||
+      state.champion.checkpoint_name !== champion.checkpoint_name,
+  };
+  if (reserve.status !== 'ok' || reserve.result === null) {
+    return { ...base, status: 'failed', verdict: 'error', reserve: null, reserve_decided: null };
+  }
+  const withReserve = { ...base, reserve: reserve.result, reserve_decided: reserve.decided ?? null };
+  const [test, held] =
+    settings.mode === 'band-decisions' ? [champion.decided, reserve.decided] : [champion.result, reserve.result];
+  if (!test || !held) {
+    return { ...withReserve, status: 'failed', verdict: 'error' };
+  }
+  return { ...withReserve, status: 'ok', ...reserveVerdict(test, held) };
+}
+
+/** The generation row that opens generation `state.generation + 1`. */
+export function generationRow(state: LoopState, reason: string, baseSeed: number, started: string): GenerationRow {
+  const generation = state.generation + 1;
+  return {
+    type: 'generation',
+    event: state.generation === 0 ? 'start' : 'advance',
+    generation,
+    reason,
+    split_seed: baseSeed + generation,
+    previous_champion: evalSummary(state.champion),
+    previous_pareto_set: state.front.map((row) => evalSummary(row) as EvalSummary),
+    started,
+  };
+}
+
+/** The split file of a generation, where the loop builds it. */
+export function splitPath(stateDir: string, generation: number): string {
+  return `${stateDir}/splits/gen-${padGeneration(generation)}.yaml`;
+}
+
+/** The seed's state.json of a state. */
+export function stateJson(state: LoopState, stateDir: string, updated: string): StateJson {
+  return {
+    generation: state.generation,
+    split: splitPath(stateDir, state.generation),
+    champion: evalSummary(state.champion),
+    pareto_set: state.front.map((row) => evalSummary(row) as EvalSummary),
+    test_evals: state.testEvals,
+    tests_since_reserve_check: state.testEvals - state.checkedEvals,
+    reserve_checks: state.reserveChecks,
+    advance_reason: state.advanceReason,
+    updated,
+  };
+}

@@ -1,0 +1,55 @@
+import type { EvalRow } from '../rules/types.js';
+import { recordRow, reserveCheckRow, type FoldSettings, type LoopState } from './loop-state.js';
+import type { LedgerRow, RunRow } from './rows.js';
+
+// What a child's report adds to the ledger. The generation workflow's signal handlers and the
+// ledger exporter both call these, so the live state and the exported ledger cannot drift apart.
+
+/** Rows recorded so far and the champions that appeared, in order. */
+export interface Folded {
+  readonly state: LoopState;
+  readonly rows: LedgerRow[];
+  readonly newChampions: EvalRow[];
+}
+
+function fold(state: LoopState, rows: readonly LedgerRow[], settings: FoldSettings): Folded {
+  const out: LedgerRow[] = [];
+  const newChampions: EvalRow[] = [];
+  for (const row of rows) {
+    const recorded = recordRow(state, row, settings);
+    state = recorded.state;
+    out.push(...recorded.rows);
+    if (recorded.newChampion) newChampions.push(recorded.newChampion);
+  }
+  return { state, rows: out, newChampions };
+}
+
+/** A training run's report: its run row (when it has one), then its eval rows in order. */
+export function foldRunReport(
+  state: LoopState,
+  report: { readonly run: RunRow | null; readonly evals: readonly EvalRow[] },
+  settings: FoldSettings,
+): Folded {
+  return fold(state, [...(report.run ? [report.run] : []), ...report.evals], settings);
+}
+
+/**
+ * A reserve check's report: the reserve eval row (unless this checkpoint was already scored on
+ * reserve in this generation), then the reserve_check row judged against the current champion.
+ */
+export function foldReserveReport(
+  state: LoopState,
+  report: { readonly champion: EvalRow; readonly testEvals: number; readonly reserve: EvalRow },
+  settings: FoldSettings,
+): Folded {
+  const { reserve } = report;
+  const known = state.reserveScored.includes(`${reserve.run_id}/${reserve.checkpoint_name}`);
+  const first = fold(state, known ? [] : [reserve], settings);
+  const check = fold(first.state, [reserveCheckRow(first.state, report.champion, report.testEvals, reserve, settings)], settings);
+  return { state: check.state, rows: [...first.rows, ...check.rows], newChampions: [...first.newChampions, ...check.newChampions] };
+}
+
+/** A user's advance request: the next generation opens before any new job. */
+export function foldAdvance(state: LoopState, reason: string): LoopState {
+  return { ...state, advanceReason: reason || 'requested' };
+}

@@ -1,0 +1,118 @@
+import type { EvalRow, EvalSummary, HeldoutResult, Decided } from '../rules/types.js';
+
+// The seed's ledger.jsonl rows, field for field: existing analysis scripts read these.
+
+/** A generation opened (first start or advance). */
+export interface GenerationRow {
+  readonly type: 'generation';
+  readonly event: 'start' | 'advance';
+  readonly generation: number;
+  readonly reason: string;
+  readonly split_seed: number;
+  readonly previous_champion: EvalSummary | null;
+  readonly previous_pareto_set: EvalSummary[];
+  readonly started: string;
+}
+
+/** How a training run ended. `ensemble` marks a synthetic ensemble run. */
+export type RunStatus = 'trained' | 'no_eligible_checkpoint' | 'train_failed' | 'stale_run_dir' | 'ensemble';
+
+/** One training run of one candidate in one round (or a synthetic ensemble run). */
+export interface RunRow {
+  readonly type: 'run';
+  readonly generation: number;
+  readonly round: number;
+  readonly seed: number | null;
+  readonly candidate: string;
+  readonly run_id: string;
+  readonly config_path: string;
+  readonly config_sha256: string;
+  readonly status: RunStatus;
+  readonly train_rc: number | null;
+  readonly started: string;
+  readonly finished: string;
+  readonly epochs_run: number | null;
+  readonly checkpoints: string[];
+  readonly error: string | null;
+  readonly members?: readonly unknown[];
+}
+
+/** The champion changed. */
+export interface ChampionRow {
+  readonly type: 'champion';
+  readonly generation: number;
+  readonly previous: EvalSummary | null;
+  readonly champion: EvalSummary;
+  readonly finished: string;
+}
+
+/** The Pareto set changed. */
+export interface ParetoSetRow {
+  readonly type: 'pareto_set';
+  readonly generation: number;
+  readonly members: EvalSummary[];
+  readonly finished: string;
+}
+
+/** The champion scored on the reserve set, and the hold-up verdict. */
+export interface ReserveCheckRow {
+  readonly type: 'reserve_check';
+  readonly generation: number;
+  readonly run_id: string;
+  readonly candidate: string;
+  readonly checkpoint_name: string;
+  readonly epoch: number | null;
+  readonly test_evals: number;
+  readonly status: 'ok' | 'failed';
+  readonly verdict: 'pass' | 'fail' | 'error';
+  readonly test: HeldoutResult | null;
+  readonly reserve: HeldoutResult | null;
+  readonly test_decided: Decided | null;
+  readonly reserve_decided: Decided | null;
+  readonly compared: 'result' | 'decided';
+  readonly eval_json: string;
+  readonly finished: string;
+  readonly f2p_z?: number;
+  readonly f2p_p?: number;
+  readonly p2f_z?: number;
+  readonly p2f_p?: number;
+  readonly stale_champion?: boolean;
+}
+
+/** A teacher build's outcome. */
+export interface TeacherRow {
+  readonly type: 'teacher';
+  readonly generation: number;
+  readonly status: 'ok' | 'failed';
+  readonly path: string;
+  readonly sha256?: string;
+  readonly members: readonly { run_id: string; checkpoint_name: string }[];
+  readonly started: string;
+  readonly finished: string;
+}
+
+/** One step of packaging a champion. */
+export interface PackageRow {
+  readonly type: 'package';
+  readonly event: 'launched' | 'finished' | 'dropped' | 'launch_failed';
+  readonly generation: number;
+  readonly run_id: string;
+  readonly epoch: number | null;
+  readonly checkpoint_name: string;
+  readonly time: string;
+  readonly command?: string[];
+  readonly pid?: number;
+  readonly log?: string;
+  readonly exit_code?: number | null;
+  readonly error?: string;
+}
+
+export type LedgerRow =
+  | GenerationRow
+  | RunRow
+  | EvalRow
+  | ChampionRow
+  | ParetoSetRow
+  | ReserveCheckRow
+  | TeacherRow
+  | PackageRow;

@@ -1,0 +1,100 @@
+import { comparedBlock } from './compared.js';
+import { dominates } from './dominance.js';
+import { incrementalParetoFront } from './pareto.js';
+import type { Comparable, CompareKey, EvalRow } from './types.js';
+
+/** `default` compares `result` by dominance; `band-decisions` (the seed's flag) picks from the `decided` front. */
+export type ChampionMode = 'default' | 'band-decisions';
+
+/** A test eval row as far as the champion rules read it. */
+export type TestEvalRow = Comparable & Pick<EvalRow, 'generation' | 'role' | 'status' | 'finished'>;
+
+/** Champion, front and test eval count of one generation, as the seed's `apply_eval` keeps them. */
+export interface ChampionState<R> {
+  readonly generation: number;
+  readonly champion: R | null;
+  readonly front: readonly R[];
+  readonly testEvals: number;
+}
+
+/** The block a mode compares champions on. */
+export function compareKeyFor(mode: ChampionMode): CompareKey {
+  return mode === 'band-decisions' ? 'decided' : 'result';
+}
+
+/** Default mode: the first row is champion; later only a row that dominates it takes over. */
+export function nextChampionDefault<R extends Comparable>(
+  champion: R | null,
+  row: R,
+  key: CompareKey = 'result',
+): R {
+  if (champion === null || dominates(comparedBlock(row, key), comparedBlock(champion, key))) {
+    return row;
+  }
+  return champion;
+}
+
+/** Band-decision mode: the front member with the fewest (f2p, p2f, rejections), then earliest finished. */
+export function frontChampion<R extends Comparable & { readonly finished: string }>(
+  front: readonly R[],
+  key: CompareKey,
+): R {
+  // Dominance alone would leave the champion to evaluation order; this is the order the band is chosen by.
+  let best: R | undefined;
+  for (const row of front) {
+    if (best === undefined || lexicographicallyBefore(row, best, key)) {
+      best = row;
+    }
+  }
+  if (best === undefined) {
+    throw new RangeError('an empty front has no champion');
+  }
+  return best;
+}
+
+function lexicographicallyBefore(
+  row: Comparable & { readonly finished: string },
+  best: Comparable & { readonly finished: string },
+  key: CompareKey,
+): boolean {
+  const a = comparedBlock(row, key);
+  const b = comparedBlock(best, key);
+  if (a.fail_to_pass_count !== b.fail_to_pass_count) {
+    return a.fail_to_pass_count < b.fail_to_pass_count;
+  }
+  if (a.pass_to_fail_count !== b.pass_to_fail_count) {
+    return a.pass_to_fail_count < b.pass_to_fail_count;
+  }
+  const aRejected = a.rejected_total ?? 0;
+  const bRejected = b.rejected_total ?? 0;
+  if (aRejected !== bRejected) {
+    return aRejected < bRejected;
+  }
+  // Strict, so that equal rows keep the earliest, as Python's min() does.
+  return row.finished < best.finished;
+}
+
+/** The state of a freshly opened generation. */
+export function openChampionState<R>(generation: number): ChampionState<R> {
+  return { generation, champion: null, front: [], testEvals: 0 };
+}
+
+/** Folds one eval row in; rows that do not compete (other role, failed, other generation, no block) change nothing. */
+export function applyTestEval<R extends TestEvalRow>(
+  state: ChampionState<R>,
+  row: R,
+  mode: ChampionMode,
+): ChampionState<R> {
+  const key = compareKeyFor(mode);
+  if (row.role !== 'test' || row.status !== 'ok' || row.generation !== state.generation) {
+    return state;
+  }
+  // Evaluated before the band existed: not comparable, and not counted towards saturation.
+  if (row[key] === null || row[key] === undefined) {
+    return state;
+  }
+  const front = incrementalParetoFront(state.front, row, key);
+  const champion =
+    mode === 'band-decisions' ? frontChampion(front, key) : nextChampionDefault(state.champion, row, key);
+  return { generation: state.generation, champion, front, testEvals: state.testEvals + 1 };
+}

@@ -1,0 +1,33 @@
+import { erfc } from './erfc.js';
+
+/** A z statistic and its one-sided p-value. */
+export interface ZTest {
+  readonly z: number;
+  readonly p: number;
+}
+
+/** One-sided two-proportion z-test that the new rate (hits/total) is higher than the base rate. */
+export function worseZTest(
+  baseHits: number,
+  baseTotal: number,
+  newHits: number,
+  newTotal: number,
+): ZTest {
+  checkProportion(baseHits, baseTotal);
+  checkProportion(newHits, newTotal);
+  const pooled = (baseHits + newHits) / (baseTotal + newTotal);
+  const error = Math.sqrt(pooled * (1 - pooled) * (1 / baseTotal + 1 / newTotal));
+  // Both rates 0 or both 1: no evidence either way.
+  if (error === 0) {
+    return { z: 0, p: 1 };
+  }
+  const z = (newHits / newTotal - baseHits / baseTotal) / error;
+  return { z, p: 0.5 * erfc(z / Math.SQRT2) };
+}
+
+function checkProportion(hits: number, total: number): void {
+  // The seed raises on a zero total; hits outside [0, total] would give NaN silently.
+  if (!(total > 0) || !(hits >= 0) || !(hits <= total)) {
+    throw new RangeError(`not a proportion: ${hits} hits of ${total}`);
+  }
+}

@@ -1,0 +1,47 @@
+import { hostname } from 'node:os';
+import type { NativeConnection} from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import { createLaneActivities } from '../activities/index.js';
+import * as probe from '../activities/probe.js';
+import { laneQueue } from '../config/lanes.js';
+import { readGpuMemory, type GpuReading } from './gpu-memory.js';
+import { memoryGuardSlots } from './memory-guard.js';
+
+export interface LaneWorkerOptions {
+  readonly connection: NativeConnection;
+  readonly namespace: string;
+  /** The host part of the lane's task queue name (default: this machine's host name). */
+  readonly host?: string;
+  readonly device: number;
+  readonly slots: number;
+  readonly minFreeGiB: number;
+  /** How the memory guard reads the device (tests pass a fake nvidia-smi). */
+  readonly readGpu?: () => Promise<GpuReading>;
+  readonly log?: (message: string) => void;
+}
+
+/**
+ * A GPU lane: polls its device's own task queue, runs training and evaluation subprocesses with
+ * CUDA_VISIBLE_DEVICES pinned to that device, and takes work only while the device has room.
+ */
+export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ worker: Worker; queue: string }> {
+  const queue = laneQueue(options.host ?? hostname(), options.device);
+  const worker = await Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: queue,
+    activities: { ...createLaneActivities({ CUDA_VISIBLE_DEVICES: String(options.device) }), ...probe },
+    tuner: {
+      workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+      localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+      nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
+      activityTaskSlotSupplier: memoryGuardSlots({
+        slots: options.slots,
+        minFreeGiB: options.minFreeGiB,
+        read: options.readGpu ?? (() => readGpuMemory(options.device)),
+        ...(options.log ? { log: options.log } : {}),
+      }),
+    },
+  });
+  return { worker, queue };
+}

@@ -1,0 +1,38 @@
+import { fileURLToPath } from 'node:url';
+import { Client } from '@temporalio/client';
+import type { NativeConnection} from '@temporalio/worker';
+import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { createRequestPackaging } from '../activities/packaging-request.js';
+import { orchestratorActivities } from '../activities/index.js';
+import * as probe from '../activities/probe.js';
+import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
+
+/** The workflows every orchestrator worker runs (bundled from this file). */
+export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+
+export interface OrchestratorWorkerOptions {
+  readonly connection: NativeConnection;
+  readonly namespace: string;
+  /** A prebuilt bundle (tests share one); otherwise the worker bundles src/workflows. */
+  readonly workflowBundle?: WorkflowBundleOption;
+  readonly taskQueue?: string;
+}
+
+/**
+ * The orchestrator: runs every workflow (generations, training runs, reserve checks, packaging)
+ * and the CPU activities (candidates, split, configs, handing champions to packaging).
+ */
+export async function createOrchestratorWorker(options: OrchestratorWorkerOptions): Promise<Worker> {
+  const client = new Client({ connection: options.connection, namespace: options.namespace });
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue ?? ORCHESTRATOR_QUEUE,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    activities: {
+      ...orchestratorActivities,
+      ...probe,
+      requestPackaging: createRequestPackaging(client),
+    },
+  });
+}

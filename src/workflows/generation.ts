@@ -1,0 +1,550 @@
+// One generation of a champion loop: a fresh split, rounds of training runs dispatched to GPU
+// lanes as child workflows, the champion and Pareto front folded from their eval rows, reserve
+// checks when the test set looks saturated, and continue-as-new into the next generation.
+// Read SPEC.md sections 3-6 and 9 beside this file; the rules themselves live in src/rules.
+import {
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  getExternalWorkflowHandle,
+  log,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { LoopActivities } from './activity-types.js';
+import type { Candidate, LoopPaths, PackageChampion } from '../activities/types.js';
+import { durationMs } from '../config/duration.js';
+import type { LoopConfig } from '../config/loop-config.js';
+import {
+  generationRow,
+  initialLoopState,
+  recordRow,
+  reserveDue,
+  stateJson,
+  foldSettingsOf,
+  type LoopState,
+} from '../ledger/loop-state.js';
+import { foldAdvance, foldReserveReport, foldRunReport, type Folded } from '../ledger/report-fold.js';
+import type { GenerationRow, RunRow } from '../ledger/rows.js';
+import { runIdFor } from '../rules/ids.js';
+import { trainingSeed } from '../rules/seeds.js';
+import type { EvalRow } from '../rules/types.js';
+import { loopWorkflowId, packagingWorkflowId, reserveCheckWorkflowId, trainingRunWorkflowId } from './ids.js';
+import { failureText } from './lane-failure.js';
+import { lanesOf, pickLane } from './lanes.js';
+import type { LoopView } from './loop-view.js';
+import {
+  advanceSignal,
+  reserveReportedSignal,
+  runReportedSignal,
+  stateQuery,
+  stopNowSignal,
+  stopSignal,
+  type ReserveReport,
+  type RunReport,
+} from './messages.js';
+import { ORCHESTRATOR_QUEUE } from './queues.js';
+import { reserveCheck } from './reserve-check.js';
+import { CANDIDATE, CHAMPION, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from './search-attributes.js';
+import { trainingRun } from './training-run.js';
+
+/** A training run to dispatch: new, or trained already with evaluations left (a retry elsewhere). */
+export interface RunJob {
+  readonly kind: 'run';
+  readonly jobId: string;
+  readonly generation: number;
+  readonly round: number;
+  readonly candidate: Candidate;
+  readonly attempt: number;
+  readonly run: RunRow | null;
+  readonly unscored: string[] | null;
+  readonly preferredLane: string | null;
+}
+
+/** The champion scored on reserve, as it was when the check became due. */
+export interface ReserveJob {
+  readonly kind: 'reserve';
+  readonly jobId: string;
+  readonly generation: number;
+  readonly champion: EvalRow;
+  readonly testEvals: number;
+  readonly attempt: number;
+}
+
+export type Job = RunJob | ReserveJob;
+
+/** A job running on a lane as a child workflow. */
+export interface InFlight {
+  readonly job: Job;
+  readonly lane: string;
+  readonly childId: string;
+  readonly since: string;
+}
+
+/** Everything one run of the generation workflow hands the next (continue-as-new). */
+export interface GenerationCarry {
+  readonly state: LoopState;
+  /** The generation this run opens; null when it continues one mid-way. */
+  readonly opening: GenerationRow | null;
+  readonly split: string | null;
+  readonly round: number;
+  readonly queue: Job[];
+  readonly inFlight: InFlight[];
+  readonly candidates: Candidate[] | null;
+  readonly candidatesError: string | null;
+  readonly lanesDownUntil: Record<string, number>;
+  readonly stopping: boolean;
+}
+
+/** What a generation workflow returns when the loop stops: its last state, and how to resume it. */
+export interface GenerationResult {
+  readonly view: LoopView;
+  /** Start the loop again with this carry to go on where it stopped (`champion-loop start` does). */
+  readonly resume: GenerationCarry;
+}
+
+export interface GenerationInput {
+  readonly loopId: string;
+  readonly config: LoopConfig;
+  /** Absent on the loop's very first start. */
+  readonly carry?: GenerationCarry;
+}
+
+/** How long an idle loop (no active candidates, or the split failing) waits before it looks again. */
+const IDLE_POLL_MS = 60_000;
+
+function pathsOf(config: LoopConfig): LoopPaths {
+  return {
+    workdir: config.workdir,
+    stateDir: config.state_dir,
+    runsRoot: config.runs_root,
+    dataRoot: config.data_root,
+    scoreCacheDir: config.score_cache_dir,
+  };
+}
+
+/** The champion fields packaging needs. */
+function packageChampionOf(row: EvalRow, requested: string): PackageChampion {
+  return {
+    generation: row.generation,
+    run_id: row.run_id,
+    epoch: row.epoch,
+    checkpoint_name: row.checkpoint_name,
+    checkpoint: row.checkpoint,
+    config_path: row.config_path,
+    eval_json: row.eval_json,
+    ...(row.manifest === undefined ? {} : { manifest: row.manifest }),
+    requested,
+  };
+}
+
+const now = (): string => new Date().toISOString();
+
+/** The generation workflow: `champion-loop/<loop>`, one run per generation (and more when history grows). */
+export async function generation(input: GenerationInput): Promise<GenerationResult> {
+  const { loopId, config } = input;
+  const settings = foldSettingsOf(config);
+  const paths = pathsOf(config);
+  const lanes = lanesOf(config);
+  const selfId = loopWorkflowId(loopId);
+  const carry: GenerationCarry = input.carry ?? {
+    state: initialLoopState(),
+    opening: generationRow(initialLoopState(), 'initial', config.base_seed, workflowInfo().runStartTime.toISOString()),
+    split: null,
+    round: 0,
+    queue: [],
+    inFlight: [],
+    candidates: null,
+    candidatesError: null,
+    lanesDownUntil: {},
+    stopping: false,
+  };
+
+  let state = carry.state;
+  let split = carry.split;
+  let round = carry.round;
+  let candidates = carry.candidates;
+  let candidatesError = carry.candidatesError;
+  let stopping = carry.stopping;
+  let stopNow = false;
+  let splitError: string | null = null;
+  let idle = false;
+  let dirty = false;
+  const queue: Job[] = [...carry.queue];
+  const inFlight: InFlight[] = [...carry.inFlight];
+  const lanesDownUntil: Record<string, number> = { ...carry.lanesDownUntil };
+  const packagingOutbox: PackageChampion[] = [];
+
+  const cpu = proxyActivities<LoopActivities>({
+    taskQueue: ORCHESTRATOR_QUEUE,
+    startToCloseTimeout: '5 minutes',
+    retry: { maximumAttempts: 5 },
+  });
+  const splitActivity = proxyActivities<LoopActivities>({
+    taskQueue: ORCHESTRATOR_QUEUE,
+    startToCloseTimeout: config.timeouts.split,
+    heartbeatTimeout: config.timeouts.heartbeat,
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: ['CommandNotFound'] },
+  });
+
+  /** Take a fold's result: its state, and its new champions go to packaging. */
+  const take = (folded: Folded): void => {
+    state = folded.state;
+    for (const champion of folded.newChampions) {
+      log.info('new champion', { generation: champion.generation, runId: champion.run_id, checkpoint: champion.checkpoint_name, result: champion.result });
+      if (config.commands.package) packagingOutbox.push(packageChampionOf(champion, champion.finished));
+    }
+  };
+
+  const takeFlight = (childId: string): InFlight | undefined => {
+    const index = inFlight.findIndex((flight) => flight.childId === childId);
+    return index < 0 ? undefined : inFlight.splice(index, 1)[0];
+  };
+
+  const laneDown = (lane: string): void => {
+    lanesDownUntil[lane] = Date.now() + durationMs(config.timeouts.schedule_to_start);
+    log.warn('lane did not start work in time; sending its jobs elsewhere for a while', { lane });
+  };
+
+  setHandler(runReportedSignal, (report: RunReport) => {
+    const flight = takeFlight(report.childId);
+    // Reports only count from children this loop waits for, so none is counted twice.
+    if (!flight || flight.job.kind !== 'run') return;
+    take(foldRunReport(state, report, settings));
+    if (report.laneUnavailable) {
+      laneDown(flight.lane);
+      const run = report.run ?? flight.job.run;
+      queue.unshift({
+        ...flight.job,
+        attempt: flight.job.attempt + 1,
+        run,
+        unscored: run ? report.unscored : null,
+        preferredLane: null,
+      });
+    }
+    dirty = true;
+  });
+
+  setHandler(reserveReportedSignal, (report: ReserveReport) => {
+    const flight = takeFlight(report.childId);
+    if (!flight || flight.job.kind !== 'reserve') return;
+    if (report.reserve === null) {
+      laneDown(flight.lane);
+      queue.unshift({ ...flight.job, attempt: flight.job.attempt + 1 });
+    } else {
+      take(foldReserveReport(state, { ...report, reserve: report.reserve }, settings));
+    }
+    dirty = true;
+  });
+
+  setHandler(advanceSignal, (reason: string) => {
+    state = foldAdvance(state, reason);
+    dirty = true;
+  });
+  setHandler(stopSignal, () => {
+    stopping = true;
+    dirty = true;
+  });
+  setHandler(stopNowSignal, () => {
+    stopNow = true;
+    stopping = true;
+    dirty = true;
+  });
+
+  const view = (): LoopView => {
+    const busy = busyLanes();
+    return {
+      ...stateJson(state, paths.stateDir, now()),
+      loop_id: loopId,
+      round,
+      stopping,
+      split_ready: split !== null,
+      queued: queue.length,
+      in_flight: inFlight.map((flight) => ({
+        jobId: flight.job.jobId,
+        kind: flight.job.kind,
+        childId: flight.childId,
+        lane: flight.lane,
+        since: flight.since,
+      })),
+      lanes: lanes.map((lane) => {
+        const downUntil = lanesDownUntil[lane.queue] ?? 0;
+        return {
+          queue: lane.queue,
+          slots: lane.slots,
+          busy: busy.get(lane.queue) ?? 0,
+          down_until: downUntil > Date.now() ? new Date(downUntil).toISOString() : null,
+        };
+      }),
+      candidates: (candidates ?? []).map((candidate) => candidate.name),
+      candidates_error: candidatesError,
+      split_error: splitError,
+      idle,
+    };
+  };
+  setHandler(stateQuery, view);
+
+  function busyLanes(): Map<string, number> {
+    const busy = new Map<string, number>();
+    for (const flight of inFlight) busy.set(flight.lane, (busy.get(flight.lane) ?? 0) + 1);
+    return busy;
+  }
+
+  /** Re-read the candidates and queue one round: every active candidate trains once with the round's seed. */
+  async function planRound(): Promise<boolean> {
+    const read = await cpu.readCandidates({ file: config.candidates, workdir: config.workdir });
+    if (read.ok) {
+      candidates = read.candidates;
+      candidatesError = null;
+    } else if (candidates === null) {
+      throw ApplicationFailure.nonRetryable(`${read.error}\nFix the candidates file and start the loop again.`, 'CandidatesInvalid');
+    } else if (candidatesError !== read.error) {
+      candidatesError = read.error;
+      log.warn('candidates file invalid, keeping the previous list', { error: read.error });
+    }
+    const active = candidates ?? [];
+    if (active.length === 0) {
+      if (!idle) log.info('no active candidates; waiting');
+      idle = true;
+      return false;
+    }
+    idle = false;
+    round += 1;
+    upsertSearchAttributes([{ key: ROUND, value: round }]);
+    log.info('round start', { generation: state.generation, round, seed: trainingSeed(round), candidates: active.map((c) => c.name) });
+    for (const candidate of active) {
+      queue.push({
+        kind: 'run',
+        jobId: runIdFor(state.generation, round, candidate.name),
+        generation: state.generation,
+        round,
+        candidate,
+        attempt: 1,
+        run: null,
+        unscored: null,
+        preferredLane: null,
+      });
+    }
+    return true;
+  }
+
+  /** The next job to dispatch: a due reserve check first, then the queue, planning a round when it is empty. */
+  async function nextJob(): Promise<Job | null> {
+    const reserveBusy = [...inFlight.map((flight) => flight.job), ...queue].some((job) => job.kind === 'reserve');
+    if (!reserveBusy && reserveDue(state, settings) && state.champion) {
+      const champion = state.champion;
+      return {
+        kind: 'reserve',
+        jobId: `reserve-${champion.run_id}-${champion.checkpoint_name}-n${state.testEvals}`,
+        generation: state.generation,
+        champion,
+        testEvals: state.testEvals,
+        attempt: 1,
+      };
+    }
+    if (queue.length === 0 && !(await planRound())) return null;
+    return queue.shift() ?? null;
+  }
+
+  async function ensureSplit(): Promise<boolean> {
+    if (split !== null) return true;
+    try {
+      splitError = null;
+      split = (await splitActivity.buildSplit({ paths, commands: config.commands, generation: state.generation, splitSeed: config.base_seed + state.generation })).path;
+      return true;
+    } catch (error) {
+      splitError = failureText(error);
+      log.error('split generation failed; trying again after a pause', { error: splitError });
+      idle = true;
+      return false;
+    }
+  }
+
+  function launch(job: Job, lane: string): void {
+    const common = {
+      taskQueue: ORCHESTRATOR_QUEUE,
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    };
+    const base = { loopId, parentId: selfId, jobId: job.jobId, lane, paths, commands: config.commands, timeouts: config.timeouts, retries: config.retries };
+    let childId: string;
+    let started: Promise<unknown>;
+    if (job.kind === 'run') {
+      childId = trainingRunWorkflowId(loopId, job.generation, job.round, job.candidate.name, job.attempt);
+      const runId = runIdFor(job.generation, job.round, job.candidate.name);
+      started = startChild(trainingRun, {
+        ...common,
+        workflowId: childId,
+        staticSummary: `${job.run ? 'evaluate' : 'train + evaluate'} ${runId} on ${lane}`,
+        typedSearchAttributes: [
+          { key: LOOP_ID, value: loopId },
+          { key: LOOP_KIND, value: 'training-run' },
+          { key: GENERATION, value: job.generation },
+          { key: ROUND, value: job.round },
+          { key: CANDIDATE, value: job.candidate.name },
+        ],
+        args: [
+          {
+            ...base,
+            noCheckpointMarker: config.no_checkpoint_marker,
+            plan: { generation: job.generation, round: job.round, seed: trainingSeed(job.round), candidate: job.candidate, runId, split: split ?? '' },
+            run: job.run,
+            unscored: job.unscored,
+          },
+        ],
+      });
+    } else {
+      childId = reserveCheckWorkflowId(loopId, job.generation, job.champion.run_id, job.champion.checkpoint_name, job.testEvals, job.attempt);
+      started = startChild(reserveCheck, {
+        ...common,
+        workflowId: childId,
+        staticSummary: `reserve check of ${job.champion.run_id} ${job.champion.checkpoint_name} after ${job.testEvals} test evals`,
+        typedSearchAttributes: [
+          { key: LOOP_ID, value: loopId },
+          { key: LOOP_KIND, value: 'reserve-check' },
+          { key: GENERATION, value: job.generation },
+        ],
+        args: [{ ...base, champion: job.champion, testEvals: job.testEvals }],
+      });
+    }
+    inFlight.push({ job, lane, childId, since: now() });
+    log.info('job start', { jobId: job.jobId, kind: job.kind, lane, childId });
+    started.then(
+      (handle) => {
+        // A child that ends without reporting (terminated by hand, say) frees its slot and runs again.
+        void (handle as { result(): Promise<unknown> }).result().catch((error: unknown) => lost(childId, error));
+      },
+      (error: unknown) => {
+        // Already running under this id (started by an earlier run of this workflow): it will report.
+        if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+        lost(childId, error);
+      },
+    );
+  }
+
+  function lost(childId: string, error: unknown): void {
+    const flight = takeFlight(childId);
+    if (!flight) return;
+    log.warn('child ended without a report; the job runs again', { childId, error: failureText(error) });
+    if (flight.job.attempt < 3) queue.unshift({ ...flight.job, attempt: flight.job.attempt + 1 });
+    else log.error('giving up on a job after 3 attempts', { jobId: flight.job.jobId });
+    dirty = true;
+  }
+
+  async function sendChampionsToPackaging(): Promise<void> {
+    while (packagingOutbox.length > 0 && config.commands.package) {
+      const champion = packagingOutbox[0] as PackageChampion;
+      await cpu.requestPackaging({
+        workflowId: packagingWorkflowId(loopId),
+        champion,
+        input: { loopId, paths, command: config.commands.package, timeouts: config.timeouts, retries: config.retries },
+      });
+      packagingOutbox.shift();
+      upsertSearchAttributes([{ key: CHAMPION, value: `${champion.run_id}/${champion.checkpoint_name}` }]);
+      upsertMemo({ champion: state.champion ? state.champion.result : null });
+    }
+  }
+
+  async function stopAtOnce(): Promise<void> {
+    const targets = [...inFlight.map((flight) => flight.childId)];
+    // Cancelled jobs run again, from the start, when the loop is started again.
+    queue.unshift(...inFlight.map((flight) => ({ ...flight.job, attempt: flight.job.attempt + 1 })));
+    for (const childId of targets) {
+      await getExternalWorkflowHandle(childId)
+        .cancel()
+        .catch((error: unknown) => log.warn('could not cancel child', { childId, error: failureText(error) }));
+    }
+    if (config.commands.package) {
+      await getExternalWorkflowHandle(packagingWorkflowId(loopId))
+        .signal(stopNowSignal)
+        .catch(() => undefined);
+    }
+    inFlight.length = 0;
+  }
+
+  const stopped = (): GenerationResult => ({ view: view(), resume: { ...carryOn(), stopping: false, inFlight: [] } });
+
+  const carryOn = (): GenerationCarry => ({
+    state,
+    opening: null,
+    split,
+    round,
+    queue,
+    inFlight,
+    candidates,
+    candidatesError,
+    lanesDownUntil,
+    stopping,
+  });
+
+  // ---- the generation opens ----
+  if (carry.opening) {
+    state = recordRow(state, carry.opening, settings).state;
+    log.info('generation start', { generation: carry.opening.generation, reason: carry.opening.reason });
+  }
+  upsertSearchAttributes([
+    { key: LOOP_ID, value: loopId },
+    { key: LOOP_KIND, value: 'generation' },
+    { key: GENERATION, value: state.generation },
+  ]);
+  upsertMemo({ loop: loopId, generation: state.generation, stateDir: paths.stateDir });
+
+  for (;;) {
+    if (stopNow) {
+      await stopAtOnce();
+      return stopped();
+    }
+    await sendChampionsToPackaging();
+    if (state.advanceReason !== null && !stopping) {
+      const opening = generationRow(state, state.advanceReason, config.base_seed, now());
+      log.info('generation advance', { from: state.generation, reason: state.advanceReason });
+      // Queued jobs belong to the old generation; running ones finish and report into the new run.
+      return continueAsNew<typeof generation>({
+        loopId,
+        config,
+        carry: { ...carryOn(), state, opening, split: null, round: 0, queue: [] },
+      });
+    }
+    while (!stopping && inFlight.length < config.parallel) {
+      const busy = busyLanes();
+      if (!pickLane(lanes, busy, lanesDownUntil, Date.now(), null)) break;
+      const job = await nextJob();
+      if (job === null) break;
+      if (job.kind === 'run' && !(await ensureSplit())) {
+        queue.unshift(job);
+        break;
+      }
+      const lane = pickLane(lanes, busyLanes(), lanesDownUntil, Date.now(), job.kind === 'run' ? job.preferredLane : null);
+      if (!lane) {
+        queue.unshift(job);
+        break;
+      }
+      launch(job, lane.queue);
+      if (stopNow || state.advanceReason !== null) break;
+    }
+    if (stopping && inFlight.length === 0) {
+      log.info('stopped', { generation: state.generation });
+      return stopped();
+    }
+    if (workflowInfo().continueAsNewSuggested) {
+      return continueAsNew<typeof generation>({ loopId, config, carry: carryOn() });
+    }
+    dirty = false;
+    await condition(() => dirty || stopNow || packagingOutbox.length > 0, wakeAfter());
+    idle = idle && !dirty;
+  }
+
+  /** When to look again without a signal: an idle loop polls; a down lane comes back. */
+  function wakeAfter(): number | undefined {
+    const waits: number[] = [];
+    if (idle) waits.push(IDLE_POLL_MS);
+    const t = Date.now();
+    for (const until of Object.values(lanesDownUntil)) if (until > t) waits.push(until - t);
+    return waits.length > 0 ? Math.max(1, Math.min(...waits)) : undefined;
+  }
+}

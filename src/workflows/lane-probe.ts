@@ -1,0 +1,13 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type * as activities from '../activities/probe.js';
+
+/** Run one command on a lane's task queue and return what it printed: a health check for workers. */
+export async function laneProbe(input: { taskQueue: string; command: string[] }): Promise<activities.ProbeResult> {
+  const { probeLane } = proxyActivities<typeof activities>({
+    taskQueue: input.taskQueue,
+    startToCloseTimeout: '2 minutes',
+    scheduleToStartTimeout: '1 minute',
+    retry: { maximumAttempts: 1 },
+  });
+  return probeLane(input.command);
+}

@@ -1,0 +1,25 @@
+import type { StateJson } from '../ledger/loop-state.js';
+
+/** One job running on a lane. */
+export interface InFlightView {
+  readonly jobId: string;
+  readonly kind: 'run' | 'reserve';
+  readonly childId: string;
+  readonly lane: string;
+  readonly since: string;
+}
+
+/** What the `state` query returns: the seed's state.json plus rounds, lanes and control flags. */
+export interface LoopView extends StateJson {
+  readonly loop_id: string;
+  readonly round: number;
+  readonly stopping: boolean;
+  readonly split_ready: boolean;
+  readonly queued: number;
+  readonly in_flight: InFlightView[];
+  readonly lanes: { readonly queue: string; readonly slots: number; readonly busy: number; readonly down_until: string | null }[];
+  readonly candidates: string[];
+  readonly candidates_error: string | null;
+  readonly split_error: string | null;
+  readonly idle: boolean;
+}

@@ -1,0 +1,51 @@
+// Signals and queries, defined once: workflows, the client CLI and `temporal workflow signal/query` share these names.
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { PackageChampion } from '../activities/types.js';
+import type { RunRow } from '../ledger/rows.js';
+import type { EvalRow } from '../rules/types.js';
+import type { LoopView } from './loop-view.js';
+import type { PackagingView } from './packaging-view.js';
+
+/** Launch nothing new, let running work finish, then close. */
+export const stopSignal = defineSignal('stop');
+
+/** Stop at once: cancel running children (their subprocesses are killed) and close without half results. */
+export const stopNowSignal = defineSignal('stopNow');
+
+/** Open the next generation before any new job, e.g. after the corpus labels changed. */
+export const advanceSignal = defineSignal<[reason: string]>('advance');
+
+/** A training run (or an evaluation-only retry of one) reports to its generation. */
+export interface RunReport {
+  readonly childId: string;
+  readonly jobId: string;
+  /** The run row, when this child trained it (or found its directory stale). */
+  readonly run: RunRow | null;
+  readonly evals: EvalRow[];
+  /** What ranking ensembles later needs of a trained run's selected checkpoint. */
+  readonly selected: { readonly checkpoint: string; readonly falseNegatives: number | null; readonly validationGateAuc: number | null } | null;
+  /** The lane did not start the work in time; the generation sends what is left to another lane. */
+  readonly laneUnavailable: boolean;
+  /** Checkpoints still to score when the lane was unavailable. */
+  readonly unscored: string[];
+}
+export const runReportedSignal = defineSignal<[RunReport]>('runReported');
+
+/** A reserve check reports the champion's reserve eval (null when its lane was unavailable). */
+export interface ReserveReport {
+  readonly childId: string;
+  readonly jobId: string;
+  readonly champion: EvalRow;
+  readonly testEvals: number;
+  readonly reserve: EvalRow | null;
+}
+export const reserveReportedSignal = defineSignal<[ReserveReport]>('reserveReported');
+
+/** The live state of a loop: SPEC section 9 plus what runs where. */
+export const stateQuery = defineQuery<LoopView>('state');
+
+/** A new champion for the packaging workflow (newest queued wins). */
+export const championSignal = defineSignal<[PackageChampion]>('champion');
+
+/** What packaging is doing, what is queued, and every package row so far in this run. */
+export const packagingQuery = defineQuery<PackagingView>('packaging');

@@ -1,0 +1,75 @@
+import {
+  CancellationScope,
+  condition,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { LoopActivities } from './activity-types.js';
+import type { LoopPaths, PackageOutcome } from '../activities/types.js';
+import type { LoopConfig } from '../config/loop-config.js';
+import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../ledger/packaging-fold.js';
+import { failureText } from './lane-failure.js';
+import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
+import { PACKAGE_QUEUE } from './queues.js';
+import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
+
+export interface PackagingInput {
+  readonly loopId: string;
+  readonly paths: LoopPaths;
+  readonly command: readonly string[];
+  readonly timeouts: LoopConfig['timeouts'];
+  readonly retries: LoopConfig['retries'];
+  /** What a previous run of this workflow left running or queued (continue-as-new). */
+  readonly carry?: PackagingState;
+}
+
+/** One per loop: receives champions by signal and packages them one at a time, newest queued wins. */
+export async function packaging(input: PackagingInput): Promise<void> {
+  upsertSearchAttributes([
+    { key: LOOP_ID, value: input.loopId },
+    { key: LOOP_KIND, value: 'packaging' },
+  ]);
+  const { packageChampion } = proxyActivities<LoopActivities>({
+    taskQueue: PACKAGE_QUEUE,
+    startToCloseTimeout: input.timeouts.package,
+    heartbeatTimeout: input.timeouts.heartbeat,
+    retry: { maximumAttempts: input.retries.package },
+  });
+  let state = input.carry ?? idlePackaging;
+  let stopping = false;
+  const scope = new CancellationScope();
+
+  setHandler(championSignal, (champion) => {
+    state = requestPackage(state, champion).state;
+  });
+  setHandler(stopNowSignal, () => {
+    stopping = true;
+    scope.cancel();
+  });
+  setHandler(packagingQuery, () => ({ running: state.running, queued: state.queued }));
+
+  for (;;) {
+    await condition(() => state.running !== null || stopping || workflowInfo().continueAsNewSuggested);
+    if (stopping) return;
+    const champion = state.running;
+    if (champion === null) {
+      await continueAsNew<typeof packaging>({ ...input, carry: state });
+      return;
+    }
+    let outcome: PackageOutcome;
+    try {
+      outcome = await scope.run(() => packageChampion({ paths: input.paths, command: input.command, champion }));
+    } catch (error) {
+      if (isCancellation(error) && stopping) return;
+      const now = new Date().toISOString();
+      // The activity gave up (worker lost, timed out): the command ran but its exit code is unknown.
+      outcome = { launched: false, error: failureText(error), time: now };
+    }
+    // The rows themselves are rebuilt from this history by the ledger exporter.
+    state = finishPackage(state, outcome).state;
+  }
+}

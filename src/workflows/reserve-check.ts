@@ -1,0 +1,64 @@
+import { getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { LoopActivities } from './activity-types.js';
+import type { LoopPaths, StepCommands } from '../activities/types.js';
+import type { LoopConfig } from '../config/loop-config.js';
+import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
+import type { EvalRow } from '../rules/types.js';
+import { failureText, laneUnavailable } from './lane-failure.js';
+import { reserveReportedSignal, type ReserveReport } from './messages.js';
+
+export interface ReserveCheckInput {
+  readonly loopId: string;
+  readonly parentId: string;
+  readonly jobId: string;
+  readonly lane: string;
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  readonly timeouts: LoopConfig['timeouts'];
+  readonly retries: LoopConfig['retries'];
+  /** The champion as it was when the check was due, and the test eval count that made it due. */
+  readonly champion: EvalRow;
+  readonly testEvals: number;
+}
+
+/** Score the champion once on the reserve role and report it; the generation judges the verdict. */
+export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveReport> {
+  const { champion, paths, timeouts } = input;
+  const { evaluateReserve } = proxyActivities<LoopActivities>({
+    taskQueue: input.lane,
+    scheduleToStartTimeout: timeouts.schedule_to_start,
+    startToCloseTimeout: timeouts.evaluate,
+    heartbeatTimeout: timeouts.heartbeat,
+    retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: ['CommandNotFound', 'ContractError'] },
+  });
+  let reserve: EvalRow | null;
+  try {
+    reserve = (await evaluateReserve({ paths, commands: input.commands, champion, checkpointName: champion.checkpoint_name })).row;
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    if (laneUnavailable(error)) reserve = null;
+    else {
+      log.warn('reserve evaluation failed; the check could not run', { error: failureText(error) });
+      reserve = failedEvalRow(
+        evalSourceOf(champion),
+        champion.checkpoint_name,
+        'reserve',
+        paths,
+        new Date().toISOString(),
+      );
+    }
+  }
+  const report: ReserveReport = {
+    childId: workflowInfo().workflowId,
+    jobId: input.jobId,
+    champion,
+    testEvals: input.testEvals,
+    reserve,
+  };
+  try {
+    await getExternalWorkflowHandle(input.parentId).signal(reserveReportedSignal, report);
+  } catch (error) {
+    log.warn('could not report to the generation', { parentId: input.parentId, error: failureText(error) });
+  }
+  return report;
+}

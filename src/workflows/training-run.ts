@@ -1,0 +1,173 @@
+import {
+  getExternalWorkflowHandle,
+  isCancellation,
+  log,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { LoopActivities } from './activity-types.js';
+import type { Candidate, LoopPaths, StepCommands, TrainOutcome } from '../activities/types.js';
+import type { LoopConfig } from '../config/loop-config.js';
+import { failedEvalRow } from '../ledger/eval-row.js';
+import type { RunRow } from '../ledger/rows.js';
+import type { EvalRow } from '../rules/types.js';
+import { failureText, laneUnavailable } from './lane-failure.js';
+import { runReportedSignal, type RunReport } from './messages.js';
+import { ORCHESTRATOR_QUEUE } from './queues.js';
+
+/** One training run of one candidate in one round, as the generation planned it. */
+export interface RunPlan {
+  readonly generation: number;
+  readonly round: number;
+  readonly seed: number;
+  readonly candidate: Candidate;
+  readonly runId: string;
+  readonly split: string;
+}
+
+export interface TrainingRunInput {
+  readonly loopId: string;
+  /** The generation workflow's id; the report goes to whichever run of it is current. */
+  readonly parentId: string;
+  readonly jobId: string;
+  readonly lane: string;
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  readonly timeouts: LoopConfig['timeouts'];
+  readonly retries: LoopConfig['retries'];
+  readonly noCheckpointMarker: string;
+  readonly plan: RunPlan;
+  /** Set when an earlier child trained the run and only evaluations are left. */
+  readonly run: RunRow | null;
+  readonly unscored: string[] | null;
+}
+
+function runRow(plan: RunPlan, configPath: string, configSha256: string, fields: Partial<RunRow> & Pick<RunRow, 'status' | 'started' | 'finished'>): RunRow {
+  return {
+    type: 'run',
+    generation: plan.generation,
+    round: plan.round,
+    seed: plan.seed,
+    candidate: plan.candidate.name,
+    run_id: plan.runId,
+    config_path: configPath,
+    config_sha256: configSha256,
+    train_rc: null,
+    epochs_run: null,
+    checkpoints: [],
+    error: null,
+    ...fields,
+  };
+}
+
+/**
+ * Train one run on its lane, then score all its checkpoints on the test role in one evaluator
+ * process on the same lane, and report the rows to the generation.
+ */
+export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
+  const { plan, paths, commands, timeouts, retries } = input;
+  // The loop owns the run directory, whichever of its children (a retry elsewhere, a resumed loop) trains it.
+  const owner = input.parentId;
+  const cpu = proxyActivities<LoopActivities>({
+    taskQueue: ORCHESTRATOR_QUEUE,
+    startToCloseTimeout: '5 minutes',
+    retry: { maximumAttempts: 5 },
+  });
+  const lane = (timeout: string, attempts: number) =>
+    proxyActivities<LoopActivities>({
+      taskQueue: input.lane,
+      scheduleToStartTimeout: timeouts.schedule_to_start,
+      startToCloseTimeout: timeout,
+      heartbeatTimeout: timeouts.heartbeat,
+      retry: { maximumAttempts: attempts, nonRetryableErrorTypes: ['CommandNotFound', 'ContractError'] },
+    });
+
+  let run = input.run;
+  let selected: RunReport['selected'] = null;
+  let evals: EvalRow[] = [];
+  let unscored: string[] = [];
+  let unavailable = false;
+  // A cancellation (an immediate stop) propagates: nothing is reported, so no half result is recorded.
+  if (run === null) {
+    const prepared = await cpu.prepareRun({
+      paths,
+      candidate: plan.candidate,
+      generation: plan.generation,
+      round: plan.round,
+      seed: plan.seed,
+      split: plan.split,
+      runId: plan.runId,
+      owner,
+    });
+    const now = new Date().toISOString();
+    if (prepared.stale) {
+      run = runRow(plan, prepared.configPath, prepared.configSha256, { status: 'stale_run_dir', started: now, finished: now });
+    } else {
+      let outcome: TrainOutcome | null = null;
+      try {
+        outcome = await lane(timeouts.train, retries.train).trainRun({
+          paths,
+          commands,
+          runId: plan.runId,
+          configPath: prepared.configPath,
+          owner,
+          noCheckpointMarker: input.noCheckpointMarker,
+        });
+      } catch (error) {
+        if (isCancellation(error)) throw error;
+        if (laneUnavailable(error)) unavailable = true;
+        else {
+          const finished = new Date().toISOString();
+          run = runRow(plan, prepared.configPath, prepared.configSha256, {
+            status: 'train_failed',
+            started: now,
+            finished,
+            error: failureText(error),
+          });
+        }
+      }
+      if (outcome) {
+        const { selected: chosen, ...fields } = outcome;
+        selected = chosen;
+        run = runRow(plan, prepared.configPath, prepared.configSha256, fields);
+      }
+    }
+  }
+  if (run && (run.status === 'trained' || run.status === 'ensemble')) {
+    const names = input.unscored ?? run.checkpoints;
+    try {
+      evals = await lane(timeouts.evaluate, retries.evaluate).evaluateRun({ paths, commands, run, checkpoints: names, role: 'test' });
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      if (laneUnavailable(error)) {
+        unavailable = true;
+        unscored = names;
+      } else {
+        log.warn('evaluation failed; its checkpoints count as scored', { runId: run.run_id, error: failureText(error) });
+        const finished = new Date().toISOString();
+        evals = names.map((name) => failedEvalRow(run, name, 'test', paths, finished));
+      }
+    }
+  }
+  const report: RunReport = {
+    childId: workflowInfo().workflowId,
+    jobId: input.jobId,
+    // An evaluation-only retry does not report the run row again.
+    run: input.run ? null : run,
+    evals,
+    selected,
+    laneUnavailable: unavailable,
+    unscored,
+  };
+  await reportTo(input.parentId, report);
+  return report;
+}
+
+async function reportTo(parentId: string, report: RunReport): Promise<void> {
+  try {
+    await getExternalWorkflowHandle(parentId).signal(runReportedSignal, report);
+  } catch (error) {
+    // The loop was stopped or terminated meanwhile: the result stays in this workflow's own history.
+    log.warn('could not report to the generation', { parentId, error: failureText(error) });
+  }
+}

@@ -1,0 +1,16 @@
+// A stand-in worker for the process guard test: runs one step with runStep, prints the step's
+// pids as one JSON line once it runs, and waits to be killed. Run: node --import tsx THIS LOG CMD...
+import process from 'node:process';
+import { runStep } from '../../src/activities/subprocess.js';
+
+const [log, ...command] = process.argv.slice(2);
+if (log === undefined) {
+  throw new Error('usage: guarded-parent.ts LOG COMMAND...');
+}
+await runStep({
+  step: 'guarded',
+  command,
+  cwd: process.cwd(),
+  log,
+  onStart: (processes) => process.stdout.write(`${JSON.stringify(processes)}\n`),
+});

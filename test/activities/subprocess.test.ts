@@ -1,0 +1,186 @@
+import { readFile, stat, writeFile, chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { ApplicationFailure } from '@temporalio/common';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { returnCode, runStep, setSubprocessEnv, type StepHeartbeat } from '../../src/activities/subprocess.js';
+import { alive, eventually, fixtureLoop } from './fixture-loop.js';
+
+const PARENT = fileURLToPath(new URL('./guarded-parent.ts', import.meta.url));
+const GUARD = fileURLToPath(new URL('../../src/activities/process-guard.mjs', import.meta.url));
+
+async function scratch(): Promise<{ dir: string; log: string }> {
+  const { workdir } = await fixtureLoop();
+  return { dir: workdir, log: join(workdir, 'state', 'logs', 'step.log') };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+describe('runStep', () => {
+  it('returns the exit code and appends stdout and stderr to the log', async () => {
+    const { dir, log } = await scratch();
+    const command = ['sh', '-c', 'echo out; echo err >&2; exit 3'];
+    const first = await runStep({ step: 'demo', command, cwd: dir, log });
+    const second = await runStep({ step: 'demo', command, cwd: dir, log });
+    expect(first.exitCode).toBe(3);
+    expect(first.signal).toBeNull();
+    expect(first.pid).not.toBe(first.pgid);
+    const text = await readFile(log, 'utf8');
+    expect(text.match(/^out$/gm)).toHaveLength(2);
+    expect(text.match(/^err$/gm)).toHaveLength(2);
+    expect(text.slice(second.logStart)).toBe('out\nerr\n');
+  });
+
+  it('runs the command in the working directory it is given', async () => {
+    const { dir, log } = await scratch();
+    const result = await runStep({ step: 'pwd', command: ['sh', '-c', 'pwd > where.txt'], cwd: dir, log });
+    expect(result.exitCode).toBe(0);
+    expect((await readFile(join(dir, 'where.txt'), 'utf8')).trim()).toBe(dir);
+  });
+
+  it('reports a command killed by a signal as Python would: minus the signal number', async () => {
+    const { dir, log } = await scratch();
+    const result = await runStep({ step: 'crash', command: ['sh', '-c', 'kill -9 $$'], cwd: dir, log });
+    expect(result).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    expect(returnCode(result)).toBe(-9);
+  });
+
+  it('writes megabytes of output to the log file', async () => {
+    const { dir, log } = await scratch();
+    const script = 'const block = "x".repeat(1 << 20); for (let i = 0; i < 16; i++) process.stdout.write(block);';
+    const result = await runStep({ step: 'loud', command: [process.execPath, '-e', script], cwd: dir, log });
+    expect(result.exitCode).toBe(0);
+    expect((await stat(log)).size - result.logStart).toBe(16 << 20);
+  });
+
+  it('passes the variables set for subprocesses, such as a lane device', async () => {
+    const { dir, log } = await scratch();
+    setSubprocessEnv({ CUDA_VISIBLE_DEVICES: '3' });
+    try {
+      await runStep({ step: 'env', command: ['sh', '-c', 'echo "device=$CUDA_VISIBLE_DEVICES"'], cwd: dir, log });
+    } finally {
+      setSubprocessEnv({});
+    }
+    expect(await readFile(log, 'utf8')).toContain('device=3\n');
+  });
+
+  it('heartbeats with the pid, the process group and the time elapsed', async () => {
+    const { dir, log } = await scratch();
+    const beats: StepHeartbeat[] = [];
+    const result = await runStep({
+      step: 'sleepy',
+      command: ['sleep', '0.5'],
+      cwd: dir,
+      log,
+      heartbeat: (details) => beats.push(details),
+      heartbeatIntervalMs: 100,
+    });
+    expect(beats.length).toBeGreaterThanOrEqual(3);
+    expect(beats.every((beat) => beat.step === 'sleepy' && beat.pgid === result.pgid)).toBe(true);
+    expect(beats.at(-1)?.pid).toBe(result.pid);
+    expect(beats.at(-1)?.elapsedMs).toBeGreaterThan(200);
+  });
+
+  it('refuses a command that does not exist with a non-retryable error naming it and where it comes from', async () => {
+    const { dir, log } = await scratch();
+    const error = await rejection(runStep({ step: 'train', source: 'loop.yaml commands.train', command: ['/x/y', '--help'], cwd: dir, log }));
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    const failure = error as ApplicationFailure;
+    expect(failure.message).toMatch(/^command not found: \/x\/y \(loop\.yaml commands\.train\)/);
+    expect(failure.message).toContain('fix the command in loop.yaml');
+    expect(failure.type).toBe('CommandNotFound');
+    expect(failure.nonRetryable).toBe(true);
+  });
+
+  it('refuses a program missing from the PATH', async () => {
+    const { dir, log } = await scratch();
+    const error = await rejection(runStep({ step: 'evaluate', source: 'loop.yaml commands.evaluate', command: ['no-such-program-xyz'], cwd: dir, log }));
+    expect((error as Error).message).toMatch(/^command not found: no-such-program-xyz \(loop\.yaml commands\.evaluate\): no program named/);
+  });
+
+  it('refuses a file that is not executable', async () => {
+    const { dir, log } = await scratch();
+    const script = join(dir, 'bin', 'train.sh');
+    await mkdir(join(dir, 'bin'));
+    await writeFile(script, '#!/bin/sh\necho hi\n');
+    await chmod(script, 0o644);
+    const error = await rejection(runStep({ step: 'train', source: 'loop.yaml commands.train', command: ['bin/train.sh'], cwd: dir, log }));
+    expect((error as Error).message).toMatch(/^command not executable: bin\/train\.sh \(loop\.yaml commands\.train\): .*is not executable/);
+  });
+
+  it('kills the whole process group on cancellation and rethrows the reason', async () => {
+    const { dir, log } = await scratch();
+    const controller = new AbortController();
+    let group: { pid: number; pgid: number } | undefined;
+    const running = runStep({
+      step: 'stubborn',
+      // The child ignores SIGTERM, so only the SIGKILL after the grace period ends it.
+      command: ['sh', '-c', 'trap "" TERM; sleep 300 & sleep 301; wait'],
+      cwd: dir,
+      log,
+      signal: controller.signal,
+      killGraceMs: 300,
+      onStart: (processes) => {
+        group = processes;
+      },
+    });
+    await eventually(() => group !== undefined, 10_000, 'the step to start');
+    const reason = new Error('stop now');
+    controller.abort(reason);
+    expect(await rejection(running)).toBe(reason);
+    const { pid, pgid } = group ?? { pid: 0, pgid: 0 };
+    expect(alive(pid)).toBe(false);
+    expect(alive(-pgid)).toBe(false);
+  });
+
+  it('leaves no process of the group behind when the command exits', async () => {
+    const { dir, log } = await scratch();
+    let pgid = 0;
+    const result = await runStep({
+      step: 'leaky',
+      command: ['sh', '-c', 'sleep 300 & echo started'],
+      cwd: dir,
+      log,
+      onStart: (processes) => {
+        pgid = processes.pgid;
+      },
+    });
+    expect(result.exitCode).toBe(0);
+    expect(alive(-pgid)).toBe(false);
+  });
+});
+
+describe('process guard', () => {
+  it('kills the command and its group when the worker that started it is killed with SIGKILL', async () => {
+    const { log } = await scratch();
+    const parent = execa(process.execPath, ['--import', 'tsx', PARENT, log, 'sh', '-c', 'sleep 300 & sleep 301; wait'], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      reject: false,
+    });
+    let line = '';
+    parent.stdout.on('data', (chunk: Buffer) => {
+      line += chunk.toString('utf8');
+    });
+    await eventually(() => line.includes('\n'), 30_000, 'the parent to start its step');
+    const { pid, pgid } = JSON.parse(line) as { pid: number; pgid: number };
+    expect(alive(pid)).toBe(true);
+    parent.kill('SIGKILL');
+    await parent;
+    await eventually(() => !alive(pid) && !alive(-pgid), 5_000, 'the group to be gone');
+  });
+
+  it('forwards the exit code when run by hand without a log', async () => {
+    const result = await execa(process.execPath, [GUARD, 'sh', '-c', 'echo hello; exit 5'], { reject: false });
+    expect(result.exitCode).toBe(5);
+    expect(result.stdout).toBe('hello');
+  });
+});

@@ -1,0 +1,58 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/config/errors.js';
+import { loadCandidates } from '../../src/config/load-candidates.js';
+import { rejection, tempDir, writeFiles } from '../helpers/files-and-errors.js';
+
+describe('loadCandidates', () => {
+  it('resolves base configs against the workdir', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'configs/gate/base.yaml': 'hidden: 256\n',
+      'loop/candidates.yaml': 'candidates:\n  - {name: base, base_config: configs/gate/base.yaml}\n  - {name: abs, base_config: ' +
+        JSON.stringify(path.join(dir, 'configs/gate/base.yaml')) + ', overrides: {lr: 0.1}}\n',
+    });
+    const candidates = await loadCandidates(path.join(dir, 'loop/candidates.yaml'), dir);
+    expect(candidates).toEqual([
+      { name: 'base', base_config: path.join(dir, 'configs/gate/base.yaml'), overrides: {} },
+      { name: 'abs', base_config: path.join(dir, 'configs/gate/base.yaml'), overrides: { lr: 0.1 } },
+    ]);
+  });
+
+  it('names the candidate and the path of a base config that does not exist', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'configs/base.yaml': 'hidden: 256\n',
+      'candidates.yaml': 'candidates:\n  - {name: base, base_config: configs/base.yaml}\n  - {name: wide, base_config: configs/wide.yaml}\n',
+    });
+    const file = path.join(dir, 'candidates.yaml');
+    const error = await rejection(ConfigError, loadCandidates(file, dir));
+    expect(error.file).toBe(file);
+    expect(error.field).toBe('candidates.1.base_config');
+    expect(error.message).toBe(
+      `${file}:3:18: candidates.1.base_config: an existing base config file for candidate "wide" (got "configs/wide.yaml" at ${path.join(dir, 'configs/wide.yaml')}, which does not exist)`,
+    );
+  });
+
+  it('refuses a directory as a base config', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, { 'configs/x/keep': '', 'candidates.yaml': 'candidates:\n  - {name: a, base_config: configs/x}\n' });
+    const error = await rejection(ConfigError, loadCandidates(path.join(dir, 'candidates.yaml'), dir));
+    expect(error.found).toContain('which is not a file');
+  });
+
+  it('says when the candidates file itself does not exist', async () => {
+    const dir = await tempDir();
+    const file = path.join(dir, 'nowhere.yaml');
+    const error = await rejection(ConfigError, loadCandidates(file, dir));
+    expect(error.kind).toBe('missing');
+    expect(error.message).toBe(`${file}: an existing file (got no such file)`);
+  });
+
+  it('checks the schema before looking for base configs', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, { 'candidates.yaml': 'candidates:\n  - {name: ../x, base_config: missing.yaml}\n' });
+    const error = await rejection(ConfigError, loadCandidates(path.join(dir, 'candidates.yaml'), dir));
+    expect(error.field).toBe('candidates.0.name');
+  });
+});

@@ -1,0 +1,148 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { stringify } from 'yaml';
+import { exportLedger } from '../../src/client/ledger-export.js';
+import { startLoop } from '../../src/client/loop-control.js';
+import { loadLoopConfig } from '../../src/config/load-loop-config.js';
+import type { LoopConfig } from '../../src/config/loop-config.js';
+import type { GenerationResult } from '../../src/workflows/generation.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import type { LoopView } from '../../src/workflows/loop-view.js';
+import { stateQuery } from '../../src/workflows/messages.js';
+import { createLaneWorker } from '../../src/workers/lane-worker.js';
+import { createOrchestratorWorker } from '../../src/workers/orchestrator-worker.js';
+import { createPackageWorker } from '../../src/workers/package-worker.js';
+import { startTestServer, type TestServer } from './test-server.js';
+import { workflowBundle } from './workflow-bundle.js';
+
+const STACK = fileURLToPath(new URL('../fixture-stack/', import.meta.url));
+const step = (script: string) => [process.execPath, path.join(STACK, script)];
+
+/** The fixture stack's commands, as loop.yaml lists them. */
+export const FIXTURE_COMMANDS = {
+  train: step('train.mjs'),
+  evaluate: step('evaluate.mjs'),
+  evaluate_ensemble: step('evaluate-ensemble.mjs'),
+  split_generate: step('split-generate.mjs'),
+  split_carve: step('split-carve.mjs'),
+  teacher_scores: step('teacher-scores.mjs'),
+  package: step('package.mjs'),
+};
+
+export interface CandidateSpec {
+  readonly name: string;
+  readonly overrides?: Record<string, unknown>;
+}
+
+export interface HarnessOptions {
+  readonly candidates: readonly CandidateSpec[];
+  readonly lanes?: number;
+  /** loop.yaml settings over the harness defaults. */
+  readonly loop?: Record<string, unknown>;
+  /** Base config keys over the harness defaults (fixture knobs). */
+  readonly base?: Record<string, unknown>;
+  readonly dynamicConfig?: Record<string, unknown>;
+  readonly items?: number;
+}
+
+/** A real dev server, real workers in this process, and a loop folder with the fixture stack. */
+export interface LoopHarness {
+  readonly server: TestServer;
+  readonly client: Client;
+  readonly dir: string;
+  readonly configFile: string;
+  readonly config: LoopConfig;
+  readonly lanes: string[];
+  start(loopId: string): Promise<void>;
+  view(loopId: string): Promise<LoopView>;
+  waitFor(loopId: string, done: (view: LoopView) => boolean, timeoutMs?: number): Promise<LoopView>;
+  result(loopId: string): Promise<GenerationResult>;
+  ledger(loopId: string): ReturnType<typeof exportLedger>;
+  writeCandidates(candidates: readonly CandidateSpec[] | string): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export async function createLoopHarness(options: HarnessOptions): Promise<LoopHarness> {
+  const server = await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
+  const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-work-'));
+  await mkdir(path.join(dir, 'configs'), { recursive: true });
+  await mkdir(path.join(dir, 'data'), { recursive: true });
+  await writeFile(path.join(dir, 'data', 'dataset.json'), JSON.stringify({ items: options.items ?? 400 }));
+  await writeFile(path.join(dir, 'configs', 'base.yaml'), stringify({ fixture_epochs: 3, fixture_quality: 0.5, ...options.base }));
+  const laneCount = options.lanes ?? 2;
+  const writeCandidates = async (candidates: readonly CandidateSpec[] | string) => {
+    const text =
+      typeof candidates === 'string'
+        ? candidates
+        : stringify({ candidates: candidates.map((c) => ({ name: c.name, base_config: 'configs/base.yaml', overrides: c.overrides ?? {} })) });
+    await writeFile(path.join(dir, 'candidates.yaml'), text);
+  };
+  await writeCandidates(options.candidates);
+  const configFile = path.join(dir, 'loop.yaml');
+  await writeFile(
+    configFile,
+    stringify({
+      data_root: 'data',
+      candidates: 'candidates.yaml',
+      parallel: laneCount,
+      saturation_evals: 200,
+      lanes: Array.from({ length: laneCount }, (_, device) => ({ host: 'test', device })),
+      commands: FIXTURE_COMMANDS,
+      timeouts: { schedule_to_start: '20s', heartbeat: '10s' },
+      ...options.loop,
+    }),
+  );
+  const config = await loadLoopConfig(configFile);
+
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+  const native = await NativeConnection.connect({ address: server.address });
+  const common = { connection: native, namespace: server.namespace };
+  const workers: Worker[] = [await createOrchestratorWorker({ ...common, workflowBundle: await workflowBundle() }), await createPackageWorker(common)];
+  const lanes: string[] = [];
+  for (let device = 0; device < laneCount; device += 1) {
+    const lane = await createLaneWorker({ ...common, host: 'test', device, slots: 1, minFreeGiB: 0, readGpu: () => Promise.resolve({ kind: 'no-gpu', reason: 'test' }) });
+    workers.push(lane.worker);
+    lanes.push(lane.queue);
+  }
+  const running = workers.map((worker) => worker.run());
+
+  const handle = (loopId: string) => client.workflow.getHandle(loopWorkflowId(loopId));
+  return {
+    server,
+    client,
+    dir,
+    configFile,
+    config,
+    lanes,
+    async start(loopId) {
+      await startLoop(client, loopId, config);
+    },
+    view: (loopId) => handle(loopId).query(stateQuery),
+    async waitFor(loopId, done, timeoutMs = 90_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: LoopView | undefined;
+      while (Date.now() < deadline) {
+        last = await handle(loopId).query(stateQuery).catch(() => last);
+        if (last && done(last)) return last;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      throw new Error(`timed out waiting for loop ${loopId}; last state: ${JSON.stringify(last, null, 1)?.slice(0, 2000)}`);
+    },
+    result: (loopId) => handle(loopId).result() as Promise<GenerationResult>,
+    ledger: (loopId) => exportLedger(client, loopId),
+    writeCandidates,
+    async dispose() {
+      for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
+      await Promise.allSettled(running);
+      await native.close();
+      await connection.close();
+      await server.dispose();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

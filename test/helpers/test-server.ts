@@ -1,0 +1,47 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { loadDevServerConfig } from '../../src/devserver/dev-config.js';
+import { freePort, startDevServer, type DevServer } from '../../src/devserver/dev-server.js';
+import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
+
+/** A dev server of our own for one test file: temporal-dev.yaml on free ports and a temp database. */
+export interface TestServer extends DevServer {
+  readonly dir: string;
+  /** Start the server again on the same ports and database (after `kill` or `stop`). */
+  restart(): Promise<TestServer>;
+  /** Stop the server and remove its folder. */
+  dispose(): Promise<void>;
+}
+
+/** Start a dev server exactly as `npm run dev-server` would, but private to this test. */
+export async function startTestServer(options: { dynamicConfig?: Record<string, unknown> } = {}): Promise<TestServer> {
+  const base = await loadDevServerConfig(path.join(PROJECT_ROOT, 'temporal-dev.yaml'));
+  const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-test-'));
+  const config = {
+    ...base,
+    port: await freePort(),
+    ui_port: await freePort(),
+    db_filename: path.join(dir, 'temporal.sqlite'),
+    dynamic_config: { ...base.dynamic_config, ...options.dynamicConfig },
+  };
+  const launch = async (): Promise<TestServer> => {
+    const server = await startDevServer({
+      cli: inject('temporalCli'),
+      config,
+      projectRoot: PROJECT_ROOT,
+      logFile: path.join(dir, 'server.log'),
+    });
+    return {
+      ...server,
+      dir,
+      restart: launch,
+      async dispose() {
+        await server.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  };
+  return launch();
+}

@@ -1,0 +1,14 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Workflow tests start real dev servers and workers; two cores want few at once.
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
+    globalSetup: ['test/global-setup.ts'],
+    setupFiles: ['test/setup.ts'],
+  },
+});
