@@ -1,11 +1,12 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import type { GenerationEvent, GenerationRunHistory, PackagingEvent, PackagingRunHistory } from '../ledger/history-fold.js';
 import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
 
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const E = temporal.api.enums.v1.EventType;
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+// A CommonJS package: its namespace comes through the default export under plain Node ESM.
+const E = proto.temporal.api.enums.v1.EventType;
 const EventType = {
   taskStarted: E.EVENT_TYPE_WORKFLOW_TASK_STARTED,
   activityCompleted: E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,

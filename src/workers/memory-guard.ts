@@ -12,13 +12,18 @@ export interface MemoryGuardOptions {
   readonly log?: (message: string) => void;
 }
 
-function sleep(ms: number, abort: AbortSignal): Promise<void> {
+/** Sleep for `ms`, or less: until the worker aborts or `wakers` are called (a slot was released). */
+function sleep(ms: number, abort: AbortSignal, wakers: Set<() => void>): Promise<void> {
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    abort.addEventListener('abort', () => {
+    const wake = (): void => {
       clearTimeout(timer);
+      wakers.delete(wake);
+      abort.removeEventListener('abort', wake);
       resolve();
-    }, { once: true });
+    };
+    const timer = setTimeout(wake, ms);
+    wakers.add(wake);
+    abort.addEventListener('abort', wake, { once: true });
   });
 }
 
@@ -31,6 +36,8 @@ export function memoryGuardSlots(options: MemoryGuardOptions): CustomSlotSupplie
   const log = options.log ?? (() => undefined);
   let reserved = 0;
   let lastWait = '';
+  // Reservations waiting for a slot: a released slot wakes them at once, so the lane never idles a poll period.
+  const wakers = new Set<() => void>();
   return {
     type: 'custom',
     async reserveSlot(_context, abort): Promise<SlotPermit> {
@@ -52,7 +59,7 @@ export function memoryGuardSlots(options: MemoryGuardOptions): CustomSlotSupplie
           if (why !== lastWait) log(`waiting for GPU memory: ${why}`);
           lastWait = why;
         }
-        await sleep(pollMs, abort);
+        await sleep(pollMs, abort, wakers);
       }
     },
     tryReserveSlot(): SlotPermit | null {
@@ -62,6 +69,7 @@ export function memoryGuardSlots(options: MemoryGuardOptions): CustomSlotSupplie
     markSlotUsed(): void {},
     releaseSlot(): void {
       reserved = Math.max(0, reserved - 1);
+      for (const wake of [...wakers]) wake();
     },
   };
 }
