@@ -36,7 +36,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.js', '**/*.cjs'],
+    files: ['**/*.js', '**/*.cjs', 'scripts/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
   },
 );

@@ -1,4 +1,108 @@
-// `npm run demo`: the main job. Issue #5 brings the built-in example stack (a spam gate on the
-// SpamAssassin corpus); until it lands this says so instead of pretending.
-console.log('The demo loop (a real spam gate trained by the loop) arrives with issue #5.');
-console.log('Meanwhile: `npm run dev-server` starts Temporal with its Web UI, and `npm test` runs the loop end to end on the fixture stack.');
+// `npm run demo`: the main job. Starts (or reuses) the local Temporal dev server with its Web UI,
+// the workers (two CPU lanes, the orchestrator, the package worker), and the loop `demo` on the
+// spam-gate example stack; shows live progress until a generation has turned over and a
+// champion is packaged; then stops the loop and its workers (the dev server stays up for the UI).
+// Running it again resumes the same loop in its next generation; it never starts a second one.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { connectClient } from '../src/client/connect.js';
+import { exportLedger } from '../src/client/ledger-export.js';
+import { startLoop, stopLoop } from '../src/client/loop-control.js';
+import { watchLoop } from '../src/client/watch.js';
+import { loadLoopConfig } from '../src/config/load-loop-config.js';
+import { ensureBackgroundDevServer } from '../src/devserver/background.js';
+import { PROJECT_ROOT } from '../src/devserver/project-root.js';
+import type { GenerationResult } from '../src/workflows/generation.js';
+import { loopWorkflowId } from '../src/workflows/ids.js';
+import type { LedgerRow, PackageRow, ReserveCheckRow } from '../src/ledger/rows.js';
+
+const LOOP_ID = 'demo';
+const CONFIG = path.join(PROJECT_ROOT, 'examples', 'spam-gate', 'loop.yaml');
+const LOGS = path.join(PROJECT_ROOT, '.temporal', 'demo');
+const say = (line: string) => console.log(`[demo] ${line}`);
+
+say('provisioning the Temporal CLI and the dev server...');
+const server = await ensureBackgroundDevServer((line) => say(line));
+say(`${server.started ? 'started' : 'reusing'} the Temporal dev server at ${server.address} (namespace ${server.namespace})`);
+say(`Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows?query=${encodeURIComponent(`LoopId="${LOOP_ID}"`)}`);
+
+const config = await loadLoopConfig(CONFIG);
+const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
+await mkdir(LOGS, { recursive: true });
+const bin = path.join(PROJECT_ROOT, 'bin', 'champion-loop.js');
+const workers: ResultPromise[] = [
+  ['orchestrator', ['worker', 'orchestrator']],
+  ...config.lanes.map((lane) => [`lane-${lane.device}`, ['worker', 'gpu', '--cpu', '--host', lane.host, '--device', String(lane.device), '--slots', String(lane.slots)]] as const),
+  ['package', ['worker', 'package']],
+].map(([name, args]) => {
+  const log = path.join(LOGS, `${name as string}.log`);
+  return execa(process.execPath, [bin, ...(args as string[])], { env, stdout: { file: log }, stderr: { file: log }, reject: false, cleanup: true });
+});
+say(`workers started: orchestrator, ${config.lanes.length} CPU lanes, package (logs in ${path.relative(PROJECT_ROOT, LOGS)}/)`);
+
+const { client, connection } = await connectClient({ address: server.address, namespace: server.namespace });
+const stopWorkers = async () => {
+  for (const worker of workers) worker.kill('SIGTERM');
+  await Promise.allSettled(workers);
+};
+process.once('SIGINT', () => {
+  say('interrupted: the loop keeps its state in Temporal; `npm run demo` picks it up again');
+  void stopWorkers().then(() => process.exit(130));
+});
+
+const outcome = await startLoop(client, LOOP_ID, config);
+const startGeneration =
+  outcome.kind === 'resumed' ? outcome.generation : outcome.kind === 'already-running' ? (outcome.view?.generation ?? 1) : 1;
+say(
+  outcome.kind === 'started'
+    ? `started loop ${LOOP_ID} (workflow ${outcome.workflowId})`
+    : outcome.kind === 'resumed'
+      ? `resumed loop ${LOOP_ID} in generation ${outcome.generation}`
+      : `loop ${LOOP_ID} is already running; watching it`,
+);
+say(`state dir ${path.relative(PROJECT_ROOT, config.state_dir)}; follow along in another terminal: ./bin/champion-loop.js status ${LOOP_ID}`);
+
+async function packagedAfter(since: number): Promise<PackageRow | undefined> {
+  const { rows } = await exportLedger(client, LOOP_ID);
+  return rows.filter((row): row is PackageRow => row.type === 'package' && row.event === 'finished' && row.exit_code === 0 && row.generation >= since).pop();
+}
+
+// Progress until the generation we started in has ended and some champion of it is packaged.
+let done = false;
+await watchLoop(client, LOOP_ID, {
+  out: process.stdout,
+  saturationEvals: config.saturation_evals,
+  until: (view) => {
+    if (view.generation > startGeneration && !done) void packagedAfter(startGeneration).then((row) => (done = row !== undefined));
+    return done;
+  },
+});
+
+say('generation finished and a champion packaged; stopping the loop (running jobs finish first)...');
+await stopLoop(client, LOOP_ID, false).catch(() => undefined);
+const result = (await client.workflow.getHandle(loopWorkflowId(LOOP_ID)).result()) as GenerationResult;
+await stopWorkers();
+
+const { rows, state } = await exportLedger(client, LOOP_ID);
+const ledgerDir = path.join(config.state_dir, 'exported');
+await mkdir(ledgerDir, { recursive: true });
+await writeFile(path.join(ledgerDir, 'ledger.jsonl'), rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
+await writeFile(path.join(ledgerDir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
+const count = (type: LedgerRow['type']) => rows.filter((row) => row.type === type).length;
+say(`ledger (from Temporal history): ${rows.length} rows: ${count('run')} runs, ${count('eval')} evals, ${count('champion')} champions, ${count('reserve_check')} reserve checks -> ${path.relative(PROJECT_ROOT, ledgerDir)}/ledger.jsonl`);
+for (const check of rows.filter((row): row is ReserveCheckRow => row.type === 'reserve_check')) {
+  say(`  reserve check g${check.generation} ${check.run_id} ${check.checkpoint_name}: ${check.stale_champion ? 'stale' : check.verdict} (f2p p=${check.f2p_p?.toFixed(3) ?? '-'}, p2f p=${check.p2f_p?.toFixed(3) ?? '-'})`);
+}
+
+const packaged = rows.filter((row): row is PackageRow => row.type === 'package' && row.event === 'finished' && row.exit_code === 0).pop();
+const launched = packaged && rows.find((row): row is PackageRow => row.type === 'package' && row.event === 'launched' && row.run_id === packaged.run_id && row.checkpoint_name === packaged.checkpoint_name && row.generation === packaged.generation);
+const packagePath = launched?.log ? (await readFile(launched.log, 'utf8')).trim().split('\n').pop() : undefined;
+say(`generation now ${result.view.generation}; champion ${result.view.champion ? `${result.view.champion.run_id} ${result.view.champion.checkpoint_name}` : 'none'}`);
+if (packagePath) {
+  say(`packaged champion: ${packagePath}`);
+  say(`score a message with it:  node --import tsx examples/spam-gate/score.ts --package ${packagePath} --message path/to/mail.eml`);
+}
+say(`Web UI: ${server.uiUrl} (the dev server keeps running; stop it with: npm run dev-server -- stop)`);
+say('run `npm run demo` again to go on with the next generation');
+await connection.close();

@@ -8,6 +8,7 @@ import { connectClient, type ConnectionFlags } from './connect.js';
 import { exportLedger } from './ledger-export.js';
 import { advanceLoop, loopStatus, startLoop, stopLoop } from './loop-control.js';
 import { renderStatus } from './render-status.js';
+import { watchLoop } from './watch.js';
 import { runWorker } from './worker-command.js';
 import { loadCandidates } from '../config/load-candidates.js';
 
@@ -92,6 +93,18 @@ connectionOptions(
 
 connectionOptions(
   program
+    .command('watch')
+    .description('follow a running loop: progress per lane, new champions, front changes, reserve checks, generations')
+    .argument('<loop-id>')
+    .option('--interval <ms>', 'how often to look', '1000'),
+).action(async (loopId: string, options: ConnectionFlags & { interval: string }) => {
+  const abort = new AbortController();
+  process.once('SIGINT', () => abort.abort());
+  await withClient(options, (client) => watchLoop(client, loopId, { out: process.stdout, intervalMs: positive(options.interval, '--interval'), signal: abort.signal }));
+});
+
+connectionOptions(
+  program
     .command('ledger')
     .description("export a loop's ledger.jsonl and state.json (the seed's formats) from Temporal history")
     .argument('<loop-id>')
@@ -140,8 +153,9 @@ connectionOptions(
     .option('--device <n>', 'gpu: the physical GPU this lane serves')
     .option('--host <name>', "gpu: the host part of the lane's task queue (default: this machine's host name)")
     .option('--slots <n>', 'gpu: jobs this lane runs at once', '1')
-    .option('--min-free-gib <gib>', 'gpu: free GPU memory a job needs before the lane takes it', '30'),
-).action(async (kind: string, options: ConnectionFlags & { device?: string; host?: string; slots: string; minFreeGib: string }) => {
+    .option('--min-free-gib <gib>', 'gpu: free GPU memory a job needs before the lane takes it', '30')
+    .option('--cpu', 'gpu: a CPU lane (no GPU on this box): no memory guard, no GPU visible to its jobs'),
+).action(async (kind: string, options: ConnectionFlags & { device?: string; host?: string; slots: string; minFreeGib: string; cpu?: boolean }) => {
   await runWorker(kind, options);
 });
 

@@ -14,7 +14,7 @@ function number(text: string | undefined, flag: string, min: number): number {
 /** Run one worker until SIGINT/SIGTERM; on either, running subprocesses are killed and the worker drains. */
 export async function runWorker(
   kind: string,
-  options: ConnectionFlags & { device?: string; host?: string; slots: string; minFreeGib: string },
+  options: ConnectionFlags & { device?: string; host?: string; slots: string; minFreeGib: string; cpu?: boolean },
 ): Promise<void> {
   const settings = connectionSettings(options);
   const connection = await NativeConnection.connect(settings.connectionOptions);
@@ -33,10 +33,11 @@ export async function runWorker(
         ...(options.host ? { host: options.host } : {}),
         slots: number(options.slots, '--slots', 1),
         minFreeGiB: number(options.minFreeGib, '--min-free-gib', 0),
+        cpu: options.cpu === true,
         log: (message) => console.log(`[lane] ${message}`),
       });
       worker = lane.worker;
-      what = `GPU lane ${lane.queue}`;
+      what = `${options.cpu ? 'CPU' : 'GPU'} lane ${lane.queue}`;
       break;
     }
     case 'package':

@@ -15,6 +15,8 @@ export interface LaneWorkerOptions {
   readonly device: number;
   readonly slots: number;
   readonly minFreeGiB: number;
+  /** A CPU lane (a box without GPUs, the demo): no memory guard, and no GPU visible to its jobs. */
+  readonly cpu?: boolean;
   /** How the memory guard reads the device (tests pass a fake nvidia-smi). */
   readonly readGpu?: () => Promise<GpuReading>;
   readonly log?: (message: string) => void;
@@ -30,7 +32,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ wo
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: queue,
-    activities: { ...createLaneActivities({ CUDA_VISIBLE_DEVICES: String(options.device) }), ...probe },
+    activities: { ...createLaneActivities({ CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) }), ...probe },
     tuner: {
       workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
       localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
@@ -38,7 +40,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ wo
       activityTaskSlotSupplier: memoryGuardSlots({
         slots: options.slots,
         minFreeGiB: options.minFreeGiB,
-        read: options.readGpu ?? (() => readGpuMemory(options.device)),
+        read: options.cpu ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' }) : (options.readGpu ?? (() => readGpuMemory(options.device))),
         ...(options.log ? { log: options.log } : {}),
       }),
     },

@@ -42,7 +42,8 @@ export function memoryGuardSlots(options: MemoryGuardOptions): CustomSlotSupplie
     type: 'custom',
     async reserveSlot(_context, abort): Promise<SlotPermit> {
       for (;;) {
-        if (abort.aborted) throw new Error('slot reservation aborted');
+        // The SDK expects its own abort reason back when the worker shuts down.
+        if (abort.aborted) throw abort.reason;
         if (reserved < options.slots) {
           const reading = await options.read();
           if (hasRoom(reading, options.minFreeGiB)) {

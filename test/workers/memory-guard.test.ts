@@ -15,7 +15,7 @@ describe('memoryGuardSlots', () => {
     const pending = guard.reserveSlot(context, abort.signal).then(() => (third = true));
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(third).toBe(false);
-    guard.releaseSlot({ permit: {}, slotInfo: undefined as never });
+    guard.releaseSlot({ permit: {}, slotInfo: undefined });
     await pending;
     expect(third).toBe(true);
   });
@@ -27,7 +27,7 @@ describe('memoryGuardSlots', () => {
     const waiting = guard.reserveSlot(context, abort.signal);
     await new Promise((resolve) => setTimeout(resolve, 10));
     const released = Date.now();
-    guard.releaseSlot({ permit: {}, slotInfo: undefined as never });
+    guard.releaseSlot({ permit: {}, slotInfo: undefined });
     await waiting;
     expect(Date.now() - released).toBeLessThan(1_000);
   });

@@ -54,3 +54,11 @@ export function hashShuffled(values: readonly string[], ...key: readonly (string
 export function round6(value: number): number {
   return Math.round(value * 1e6) / 1e6;
 }
+
+/** Combines two 32-bit hashes into one (a word pair, a word in the subject). */
+export function mix32(a: number, b: number): number {
+  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ b;
+  h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
+  h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
+  return (h ^ (h >>> 16)) >>> 0;
+}

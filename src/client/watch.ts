@@ -1,0 +1,91 @@
+import type { Client } from '@temporalio/client';
+import type { LoopView } from '../workflows/loop-view.js';
+import { loopStatus } from './loop-control.js';
+import { describeEval } from './render-status.js';
+
+/** What changed between two looks at a loop, as lines a person reads (pure). */
+export function loopEvents(previous: LoopView | null, next: LoopView): string[] {
+  if (previous === null) return [`watching loop ${next.loop_id}: generation ${next.generation}, round ${next.round}`];
+  const events: string[] = [];
+  if (next.generation !== previous.generation) {
+    events.push(`generation ${next.generation} opened${previous.advance_reason ? ` (${previous.advance_reason})` : ''}`);
+  } else if (next.round !== previous.round) {
+    events.push(`round ${next.round} started: ${next.candidates.join(', ')}`);
+  }
+  const key = (view: LoopView) => (view.champion ? `${view.champion.run_id}/${view.champion.checkpoint_name}` : '');
+  if (next.champion && key(next) !== key(previous)) events.push(`new champion: ${describeEval(next.champion)}`);
+  const front = (view: LoopView) => view.pareto_set.map((row) => `${row.run_id}/${row.checkpoint_name}`).join(' ');
+  if (next.generation === previous.generation && front(next) !== front(previous)) {
+    events.push(`Pareto front: ${next.pareto_set.length} member${next.pareto_set.length === 1 ? '' : 's'}`);
+  }
+  if (next.generation === previous.generation && next.reserve_checks > previous.reserve_checks) {
+    events.push(`reserve check ${next.reserve_checks} held up${next.advance_reason ? `; generation ends (${next.advance_reason})` : ''}`);
+  }
+  if (next.advance_reason && next.advance_reason !== previous.advance_reason && next.generation === previous.generation) {
+    events.push(`generation ${next.generation} ends: ${next.advance_reason}`);
+  }
+  if (next.candidates_error && next.candidates_error !== previous.candidates_error) events.push(`candidates file invalid, keeping the previous list: ${next.candidates_error}`);
+  if (next.split_error && next.split_error !== previous.split_error) events.push(`split failing: ${next.split_error}`);
+  return events;
+}
+
+function elapsed(since: string, now: Date): string {
+  const seconds = Math.max(0, Math.round((now.getTime() - Date.parse(since)) / 1000));
+  return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
+}
+
+/** The live block `watch` redraws: progress per lane with elapsed time, champion, saturation (pure). */
+export function renderFrame(view: LoopView, now: Date, saturationEvals?: number): string[] {
+  const lines = [
+    `loop ${view.loop_id} · generation ${view.generation} · round ${view.round} · ${view.in_flight.length} running, ${view.queued} queued${view.stopping ? ' · stopping' : ''}`,
+    `champion: ${view.champion ? describeEval(view.champion) : 'none yet'}`,
+    `test evals ${view.test_evals} · until the reserve check: ${saturationEvals === undefined ? `${view.tests_since_reserve_check} since the last` : Math.max(0, saturationEvals - view.tests_since_reserve_check)} · reserve checks ${view.reserve_checks}`,
+  ];
+  for (const lane of view.lanes) {
+    const jobs = view.in_flight.filter((flight) => flight.lane === lane.queue);
+    const doing = jobs.map((job) => `${job.kind === 'reserve' ? 'reserve check ' : ''}${job.jobId} ${elapsed(job.since, now)}`).join(', ');
+    lines.push(`  ${lane.queue} ${lane.busy}/${lane.slots}${lane.down_until ? ' unavailable' : ''}: ${doing || 'idle'}`);
+  }
+  return lines;
+}
+
+export interface WatchOptions {
+  readonly out: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly intervalMs?: number;
+  readonly saturationEvals?: number;
+  /** Stop watching once this holds (default: never). */
+  readonly until?: (view: LoopView) => boolean;
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Follow a running loop: events as they happen, and on a terminal a status block redrawn in
+ * place. Returns the last state seen.
+ */
+export async function watchLoop(client: Client, loopId: string, options: WatchOptions): Promise<LoopView | null> {
+  const { out } = options;
+  let previous: LoopView | null = null;
+  let drawn = 0;
+  while (!options.signal?.aborted) {
+    let view: LoopView;
+    try {
+      view = await loopStatus(client, loopId);
+    } catch (error) {
+      if (previous === null) throw error;
+      out.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ''}loop ${loopId}: ${(error as Error).message}\n`);
+      return previous;
+    }
+    const events = loopEvents(previous, view);
+    const frame = out.isTTY ? renderFrame(view, new Date(), options.saturationEvals) : [];
+    // Move up over the last frame and clear it, print new events, then the frame again.
+    if (drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
+    const stamp = new Date().toISOString().slice(11, 19);
+    for (const event of events) out.write(`[${stamp}] ${event}\n`);
+    if (frame.length > 0) out.write(`${frame.join('\n')}\n`);
+    drawn = frame.length;
+    previous = view;
+    if (options.until?.(view)) return view;
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1_000));
+  }
+  return previous;
+}
