@@ -2,20 +2,34 @@
 // worker registers. Workflows import this module as types only.
 import { readCandidates } from './candidates.js';
 import { prepareRun } from './config.js';
+import { writeEnsembleManifest } from './ensemble-manifest.js';
 import { evaluateRun } from './evaluate.js';
+import { missingFiles } from './files.js';
 import { packageChampion } from './package.js';
 import { evaluateReserve } from './reserve.js';
 import { buildSplit } from './split.js';
 import { withSubprocessEnv } from './subprocess.js';
+import { buildTeacher } from './teacher.js';
 import { trainRun } from './train.js';
 
-export { readCandidates, prepareRun, evaluateRun, packageChampion, evaluateReserve, buildSplit, trainRun };
+export {
+  readCandidates,
+  prepareRun,
+  evaluateRun,
+  packageChampion,
+  evaluateReserve,
+  buildSplit,
+  trainRun,
+  buildTeacher,
+  writeEnsembleManifest,
+  missingFiles,
+};
 
-/** CPU activities of the orchestrator worker: candidates, split, job configs. */
-export const orchestratorActivities = { readCandidates, buildSplit, prepareRun };
+/** CPU activities of the orchestrator worker: candidates, split, job configs, manifests, file checks. */
+export const orchestratorActivities = { readCandidates, buildSplit, prepareRun, writeEnsembleManifest, missingFiles };
 
 /** GPU activities of a lane worker: training and evaluation subprocesses on its device. */
-export const laneActivities = { trainRun, evaluateRun, evaluateReserve };
+export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTeacher };
 
 /** The package worker's one activity. */
 export const packageActivities = { packageChampion };
@@ -32,5 +46,6 @@ export function createLaneActivities(env: Readonly<Record<string, string>>): typ
     trainRun: (input) => withSubprocessEnv(env, () => trainRun(input)),
     evaluateRun: (input) => withSubprocessEnv(env, () => evaluateRun(input)),
     evaluateReserve: (input) => withSubprocessEnv(env, () => evaluateReserve(input)),
+    buildTeacher: (input) => withSubprocessEnv(env, () => buildTeacher(input)),
   };
 }

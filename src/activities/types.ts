@@ -132,3 +132,44 @@ export type PackageOutcome =
       readonly finished: string;
     }
   | { readonly launched: false; readonly error: string; readonly time: string };
+
+/** One trained run the teacher is built from. */
+export interface TeacherMember {
+  readonly run_id: string;
+  readonly config_path: string;
+  readonly config_sha256: string;
+}
+
+export interface TeacherInput {
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  readonly generation: number;
+  /** The generation's teacher file, `{generation}` expanded, absolute. */
+  readonly teacherPath: string;
+  readonly members: readonly TeacherMember[];
+}
+
+/** A teacher build's outcome: the seed's `teacher` row fields. */
+export interface TeacherOutcome {
+  readonly status: 'ok' | 'failed';
+  readonly path: string;
+  readonly sha256?: string;
+  readonly members: { readonly run_id: string; readonly checkpoint_name: string; readonly config: string; readonly checkpoint: string }[];
+  readonly started: string;
+  readonly finished: string;
+  readonly error?: string;
+}
+
+export interface EnsembleManifestInput {
+  readonly paths: LoopPaths;
+  readonly generation: number;
+  /** `teacher-members.json` or `round-RRRR-all.json`. */
+  readonly name: string;
+  readonly members: readonly { readonly config: string; readonly checkpoint: string }[];
+}
+
+/** An ensemble manifest on disk (reused when an earlier attempt wrote it). */
+export interface EnsembleManifest {
+  readonly path: string;
+  readonly sha256: string;
+}
