@@ -433,6 +433,30 @@ describe('fault injection', () => {
     expect(existsSync(join(dir, 'evals/targeted-reserve.scores.jsonl'))).toBe(false);
   });
 
+  it('a slow evaluation sleeps before scoring, fixture_eval_sleep_ms long when set', async () => {
+    const config = await writeConfig(dir, 'evalslow', { fixture_eval_sleep_ms: 300 });
+    const started = Date.now();
+    await ok(dir, 'evaluate.mjs', evalArgs('reserve', 'slow', config), { FIXTURE_FAIL_EVALUATE: 'slow:reserve' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    expect(existsSync(join(dir, 'evals/slow.json'))).toBe(true);
+  });
+
+  it('a degraded evaluation lets every failing item pass on the role it targets', async () => {
+    const env = { FIXTURE_FAIL_EVALUATE: 'degraded:reserve' };
+    await ok(dir, 'evaluate.mjs', evalArgs('reserve', 'plain-reserve'));
+    await ok(dir, 'evaluate.mjs', evalArgs('reserve', 'degraded-reserve'), env);
+    await ok(dir, 'evaluate.mjs', evalArgs('test', 'degraded-test'), env);
+    const plain = await readJson<Report>(join(dir, 'evals/plain-reserve.json'));
+    const degraded = await readJson<Report>(join(dir, 'evals/degraded-reserve.json'));
+    const test = await readJson<Report>(join(dir, 'evals/degraded-test.json'));
+    const base = await readJson<Report>(join(dir, 'evals/base.json'));
+    expect(degraded.fail_count).toBe(plain.fail_count);
+    expect(plain.fail_to_pass_count).toBeLessThan(plain.fail_count);
+    expect(degraded.fail_to_pass_count).toBe(degraded.fail_count);
+    expect(degraded.pass_correct_count).toBe(degraded.pass_count);
+    expect({ ...test, checkpoint: '' }).toEqual({ ...base, checkpoint: '' });
+  });
+
   it('a per-job config fault in a batch spares the other jobs', async () => {
     const config = await writeConfig(dir, 'noreport', { fixture_eval: 'no_report' });
     const jobs = [{ ...evalJob('base', 'checkpoint-0001.pt', 'test'), config }, evalJob('base', 'checkpoint-0002.pt', 'test')];

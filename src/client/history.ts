@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { GenerationEvent, GenerationRunHistory, PackagingEvent, PackagingRunHistory } from '../ledger/history-fold.js';
@@ -60,7 +60,7 @@ export async function runChain(client: Client, workflowId: string): Promise<Hist
   try {
     latest = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   } catch (error) {
-    if ((error as Error).name === 'WorkflowNotFoundError') throw new NoSuchLoopError(workflowId.replace(/^champion-loop\//, '').replace(/\/packaging$/, ''), workflowId);
+    if (notFound(error)) throw new NoSuchLoopError(workflowId.replace(/^champion-loop\//, '').replace(/\/packaging$/, ''), workflowId);
     throw error;
   }
   const runs: HistoryEvent[][] = [];
@@ -71,6 +71,12 @@ export async function runChain(client: Client, workflowId: string): Promise<Hist
     runId = events[events.length - 1]?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? null;
   }
   return runs.length > 0 ? runs : [latest];
+}
+
+/** The service knows no such workflow: fetchHistory rejects with gRPC NOT_FOUND, not a WorkflowNotFoundError. */
+function notFound(error: unknown): boolean {
+  const GRPC_NOT_FOUND = 5;
+  return (error as Error).name === 'WorkflowNotFoundError' || (isGrpcServiceError(error) && Number(error.code) === GRPC_NOT_FOUND);
 }
 
 function generationEvent(event: HistoryEvent): GenerationEvent | null {

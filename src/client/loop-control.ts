@@ -1,6 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import proto from '@temporalio/proto';
 import type { LoopConfig } from '../config/loop-config.js';
-import type { GenerationResult } from '../workflows/generation.js';
+import type { GenerationInput, GenerationResult } from '../workflows/generation.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import type { LoopView } from '../workflows/loop-view.js';
 import { advanceSignal, stateQuery, stopNowSignal, stopSignal } from '../workflows/messages.js';
@@ -79,10 +81,30 @@ export async function stopLoop(client: Client, loopId: string, now: boolean): Pr
   await (await runningLoop(client, loopId)).signal(now ? stopNowSignal : stopSignal);
 }
 
+/**
+ * Whether the loop's current run holds a generation: it took its first step (opening or carrying
+ * one), or it continues a loop that had one. Before that a query would wait for a worker.
+ */
+async function hasGeneration(client: Client, loopId: string): Promise<boolean> {
+  const { history } = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId: loopWorkflowId(loopId) },
+    maximumPageSize: 10,
+  });
+  const events = history?.events ?? [];
+  if (events.some((event) => event.eventType === proto.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)) return true;
+  const input = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  const started = input ? defaultPayloadConverter.fromPayload<GenerationInput>(input) : undefined;
+  return (started?.carry?.opening?.generation ?? started?.carry?.state.generation ?? 0) >= 1;
+}
+
 /** Ask a loop to open its next generation; refused while it has none. */
 export async function advanceLoop(client: Client, loopId: string, reason: string): Promise<LoopView> {
   if (!reason.trim()) throw new Error('advance needs a reason (--reason), e.g. "corpus labels changed"');
   const handle = await runningLoop(client, loopId);
+  if (!(await hasGeneration(client, loopId))) {
+    throw new Error(`loop '${loopId}' has no generation to advance from yet: no orchestrator worker has taken its first step (is 'champion-loop worker orchestrator' running?)`);
+  }
   const view = await handle.query(stateQuery);
   if (view.generation < 1) throw new Error(`loop '${loopId}' has no generation to advance from yet`);
   await handle.signal(advanceSignal, reason);

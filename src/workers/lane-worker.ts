@@ -33,6 +33,10 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ wo
     namespace: options.namespace,
     taskQueue: queue,
     activities: { ...createLaneActivities({ CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) }), ...probe },
+    // A cancellation (stop --now) reaches a running step with the next heartbeat the worker sends:
+    // steps beat every 5 s, and throttled by default the step could run on up to a minute after the stop.
+    maxHeartbeatThrottleInterval: '5 seconds',
+    defaultHeartbeatThrottleInterval: '5 seconds',
     tuner: {
       workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
       localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },

@@ -167,6 +167,10 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   };
 
   let state = carry.state;
+  // The generation opens before any handler runs: a signal delivered with the run's first task
+  // (an advance sent before a worker picked the run up) applies to the opened generation, as the
+  // ledger exporter folds it, instead of being wiped by the opening.
+  if (carry.opening) state = recordRow(state, carry.opening, settings).state;
   let split = carry.split;
   let round = carry.round;
   let candidates = carry.candidates;
@@ -176,6 +180,9 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   let splitError: string | null = null;
   let idle = false;
   let dirty = false;
+  // Children this run asked to start that have not started yet. The run must not end before they
+  // have: the service drops the start of a child whose parent closed first (ABANDON or not).
+  let startsPending = 0;
   const queue: Job[] = [...carry.queue];
   const inFlight: InFlight[] = [...carry.inFlight];
   const lanesDownUntil: Record<string, number> = { ...carry.lanesDownUntil };
@@ -413,13 +420,16 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       });
     }
     inFlight.push({ job, lane, childId, since: now() });
+    startsPending += 1;
     log.info('job start', { jobId: job.jobId, kind: job.kind, lane, childId });
     started.then(
       (handle) => {
+        startsPending -= 1;
         // A child that ends without reporting (terminated by hand, say) frees its slot and runs again.
         void (handle as { result(): Promise<unknown> }).result().catch((error: unknown) => lost(childId, error));
       },
       (error: unknown) => {
+        startsPending -= 1;
         // Already running under this id (started by an earlier run of this workflow): it will report.
         if (error instanceof WorkflowExecutionAlreadyStartedError) return;
         lost(childId, error);
@@ -450,11 +460,25 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     }
   }
 
+  /** Wait until every child this run launched exists, so that ending the run (or cancelling them) cannot lose one. */
+  async function childrenStarted(): Promise<void> {
+    await condition(() => startsPending === 0);
+  }
+
+  /** Before continue-as-new: no child start pending, no new champion left unsent (neither travels in the carry). */
+  async function settleBeforeHandOver(): Promise<void> {
+    await childrenStarted();
+    await sendChampionsToPackaging();
+  }
+
   async function stopAtOnce(): Promise<void> {
-    const targets = [...inFlight.map((flight) => flight.childId)];
+    await childrenStarted();
+    // Taken out of flight before any await: a cancelled child's end (lost) or a late report finds
+    // nothing to re-queue or record, so each job waits in the queue exactly once.
+    const cancelled = inFlight.splice(0);
     // Cancelled jobs run again, from the start, when the loop is started again.
-    queue.unshift(...inFlight.map((flight) => ({ ...flight.job, attempt: flight.job.attempt + 1 })));
-    for (const childId of targets) {
+    queue.unshift(...cancelled.map((flight) => ({ ...flight.job, attempt: flight.job.attempt + 1 })));
+    for (const { childId } of cancelled) {
       await getExternalWorkflowHandle(childId)
         .cancel()
         .catch((error: unknown) => log.warn('could not cancel child', { childId, error: failureText(error) }));
@@ -464,7 +488,6 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
         .signal(stopNowSignal)
         .catch(() => undefined);
     }
-    inFlight.length = 0;
   }
 
   const stopped = (): GenerationResult => ({ view: view(), resume: { ...carryOn(), stopping: false, inFlight: [] } });
@@ -484,7 +507,6 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
 
   // ---- the generation opens ----
   if (carry.opening) {
-    state = recordRow(state, carry.opening, settings).state;
     log.info('generation start', { generation: carry.opening.generation, reason: carry.opening.reason });
   }
   upsertSearchAttributes([
@@ -501,14 +523,18 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     }
     await sendChampionsToPackaging();
     if (state.advanceReason !== null && !stopping) {
-      const opening = generationRow(state, state.advanceReason, config.base_seed, now());
-      log.info('generation advance', { from: state.generation, reason: state.advanceReason });
-      // Queued jobs belong to the old generation; running ones finish and report into the new run.
-      return continueAsNew<typeof generation>({
-        loopId,
-        config,
-        carry: { ...carryOn(), state, opening, split: null, round: 0, queue: [] },
-      });
+      await settleBeforeHandOver();
+      // A stop that came in meanwhile wins: the advance waits in the state for the loop's resumption.
+      if (!stopping) {
+        const opening = generationRow(state, state.advanceReason ?? 'requested', config.base_seed, now());
+        log.info('generation advance', { from: state.generation, reason: opening.reason });
+        // Queued jobs belong to the old generation; running ones finish and report into the new run.
+        return continueAsNew<typeof generation>({
+          loopId,
+          config,
+          carry: { ...carryOn(), state, opening, split: null, round: 0, queue: [] },
+        });
+      }
     }
     while (!stopping && inFlight.length < config.parallel) {
       const busy = busyLanes();
@@ -532,7 +558,9 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       return stopped();
     }
     if (workflowInfo().continueAsNewSuggested) {
-      return continueAsNew<typeof generation>({ loopId, config, carry: carryOn() });
+      await settleBeforeHandOver();
+      // An immediate stop that came in meanwhile is not carried over: the next turn handles it.
+      if (!stopNow) return continueAsNew<typeof generation>({ loopId, config, carry: carryOn() });
     }
     dirty = false;
     await condition(() => dirty || stopNow || packagingOutbox.length > 0, wakeAfter());

@@ -9,12 +9,25 @@ import { baseConfig, fixtureCommands, fixtureLoop, NO_CHECKPOINT } from './fixtu
 
 describe('activities', () => {
   it('groups the activities by the worker that registers them', () => {
-    expect(Object.keys(orchestratorActivities).sort()).toEqual(['buildSplit', 'prepareRun', 'readCandidates']);
-    expect(Object.keys(laneActivities).sort()).toEqual(['evaluateReserve', 'evaluateRun', 'trainRun']);
+    expect(Object.keys(orchestratorActivities).sort()).toEqual(['buildSplit', 'missingFiles', 'prepareRun', 'readCandidates', 'writeEnsembleManifest']);
+    expect(Object.keys(laneActivities).sort()).toEqual(['buildTeacher', 'evaluateReserve', 'evaluateRun', 'trainRun']);
     expect(Object.keys(packageActivities)).toEqual(['packageChampion']);
     const functions = Object.entries(activities).filter(([, value]) => typeof value === 'function').map(([name]) => name);
     expect(functions.sort()).toEqual(
-      ['buildSplit', 'createLaneActivities', 'evaluateReserve', 'evaluateRun', 'packageChampion', 'prepareRun', 'readCandidates', 'setSubprocessEnv', 'trainRun'],
+      [
+        'buildSplit',
+        'buildTeacher',
+        'createLaneActivities',
+        'evaluateReserve',
+        'evaluateRun',
+        'missingFiles',
+        'packageChampion',
+        'prepareRun',
+        'readCandidates',
+        'setSubprocessEnv',
+        'trainRun',
+        'writeEnsembleManifest',
+      ],
     );
   });
 

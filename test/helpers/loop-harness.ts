@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
 import { exportLedger } from '../../src/client/ledger-export.js';
-import { startLoop } from '../../src/client/loop-control.js';
+import { startLoop, type StartOutcome } from '../../src/client/loop-control.js';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';
@@ -58,11 +58,19 @@ export interface LoopHarness {
   readonly config: LoopConfig;
   readonly lanes: string[];
   start(loopId: string): Promise<void>;
+  /**
+   * The loop.yaml of one loop of its own in this harness: its own state dir and runs root (so
+   * several loops share the server and workers without sharing run ids), settings over the harness's.
+   */
+  configFor(loopId: string, settings?: Partial<LoopConfig>): LoopConfig;
+  /** Start a loop with configFor's config, as `champion-loop start` does. */
+  startWith(loopId: string, settings?: Partial<LoopConfig>): Promise<StartOutcome>;
   view(loopId: string): Promise<LoopView>;
   waitFor(loopId: string, done: (view: LoopView) => boolean, timeoutMs?: number): Promise<LoopView>;
   result(loopId: string): Promise<GenerationResult>;
   ledger(loopId: string): ReturnType<typeof exportLedger>;
-  writeCandidates(candidates: readonly CandidateSpec[] | string): Promise<void>;
+  /** Write the candidates file (the harness's own, or `file`), as specs or as raw text. */
+  writeCandidates(candidates: readonly CandidateSpec[] | string, file?: string): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -74,12 +82,12 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
   await writeFile(path.join(dir, 'data', 'dataset.json'), JSON.stringify({ items: options.items ?? 400 }));
   await writeFile(path.join(dir, 'configs', 'base.yaml'), stringify({ fixture_epochs: 3, fixture_quality: 0.5, ...options.base }));
   const laneCount = options.lanes ?? 2;
-  const writeCandidates = async (candidates: readonly CandidateSpec[] | string) => {
+  const writeCandidates = async (candidates: readonly CandidateSpec[] | string, file = path.join(dir, 'candidates.yaml')) => {
     const text =
       typeof candidates === 'string'
         ? candidates
         : stringify({ candidates: candidates.map((c) => ({ name: c.name, base_config: 'configs/base.yaml', overrides: c.overrides ?? {} })) });
-    await writeFile(path.join(dir, 'candidates.yaml'), text);
+    await writeFile(file, text);
   };
   await writeCandidates(options.candidates);
   const configFile = path.join(dir, 'loop.yaml');
@@ -112,6 +120,12 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
   const running = workers.map((worker) => worker.run());
 
   const handle = (loopId: string) => client.workflow.getHandle(loopWorkflowId(loopId));
+  const configFor = (loopId: string, settings: Partial<LoopConfig> = {}): LoopConfig => ({
+    ...config,
+    state_dir: path.join(dir, 'loops', loopId, 'state'),
+    runs_root: path.join(dir, 'loops', loopId, 'runs'),
+    ...settings,
+  });
   return {
     server,
     client,
@@ -122,6 +136,8 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
     async start(loopId) {
       await startLoop(client, loopId, config);
     },
+    configFor,
+    startWith: (loopId, settings) => startLoop(client, loopId, configFor(loopId, settings)),
     view: (loopId) => handle(loopId).query(stateQuery),
     async waitFor(loopId, done, timeoutMs = 90_000) {
       const deadline = Date.now() + timeoutMs;

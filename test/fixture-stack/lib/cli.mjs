@@ -3,6 +3,7 @@
 import process from 'node:process';
 import { UsageError } from './args.mjs';
 import { emitMegabytes } from './faults.mjs';
+import { traceStep } from './trace.mjs';
 
 /**
  * Run a script's main; a bad input exits 2 with one line on stderr.
@@ -10,6 +11,7 @@ import { emitMegabytes } from './faults.mjs';
  * @param {(argv: string[]) => Promise<void> | void} main
  */
 export async function runMain(name, main) {
+  const traced = traceStep(name, process.argv.slice(2));
   try {
     emitMegabytes();
     await main(process.argv.slice(2));
@@ -18,5 +20,7 @@ export async function runMain(name, main) {
     const detail = error instanceof UsageError || !(error instanceof Error) ? '' : `\n${error.stack ?? ''}`;
     process.stderr.write(`${name}: ${message}${detail}\n`);
     process.exitCode = 2;
+  } finally {
+    traced();
   }
 }

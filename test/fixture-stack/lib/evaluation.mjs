@@ -4,6 +4,7 @@ import process from 'node:process';
 import { crash, fail, hang, sleep } from './faults.mjs';
 import { jsonlText, jsonText, writeAtomic, writeText } from './files.mjs';
 import { scoreItems } from './model.mjs';
+import { round6 } from './random.mjs';
 import { buildReport, readScores } from './report.mjs';
 import { roleItems } from './split.mjs';
 
@@ -27,12 +28,17 @@ import { roleItems } from './split.mjs';
  * @property {Record<string, unknown>} [extra]
  */
 
+/** How long `slow` sleeps before scoring when fixture_eval_sleep_ms does not say. */
+export const SLOW_EVAL_MS = 5000;
+
+
 /** @param {EvalJob} job */
 export async function runEvalJob(job) {
   if (job.mode === 'fail') fail(job.step);
   if (job.mode === 'hang') await hang(job.step);
-  await sleep(job.sleepMs);
-  const rows = scoreItems(job.checkpoints, roleItems(job.split, job.role), job.split.dataset.salt);
+  await sleep(job.mode === 'slow' && job.sleepMs === 0 ? SLOW_EVAL_MS : job.sleepMs);
+  const scored = scoreItems(job.checkpoints, roleItems(job.split, job.role), job.split.dataset.salt);
+  const rows = job.mode === 'degraded' ? scored.map((row) => ({ ...row, margin: round6(Math.abs(row.margin) + 0.5) })) : scored;
   writeText(job.scoresOutput, jsonlText(rows));
   if (job.mode === 'partial') await crash(job.step, 'partial');
   const report = buildReport({

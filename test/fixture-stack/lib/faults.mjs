@@ -13,7 +13,7 @@ import { UsageError } from './args.mjs';
 /** @typedef {'SPLIT' | 'TRAIN' | 'EVALUATE' | 'ENSEMBLE' | 'TEACHER' | 'PACKAGE'} Step */
 
 const GENERIC = ['ok', 'fail', 'hang', 'crash'];
-const EVALUATE = ['ok', 'fail', 'hang', 'malformed_report', 'no_report', 'partial'];
+const EVALUATE = ['ok', 'fail', 'hang', 'malformed_report', 'no_report', 'partial', 'slow', 'degraded'];
 
 /** @type {Record<Step, readonly string[]>} */
 export const MODES = {

@@ -1,0 +1,74 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { inject } from 'vitest';
+import type { LedgerRow } from '../../src/ledger/rows.js';
+import type { EvalRow } from '../../src/rules/types.js';
+import type { TestServer } from './test-server.js';
+
+/** The ledger rows of one type, typed. */
+export function rowsOf<T extends LedgerRow['type']>(rows: readonly LedgerRow[], type: T): Extract<LedgerRow, { type: T }>[] {
+  return rows.filter((row): row is Extract<LedgerRow, { type: T }> => row.type === type);
+}
+
+/** An eval row's identity: run, checkpoint and role (times and paths differ between loops). */
+export function evalKey(row: Pick<EvalRow, 'run_id' | 'checkpoint_name' | 'role'>): string {
+  return `${row.run_id}/${row.checkpoint_name}/${row.role}`;
+}
+
+const STATE_KEYS = ['generation', 'split', 'champion', 'pareto_set', 'test_evals', 'tests_since_reserve_check', 'reserve_checks', 'advance_reason'] as const;
+
+/** The state.json fields that must match between two states (not `updated`, the time of writing). */
+export function stateOf(state: object): Record<string, unknown> {
+  return Object.fromEntries(STATE_KEYS.map((key) => [key, (state as Record<string, unknown>)[key]]));
+}
+
+/** Run the official `temporal` CLI against a test server; never throws, the result says how it ended. */
+export function temporalCli(server: Pick<TestServer, 'address' | 'namespace'>, args: readonly string[]) {
+  return execa(inject('temporalCli'), [...args, '--address', server.address, '--namespace', server.namespace], { reject: false });
+}
+
+/** `temporal workflow signal` to a loop's generation workflow, as an operator types it. */
+export async function signalWithCli(server: Pick<TestServer, 'address' | 'namespace'>, loopId: string, name: string, input?: string): Promise<void> {
+  const result = await temporalCli(server, [
+    'workflow', 'signal', '--workflow-id', `champion-loop/${loopId}`, '--name', name, ...(input === undefined ? [] : ['--input', input]),
+  ]);
+  if (result.exitCode !== 0) throw new Error(`temporal workflow signal ${name} failed (${result.exitCode}): ${result.stderr}`);
+}
+
+const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
+
+/** Run `champion-loop` (bin/champion-loop.js) against a test server; never throws. */
+export function championLoopCli(server: Pick<TestServer, 'address' | 'namespace'>, args: readonly string[]) {
+  return execa(process.execPath, [BIN, ...args, '--address', server.address, '--namespace', server.namespace], { reject: false });
+}
+
+/** Live processes (not this one) whose command line mentions `text`: a loop's temp dir, a script name. */
+export async function processesMentioning(text: string): Promise<{ pid: number; cmdline: string }[]> {
+  const found: { pid: number; cmdline: string }[] = [];
+  for (const entry of await readdir('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').join(' ').trim();
+      // A zombie has an empty command line and runs nothing.
+      if (cmdline === '') continue;
+    } catch {
+      continue;
+    }
+    if (cmdline.includes(text)) found.push({ pid, cmdline });
+  }
+  return found;
+}
+
+/** Waits until `check` holds, polling; throws with `describe()` after `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs: number, describe: () => string | Promise<string>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value !== null && value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${await describe()}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

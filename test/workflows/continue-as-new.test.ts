@@ -1,0 +1,84 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { generationHistories } from '../../src/client/history.js';
+import { stateFromLedger } from '../../src/ledger/from-ledger.js';
+import { foldSettingsOf } from '../../src/ledger/loop-state.js';
+import type { LedgerRow } from '../../src/ledger/rows.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { evalKey, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { createLoopHarness } from '../helpers/loop-harness.js';
+
+const ROUNDS = 4;
+// Training of the round after the last one hangs, so both lanes sit on it and nothing else can run:
+// every loop, forced to continue-as-new or not, ends with exactly the runs of rounds 1..ROUNDS.
+const HANG = ['a', 'b'].map((name) => `hang:champ-g001-r${String(ROUNDS + 1).padStart(4, '0')}-${name}`).join(',');
+
+/** Run the same loop on a server of its own until round ROUNDS is in, then stop it at once. */
+async function runLoop(dynamicConfig?: Record<string, unknown>) {
+  const harness = await createLoopHarness({
+    candidates: [
+      { name: 'a', overrides: { fixture_quality: 0.3 } },
+      { name: 'b', overrides: { fixture_quality: 0.7 } },
+    ],
+    loop: { saturation_evals: 1000 },
+    ...(dynamicConfig ? { dynamicConfig } : {}),
+  });
+  try {
+    await harness.start('same');
+    await harness.waitFor(
+      'same',
+      (view) => view.round === ROUNDS + 1 && view.in_flight.length === 2 && view.in_flight.every((flight) => flight.jobId.includes(`-r000${ROUNDS + 1}-`)),
+      120_000,
+    );
+    await harness.client.workflow.getHandle(loopWorkflowId('same')).signal('stopNow');
+    const result = await harness.result('same');
+    const { rows, state } = await harness.ledger('same');
+    const chain = await generationHistories(harness.client, 'same');
+    const jsonl = rows.map((row) => JSON.stringify(row)).join('\n');
+    const folded = stateFromLedger(jsonl, 'ledger.jsonl', foldSettingsOf(harness.config), harness.config.state_dir);
+    return { result, rows, state, folded, chain };
+  } finally {
+    await harness.dispose();
+  }
+}
+
+/** What must not differ between two loops: each run and eval once, with the same outcome (times and paths aside). */
+function jobsOf(rows: readonly LedgerRow[]) {
+  const runs = rowsOf(rows, 'run').map((row) => `${row.run_id} ${row.status} ${row.seed} ${row.epochs_run} ${row.checkpoints.join(',')}`);
+  const evals = rowsOf(rows, 'eval').map((row) => `${evalKey(row)} ${row.status} ${JSON.stringify(row.result)} ${row.checkpoint_sha256}`);
+  return { runs: [...runs].sort(), evals: [...evals].sort(), runCount: runs.length, evalCount: evals.length };
+}
+
+describe('a loop forced to continue-as-new while runs are in flight', () => {
+  afterEach(() => {
+    delete process.env.FIXTURE_FAIL_TRAIN;
+  });
+
+  it('records the same runs and evals, each exactly once, as the same loop left alone, and folds to the state it reports', async () => {
+    process.env.FIXTURE_FAIL_TRAIN = HANG;
+    const plain = await runLoop();
+    const forced = await runLoop({ 'limit.historyCount.suggestContinueAsNew': 25 });
+
+    for (const loop of [plain, forced]) {
+      const jobs = jobsOf(loop.rows);
+      expect(new Set(rowsOf(loop.rows, 'run').map((row) => row.run_id)).size).toBe(jobs.runCount);
+      expect(new Set(rowsOf(loop.rows, 'eval').map(evalKey)).size).toBe(jobs.evalCount);
+      expect(rowsOf(loop.rows, 'run').map((row) => row.run_id).sort()).toEqual(
+        ['a', 'b'].flatMap((name) => Array.from({ length: ROUNDS }, (_, i) => `champ-g001-r000${i + 1}-${name}`)).sort(),
+      );
+      expect(rowsOf(loop.rows, 'run').every((row) => row.status === 'trained')).toBe(true);
+      // The exported ledger, the fold of its JSONL and the workflow's own view are one state.
+      expect(stateOf(loop.state)).toEqual(stateOf(loop.result.view));
+      expect(stateOf(loop.folded)).toEqual(stateOf(loop.result.view));
+      expect(loop.result.view.test_evals).toBe(rowsOf(loop.rows, 'eval').filter((row) => row.role === 'test' && row.status === 'ok').length);
+    }
+    expect(jobsOf(forced.rows)).toEqual(jobsOf(plain.rows));
+    // The front is a set of rows no row dominates, whatever order the lanes reported in.
+    const front = (view: typeof plain.result.view) => view.pareto_set.map((member) => `${member.run_id}/${member.checkpoint_name}`).sort();
+    expect(front(forced.result.view)).toEqual(front(plain.result.view));
+
+    expect(plain.chain).toHaveLength(1);
+    expect(forced.chain.length).toBeGreaterThanOrEqual(3);
+    // Some runs began with children of an earlier run still in flight: continue-as-new did not drain.
+    expect(forced.chain.filter((run) => (run.input.carry?.inFlight.length ?? 0) > 0).length).toBeGreaterThanOrEqual(1);
+  }, 300_000);
+});
