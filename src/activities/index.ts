@@ -11,6 +11,7 @@ import { buildSplit } from './split.js';
 import { withSubprocessEnv } from './subprocess.js';
 import { buildTeacher } from './teacher.js';
 import { trainRun } from './train.js';
+import { waitForChange } from './wait-for-change.js';
 
 export {
   readCandidates,
@@ -23,10 +24,11 @@ export {
   buildTeacher,
   writeEnsembleManifest,
   missingFiles,
+  waitForChange,
 };
 
 /** CPU activities of the orchestrator worker: candidates, split, job configs, manifests, file checks. */
-export const orchestratorActivities = { readCandidates, buildSplit, prepareRun, writeEnsembleManifest, missingFiles };
+export const orchestratorActivities = { readCandidates, buildSplit, prepareRun, writeEnsembleManifest, missingFiles, waitForChange };
 
 /** GPU activities of a lane worker: training and evaluation subprocesses on its device. */
 export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTeacher };

@@ -105,6 +105,8 @@ function generationEvent(event: HistoryEvent): GenerationEvent | null {
           return { kind: 'run-reported', report: decode(payloads) as never };
         case 'reserveReported':
           return { kind: 'reserve-reported', report: decode(payloads) as never };
+        case 'teacherReported':
+          return { kind: 'teacher-reported', report: decode(payloads) as never };
         case 'advance':
           return { kind: 'advance', reason: stringOf(decode(payloads)) };
         default:

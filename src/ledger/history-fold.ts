@@ -1,6 +1,6 @@
 import type { PackageOutcome, PackageChampion } from '../activities/types.js';
 import type { GenerationInput } from '../workflows/generation.js';
-import type { ReserveReport, RunReport } from '../workflows/messages.js';
+import type { ReserveReport, RunReport, TeacherReport } from '../workflows/messages.js';
 import type { PackagingInput } from '../workflows/packaging.js';
 import { foldSettingsOf, generationRow, initialLoopState, recordRow, type LoopState } from './loop-state.js';
 import { finishPackage, idlePackaging, requestPackage, type PackagingState } from './packaging-fold.js';
@@ -16,6 +16,7 @@ export type GenerationEvent =
   | { readonly kind: 'child-lost'; readonly workflowId: string }
   | { readonly kind: 'run-reported'; readonly report: RunReport }
   | { readonly kind: 'reserve-reported'; readonly report: ReserveReport }
+  | { readonly kind: 'teacher-reported'; readonly report: TeacherReport }
   | { readonly kind: 'advance'; readonly reason: string };
 
 export interface GenerationRunHistory {
@@ -60,6 +61,13 @@ export function foldGenerationHistory(runs: readonly GenerationRunHistory[]): { 
           const folded = foldReserveReport(state, { ...event.report, reserve: event.report.reserve }, settings);
           state = folded.state;
           rows.push(...folded.rows);
+          break;
+        }
+        case 'teacher-reported': {
+          if (!inFlight.delete(event.report.childId) || event.report.row === null) break;
+          const recorded = recordRow(state, event.report.row, settings);
+          state = recorded.state;
+          rows.push(...recorded.rows);
           break;
         }
         case 'advance':

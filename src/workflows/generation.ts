@@ -4,6 +4,7 @@
 // Read SPEC.md sections 3-6 and 9 beside this file; the rules themselves live in src/rules.
 import {
   ApplicationFailure,
+  CancellationScope,
   condition,
   continueAsNew,
   getExternalWorkflowHandle,
@@ -18,7 +19,8 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { LoopActivities } from './activity-types.js';
-import type { Candidate, LoopPaths, PackageChampion } from '../activities/types.js';
+import type { Candidate, LoopPaths, PackageChampion, TeacherMember } from '../activities/types.js';
+import { teacherTarget } from '../config/candidate.js';
 import { durationMs } from '../config/duration.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import {
@@ -32,10 +34,12 @@ import {
 } from '../ledger/loop-state.js';
 import { foldAdvance, foldReserveReport, foldRunReport, type Folded } from '../ledger/report-fold.js';
 import type { GenerationRow, RunRow } from '../ledger/rows.js';
-import { runIdFor } from '../rules/ids.js';
+import { MANIFEST_NAME } from '../rules/constants.js';
+import { expandGeneration, padGeneration, roundManifestName, runIdFor } from '../rules/ids.js';
 import { trainingSeed } from '../rules/seeds.js';
 import type { EvalRow } from '../rules/types.js';
-import { loopWorkflowId, packagingWorkflowId, reserveCheckWorkflowId, trainingRunWorkflowId } from './ids.js';
+import { teacherEnsembleRun, roundEnsembleRun } from './ensemble-runs.js';
+import { loopWorkflowId, packagingWorkflowId, reserveCheckWorkflowId, teacherBuildWorkflowId, trainingRunWorkflowId } from './ids.js';
 import { failureText } from './lane-failure.js';
 import { lanesOf, pickLane } from './lanes.js';
 import type { LoopView } from './loop-view.js';
@@ -46,15 +50,24 @@ import {
   stateQuery,
   stopNowSignal,
   stopSignal,
+  teacherReportedSignal,
   type ReserveReport,
   type RunReport,
+  type TeacherReport,
 } from './messages.js';
 import { ORCHESTRATOR_QUEUE } from './queues.js';
 import { reserveCheck } from './reserve-check.js';
+import { addMember, emptyRoundEnsembles, foldFinishedRounds, openRound, type EnsembleMember, type RoundEnsembleState } from './round-ensembles.js';
+import { openRoundProgress, roundFinished, runFinal, type RoundProgress } from './round-progress.js';
+import { teacherBuild } from './teacher-build.js';
+import { emptyTeacherPlan, planTeacherRound, teacherDue, teacherMembers, teacherRunFinal, type TeacherPlan } from './teacher-plan.js';
 import { CANDIDATE, CHAMPION, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from './search-attributes.js';
 import { trainingRun } from './training-run.js';
 
-/** A training run to dispatch: new, or trained already with evaluations left (a retry elsewhere). */
+/**
+ * A training run to dispatch: new, or trained already with evaluations left (a retry elsewhere),
+ * or a synthetic ensemble run (its run row made here, only evaluations to do).
+ */
 export interface RunJob {
   readonly kind: 'run';
   readonly jobId: string;
@@ -65,6 +78,17 @@ export interface RunJob {
   readonly run: RunRow | null;
   readonly unscored: string[] | null;
   readonly preferredLane: string | null;
+  /** An ensemble's run row is new to the ledger: the child reports it with its evals. */
+  readonly reportRun?: boolean;
+}
+
+/** The generation's teacher build. */
+export interface TeacherJob {
+  readonly kind: 'teacher';
+  readonly jobId: string;
+  readonly generation: number;
+  readonly members: TeacherMember[];
+  readonly attempt: number;
 }
 
 /** The champion scored on reserve, as it was when the check became due. */
@@ -77,7 +101,7 @@ export interface ReserveJob {
   readonly attempt: number;
 }
 
-export type Job = RunJob | ReserveJob;
+export type Job = RunJob | ReserveJob | TeacherJob;
 
 /** A job running on a lane as a child workflow. */
 export interface InFlight {
@@ -100,6 +124,16 @@ export interface GenerationCarry {
   readonly candidatesError: string | null;
   readonly lanesDownUntil: Record<string, number>;
   readonly stopping: boolean;
+  /** Runs of each round not final yet: a round is finished when it and all before it are done. */
+  readonly progress: RoundProgress;
+  readonly teacher: TeacherPlan;
+  /** Members of the teacher-member ensemble, set by a successful build until it is dispatched. */
+  readonly teacherEnsemble: { config: string; checkpoint: string }[] | null;
+  readonly roundEnsembles: RoundEnsembleState;
+  /** Teacher files students wait for, each reported once per generation. */
+  readonly waitsReported: string[];
+  /** New champions not yet handed to packaging (a stop at once leaves them for the resumption). */
+  readonly unpackaged: PackageChampion[];
 }
 
 /** What a generation workflow returns when the loop stops: its last state, and how to resume it. */
@@ -146,6 +180,16 @@ function packageChampionOf(row: EvalRow, requested: string): PackageChampion {
 
 const now = (): string => new Date().toISOString();
 
+/** What a generation starts with for rounds, its teacher and its ensembles. */
+function freshGenerationPlans(): Pick<GenerationCarry, 'progress' | 'teacher' | 'teacherEnsemble' | 'roundEnsembles' | 'waitsReported'> {
+  return { progress: {}, teacher: emptyTeacherPlan, teacherEnsemble: null, roundEnsembles: emptyRoundEnsembles, waitsReported: [] };
+}
+
+/** A path as the loop's subprocesses see it: relative ones resolve against the workdir. */
+function inWorkdir(workdir: string, file: string): string {
+  return file.startsWith('/') ? file : `${workdir}/${file}`;
+}
+
 /** The generation workflow: `champion-loop/<loop>`, one run per generation (and more when history grows). */
 export async function generation(input: GenerationInput): Promise<GenerationResult> {
   const { loopId, config } = input;
@@ -164,6 +208,8 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     candidatesError: null,
     lanesDownUntil: {},
     stopping: false,
+    ...freshGenerationPlans(),
+    unpackaged: [],
   };
 
   let state = carry.state;
@@ -186,12 +232,27 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   const queue: Job[] = [...carry.queue];
   const inFlight: InFlight[] = [...carry.inFlight];
   const lanesDownUntil: Record<string, number> = { ...carry.lanesDownUntil };
-  const packagingOutbox: PackageChampion[] = [];
+  const packagingOutbox: PackageChampion[] = [...(carry.unpackaged ?? [])];
+  let progress = carry.progress ?? {};
+  let teacher = carry.teacher ?? emptyTeacherPlan;
+  let teacherEnsemble = carry.teacherEnsemble ?? null;
+  let roundEnsembles = carry.roundEnsembles ?? emptyRoundEnsembles;
+  const waitsReported: string[] = [...(carry.waitsReported ?? [])];
+  /** Teacher files the students of the last planning wait for (an idle loop watches them). */
+  let waitingFor: string[] = [];
+  /** Due teacher builds and ensembles: dispatched before the round queue. */
+  const builds: Job[] = [];
 
   const cpu = proxyActivities<LoopActivities>({
     taskQueue: ORCHESTRATOR_QUEUE,
     startToCloseTimeout: '5 minutes',
     retry: { maximumAttempts: 5 },
+  });
+  const idleWatch = proxyActivities<LoopActivities>({
+    taskQueue: ORCHESTRATOR_QUEUE,
+    startToCloseTimeout: '70 minutes',
+    heartbeatTimeout: '1 minute',
+    retry: { maximumAttempts: 3 },
   });
   const splitActivity = proxyActivities<LoopActivities>({
     taskQueue: ORCHESTRATOR_QUEUE,
@@ -214,6 +275,26 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     return index < 0 ? undefined : inFlight.splice(index, 1)[0];
   };
 
+  /** An ordinary run (or a student) is final: its round progresses, the teacher plan and the round ensembles learn of it. */
+  function runIsFinal(job: RunJob, report: Pick<RunReport, 'run' | 'selected'>): void {
+    const run = report.run ?? job.run;
+    if (run?.status === 'ensemble' || job.generation !== state.generation) return;
+    progress = runFinal(progress, job.round);
+    if (run) teacher = teacherRunFinal(teacher, run);
+    if (run?.status === 'trained' && report.selected) {
+      const member: EnsembleMember = {
+        run_id: run.run_id,
+        checkpoint_name: report.selected.checkpoint,
+        config: run.config_path,
+        checkpoint: `${paths.runsRoot}/${run.run_id}/${report.selected.checkpoint}`,
+        validation_gate_auc: report.selected.validationGateAuc,
+        validation_fail_to_pass: report.selected.falseNegatives ?? 0,
+        round: run.round,
+      };
+      roundEnsembles = addMember(roundEnsembles, member);
+    }
+  }
+
   const laneDown = (lane: string): void => {
     lanesDownUntil[lane] = Date.now() + durationMs(config.timeouts.schedule_to_start);
     log.warn('lane did not start work in time; sending its jobs elsewhere for a while', { lane });
@@ -224,6 +305,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     // Reports only count from children this loop waits for, so none is counted twice.
     if (!flight || flight.job.kind !== 'run') return;
     take(foldRunReport(state, report, settings));
+    if (!report.laneUnavailable) runIsFinal(flight.job, report);
     if (report.laneUnavailable) {
       laneDown(flight.lane);
       const run = report.run ?? flight.job.run;
@@ -233,7 +315,30 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
         run,
         unscored: run ? report.unscored : null,
         preferredLane: null,
+        // A run row already reported is not reported again.
+        reportRun: flight.job.reportRun === true && report.run === null,
       });
+    }
+    dirty = true;
+  });
+
+  setHandler(teacherReportedSignal, (report: TeacherReport) => {
+    const flight = takeFlight(report.childId);
+    if (!flight || flight.job.kind !== 'teacher') return;
+    if (report.row === null) {
+      laneDown(flight.lane);
+      queue.unshift({ ...flight.job, attempt: flight.job.attempt + 1 });
+    } else {
+      state = recordRow(state, report.row, settings).state;
+      log.info('teacher built', { generation: report.row.generation, status: report.row.status, members: report.row.members.length });
+      // Right after a successful build its members are scored as one ensemble on the test role.
+      if (report.row.status === 'ok' && report.row.generation === state.generation) {
+        const configs = new Map(flight.job.members.map((member) => [member.run_id, member.config_path]));
+        teacherEnsemble = report.row.members.map((member) => ({
+          config: configs.get(member.run_id) ?? '',
+          checkpoint: `${paths.runsRoot}/${member.run_id}/${member.checkpoint_name}`,
+        }));
+      }
     }
     dirty = true;
   });
@@ -272,7 +377,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       round,
       stopping,
       split_ready: split !== null,
-      queued: queue.length,
+      queued: queue.length + builds.length,
       in_flight: inFlight.map((flight) => ({
         jobId: flight.job.jobId,
         kind: flight.job.kind,
@@ -315,7 +420,21 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       candidatesError = read.error;
       log.warn('candidates file invalid, keeping the previous list', { error: read.error });
     }
-    const active = candidates ?? [];
+    const all = candidates ?? [];
+    // Students sit the round out while their teacher file does not exist (each path reported once).
+    const targets = all.flatMap((candidate) => {
+      const target = teacherTarget(candidate, state.generation);
+      return target === null ? [] : [{ name: candidate.name, file: inWorkdir(config.workdir, target) }];
+    });
+    const missing = targets.length > 0 ? await cpu.missingFiles({ files: targets.map((target) => target.file) }) : [];
+    for (const file of missing) {
+      if (waitsReported.includes(file)) continue;
+      waitsReported.push(file);
+      log.info('waiting for teacher', { file });
+    }
+    const waiting = new Set(targets.filter((target) => missing.includes(target.file)).map((target) => target.name));
+    waitingFor = missing;
+    const active = all.filter((candidate) => !waiting.has(candidate.name));
     if (active.length === 0) {
       if (!idle) log.info('no active candidates; waiting');
       idle = true;
@@ -325,6 +444,14 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     round += 1;
     upsertSearchAttributes([{ key: ROUND, value: round }]);
     log.info('round start', { generation: state.generation, round, seed: trainingSeed(round), candidates: active.map((c) => c.name) });
+    progress = openRoundProgress(progress, round, active.length);
+    roundEnsembles = openRound(roundEnsembles, round);
+    teacher = planTeacherRound(
+      teacher,
+      round,
+      config.teacher_after_round,
+      active.filter((candidate) => teacherTarget(candidate, state.generation) === null).map((candidate) => runIdFor(state.generation, round, candidate.name)),
+    );
     for (const candidate of active) {
       queue.push({
         kind: 'run',
@@ -355,8 +482,58 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
         attempt: 1,
       };
     }
+    await queueDueBuilds();
+    if (builds.length > 0) return builds.shift() ?? null;
     if (queue.length === 0 && !(await planRound())) return null;
     return queue.shift() ?? null;
+  }
+
+  /** An ensemble's synthetic run, ready to be scored on the test role like a checkpoint. */
+  function ensembleJob(run: RunRow): RunJob {
+    return {
+      kind: 'run',
+      jobId: run.run_id,
+      generation: run.generation,
+      round: run.round,
+      candidate: { name: run.run_id, base_config: '', overrides: {} },
+      attempt: 1,
+      run,
+      unscored: [...run.checkpoints],
+      preferredLane: null,
+      reportRun: true,
+    };
+  }
+
+  /** The seed's `due_builds`: the teacher build once its runs are final, then due ensembles. */
+  async function queueDueBuilds(): Promise<void> {
+    const generation = state.generation;
+    if (teacherDue(teacher, round, config.teacher_after_round)) {
+      teacher = { ...teacher, offered: true };
+      const file = inWorkdir(config.workdir, expandGeneration(config.teacher_path, generation));
+      // An existing teacher file means no build.
+      if ((await cpu.missingFiles({ files: [file] })).length > 0) {
+        builds.push({ kind: 'teacher', jobId: `teacher-g${padGeneration(generation)}`, generation, members: teacherMembers(teacher), attempt: 1 });
+      }
+    }
+    if (teacherEnsemble !== null) {
+      const members = teacherEnsemble;
+      teacherEnsemble = null;
+      const manifest = await cpu.writeEnsembleManifest({ paths, generation, name: MANIFEST_NAME, members });
+      builds.push(ensembleJob(teacherEnsembleRun(generation, config.teacher_after_round, manifest, members, now())));
+    }
+    const folded = foldFinishedRounds(roundEnsembles, (r) => roundFinished(progress, r, round));
+    roundEnsembles = folded.state;
+    for (const due of folded.due) {
+      const members = due.members.map(({ round: _round, ...member }) => member);
+      const manifest = await cpu.writeEnsembleManifest({
+        paths,
+        generation,
+        name: roundManifestName(due.round),
+        members: members.map((member) => ({ config: member.config, checkpoint: member.checkpoint })),
+      });
+      log.info('round ensemble', { generation, round: due.round, members: members.length });
+      builds.push(ensembleJob(roundEnsembleRun(generation, due.round, manifest, members, now())));
+    }
   }
 
   async function ensureSplit(): Promise<boolean> {
@@ -387,7 +564,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       started = startChild(trainingRun, {
         ...common,
         workflowId: childId,
-        staticSummary: `${job.run ? 'evaluate' : 'train + evaluate'} ${runId} on ${lane}`,
+        staticSummary: `${job.reportRun ? 'evaluate ensemble' : job.run ? 'evaluate' : 'train + evaluate'} ${job.reportRun ? job.jobId : runId} on ${lane}`,
         typedSearchAttributes: [
           { key: LOOP_ID, value: loopId },
           { key: LOOP_KIND, value: 'training-run' },
@@ -402,6 +579,27 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
             plan: { generation: job.generation, round: job.round, seed: trainingSeed(job.round), candidate: job.candidate, runId, split: split ?? '' },
             run: job.run,
             unscored: job.unscored,
+            reportRun: job.reportRun === true,
+          },
+        ],
+      });
+    } else if (job.kind === 'teacher') {
+      childId = teacherBuildWorkflowId(loopId, job.generation, job.attempt);
+      started = startChild(teacherBuild, {
+        ...common,
+        workflowId: childId,
+        staticSummary: `teacher of generation ${job.generation} from ${job.members.length} runs on ${lane}`,
+        typedSearchAttributes: [
+          { key: LOOP_ID, value: loopId },
+          { key: LOOP_KIND, value: 'teacher-build' },
+          { key: GENERATION, value: job.generation },
+        ],
+        args: [
+          {
+            ...base,
+            generation: job.generation,
+            teacherPath: inWorkdir(config.workdir, expandGeneration(config.teacher_path, job.generation)),
+            members: job.members,
           },
         ],
       });
@@ -442,7 +640,11 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     if (!flight) return;
     log.warn('child ended without a report; the job runs again', { childId, error: failureText(error) });
     if (flight.job.attempt < 3) queue.unshift({ ...flight.job, attempt: flight.job.attempt + 1 });
-    else log.error('giving up on a job after 3 attempts', { jobId: flight.job.jobId });
+    else {
+      log.error('giving up on a job after 3 attempts', { jobId: flight.job.jobId });
+      // Its round must not wait for it forever.
+      if (flight.job.kind === 'run') runIsFinal(flight.job, { run: null, selected: null });
+    }
     dirty = true;
   }
 
@@ -490,7 +692,10 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     }
   }
 
-  const stopped = (): GenerationResult => ({ view: view(), resume: { ...carryOn(), stopping: false, inFlight: [] } });
+  const stopped = (): GenerationResult => ({
+    view: view(),
+    resume: { ...carryOn(), queue: [...builds, ...queue], stopping: false, inFlight: [], unpackaged: packagingOutbox },
+  });
 
   const carryOn = (): GenerationCarry => ({
     state,
@@ -503,6 +708,12 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     candidatesError,
     lanesDownUntil,
     stopping,
+    progress,
+    teacher,
+    teacherEnsemble,
+    roundEnsembles,
+    waitsReported,
+    unpackaged: [],
   });
 
   // ---- the generation opens ----
@@ -517,6 +728,8 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   upsertMemo({ loop: loopId, generation: state.generation, stateDir: paths.stateDir });
 
   for (;;) {
+    // Cleared before this turn's work: a signal that arrives while it awaits an activity wakes the next wait.
+    dirty = false;
     if (stopNow) {
       await stopAtOnce();
       return stopped();
@@ -532,7 +745,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
         return continueAsNew<typeof generation>({
           loopId,
           config,
-          carry: { ...carryOn(), state, opening, split: null, round: 0, queue: [] },
+          carry: { ...carryOn(), ...freshGenerationPlans(), state, opening, split: null, round: 0, queue: [] },
         });
       }
     }
@@ -560,11 +773,28 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     if (workflowInfo().continueAsNewSuggested) {
       await settleBeforeHandOver();
       // An immediate stop that came in meanwhile is not carried over: the next turn handles it.
-      if (!stopNow) return continueAsNew<typeof generation>({ loopId, config, carry: carryOn() });
+      if (!stopNow) return continueAsNew<typeof generation>({ loopId, config, carry: { ...carryOn(), queue: [...builds, ...queue] } });
     }
-    dirty = false;
-    await condition(() => dirty || stopNow || packagingOutbox.length > 0, wakeAfter());
-    idle = idle && !dirty;
+    if (idle && splitError === null && !stopping) await idleUntilChange();
+    else await condition(() => dirty || stopNow || packagingOutbox.length > 0, wakeAfter());
+  }
+
+  /**
+   * No active candidates: wait for a teacher file to appear or the candidates file to change, in
+   * one heartbeating activity (an idle loop adds nothing to its history while it waits), or for a signal.
+   */
+  async function idleUntilChange(): Promise<void> {
+    const scope = new CancellationScope();
+    let finished = false;
+    const watching = scope.run(() =>
+      idleWatch.waitForChange({ files: waitingFor, candidatesFile: config.candidates, maxMs: 3_600_000 }),
+    );
+    watching.then(
+      () => (finished = true),
+      () => (finished = true),
+    );
+    await condition(() => finished || dirty || stopNow || packagingOutbox.length > 0 || builds.length > 0);
+    if (!finished) scope.cancel();
   }
 
   /** When to look again without a signal: an idle loop polls; a down lane comes back. */

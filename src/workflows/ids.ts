@@ -23,3 +23,9 @@ export function reserveCheckWorkflowId(loopId: string, generation: number, runId
   const base = `${loopWorkflowId(loopId)}/g${padGeneration(generation)}/reserve/${runId}/${checkpointStem(checkpointName)}/n${testEvals}`;
   return attempt > 1 ? `${base}.${attempt}` : base;
 }
+
+/** A teacher build child: `champion-loop/<loop>/g001/teacher`. */
+export function teacherBuildWorkflowId(loopId: string, generation: number, attempt: number): string {
+  const base = `${loopWorkflowId(loopId)}/g${padGeneration(generation)}/teacher`;
+  return attempt > 1 ? `${base}.${attempt}` : base;
+}

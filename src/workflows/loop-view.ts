@@ -3,7 +3,7 @@ import type { StateJson } from '../ledger/loop-state.js';
 /** One job running on a lane. */
 export interface InFlightView {
   readonly jobId: string;
-  readonly kind: 'run' | 'reserve';
+  readonly kind: 'run' | 'reserve' | 'teacher';
   readonly childId: string;
   readonly lane: string;
   readonly since: string;

@@ -1,7 +1,7 @@
 // Signals and queries, defined once: workflows, the client CLI and `temporal workflow signal/query` share these names.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PackageChampion } from '../activities/types.js';
-import type { RunRow } from '../ledger/rows.js';
+import type { RunRow, TeacherRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import type { LoopView } from './loop-view.js';
 import type { PackagingView } from './packaging-view.js';
@@ -40,6 +40,14 @@ export interface ReserveReport {
   readonly reserve: EvalRow | null;
 }
 export const reserveReportedSignal = defineSignal<[ReserveReport]>('reserveReported');
+
+/** A teacher build reports its outcome (the seed's `teacher` row; null when its lane was unavailable). */
+export interface TeacherReport {
+  readonly childId: string;
+  readonly jobId: string;
+  readonly row: TeacherRow | null;
+}
+export const teacherReportedSignal = defineSignal<[TeacherReport]>('teacherReported');
 
 /** The live state of a loop: SPEC section 9 plus what runs where. */
 export const stateQuery = defineQuery<LoopView>('state');

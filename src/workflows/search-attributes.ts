@@ -4,7 +4,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 /** Which loop a workflow belongs to. */
 export const LOOP_ID = defineSearchAttributeKey('LoopId', SearchAttributeType.KEYWORD);
-/** generation | training-run | reserve-check | packaging. */
+/** generation | training-run | reserve-check | teacher-build | packaging. */
 export const LOOP_KIND = defineSearchAttributeKey('LoopKind', SearchAttributeType.KEYWORD);
 export const GENERATION = defineSearchAttributeKey('Generation', SearchAttributeType.INT);
 export const ROUND = defineSearchAttributeKey('Round', SearchAttributeType.INT);
@@ -12,4 +12,4 @@ export const CANDIDATE = defineSearchAttributeKey('Candidate', SearchAttributeTy
 /** The generation's current champion as `run_id/checkpoint_name`. */
 export const CHAMPION = defineSearchAttributeKey('Champion', SearchAttributeType.KEYWORD);
 
-export type LoopKind = 'generation' | 'training-run' | 'reserve-check' | 'packaging';
+export type LoopKind = 'generation' | 'training-run' | 'reserve-check' | 'teacher-build' | 'packaging';

@@ -40,6 +40,8 @@ export interface TrainingRunInput {
   /** Set when an earlier child trained the run and only evaluations are left. */
   readonly run: RunRow | null;
   readonly unscored: string[] | null;
+  /** The run row came from the generation (an ensemble's synthetic run) and is new to the ledger. */
+  readonly reportRun?: boolean;
 }
 
 function runRow(plan: RunPlan, configPath: string, configSha256: string, fields: Partial<RunRow> & Pick<RunRow, 'status' | 'started' | 'finished'>): RunRow {
@@ -152,8 +154,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   const report: RunReport = {
     childId: workflowInfo().workflowId,
     jobId: input.jobId,
-    // An evaluation-only retry does not report the run row again.
-    run: input.run ? null : run,
+    // An evaluation-only retry does not report the run row again; an ensemble's first scoring does.
+    run: input.run && !input.reportRun ? null : run,
     evals,
     selected,
     laneUnavailable: unavailable,

@@ -9,7 +9,7 @@ import { baseConfig, fixtureCommands, fixtureLoop, NO_CHECKPOINT } from './fixtu
 
 describe('activities', () => {
   it('groups the activities by the worker that registers them', () => {
-    expect(Object.keys(orchestratorActivities).sort()).toEqual(['buildSplit', 'missingFiles', 'prepareRun', 'readCandidates', 'writeEnsembleManifest']);
+    expect(Object.keys(orchestratorActivities).sort()).toEqual(['buildSplit', 'missingFiles', 'prepareRun', 'readCandidates', 'waitForChange', 'writeEnsembleManifest']);
     expect(Object.keys(laneActivities).sort()).toEqual(['buildTeacher', 'evaluateReserve', 'evaluateRun', 'trainRun']);
     expect(Object.keys(packageActivities)).toEqual(['packageChampion']);
     const functions = Object.entries(activities).filter(([, value]) => typeof value === 'function').map(([name]) => name);
@@ -26,6 +26,7 @@ describe('activities', () => {
         'readCandidates',
         'setSubprocessEnv',
         'trainRun',
+        'waitForChange',
         'writeEnsembleManifest',
       ],
     );

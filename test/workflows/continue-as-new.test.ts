@@ -44,7 +44,8 @@ async function runLoop(dynamicConfig?: Record<string, unknown>) {
 /** What must not differ between two loops: each run and eval once, with the same outcome (times and paths aside). */
 function jobsOf(rows: readonly LedgerRow[]) {
   const runs = rowsOf(rows, 'run').map((row) => `${row.run_id} ${row.status} ${row.seed} ${row.epochs_run} ${row.checkpoints.join(',')}`);
-  const evals = rowsOf(rows, 'eval').map((row) => `${evalKey(row)} ${row.status} ${JSON.stringify(row.result)} ${row.checkpoint_sha256}`);
+  // An ensemble's sha256 is its manifest's, which names the loop's own (temporary) paths.
+  const evals = rowsOf(rows, 'eval').map((row) => `${evalKey(row)} ${row.status} ${JSON.stringify(row.result)} ${row.manifest ? 'manifest' : row.checkpoint_sha256}`);
   return { runs: [...runs].sort(), evals: [...evals].sort(), runCount: runs.length, evalCount: evals.length };
 }
 
@@ -62,10 +63,15 @@ describe('a loop forced to continue-as-new while runs are in flight', () => {
       const jobs = jobsOf(loop.rows);
       expect(new Set(rowsOf(loop.rows, 'run').map((row) => row.run_id)).size).toBe(jobs.runCount);
       expect(new Set(rowsOf(loop.rows, 'eval').map(evalKey)).size).toBe(jobs.evalCount);
+      // Every training run of rounds 1..ROUNDS, and the round ensembles of rounds 3..ROUNDS (each finished
+      // before the hanging round's second job could start).
       expect(rowsOf(loop.rows, 'run').map((row) => row.run_id).sort()).toEqual(
-        ['a', 'b'].flatMap((name) => Array.from({ length: ROUNDS }, (_, i) => `champ-g001-r000${i + 1}-${name}`)).sort(),
+        [
+          ...['a', 'b'].flatMap((name) => Array.from({ length: ROUNDS }, (_, i) => `champ-g001-r000${i + 1}-${name}`)),
+          ...Array.from({ length: ROUNDS - 2 }, (_, i) => `ens-g001-r000${i + 3}-all`),
+        ].sort(),
       );
-      expect(rowsOf(loop.rows, 'run').every((row) => row.status === 'trained')).toBe(true);
+      expect(rowsOf(loop.rows, 'run').every((row) => row.status === (row.run_id.startsWith('ens-') ? 'ensemble' : 'trained'))).toBe(true);
       // The exported ledger, the fold of its JSONL and the workflow's own view are one state.
       expect(stateOf(loop.state)).toEqual(stateOf(loop.result.view));
       expect(stateOf(loop.folded)).toEqual(stateOf(loop.result.view));

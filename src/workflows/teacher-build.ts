@@ -1,0 +1,68 @@
+import { getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { LoopPaths, StepCommands, TeacherMember } from '../activities/types.js';
+import type { LoopConfig } from '../config/loop-config.js';
+import type { TeacherRow } from '../ledger/rows.js';
+import type { LoopActivities } from './activity-types.js';
+import { failureText, laneUnavailable } from './lane-failure.js';
+import { teacherReportedSignal, type TeacherReport } from './messages.js';
+
+export interface TeacherBuildInput {
+  readonly loopId: string;
+  readonly parentId: string;
+  readonly jobId: string;
+  readonly lane: string;
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  readonly timeouts: LoopConfig['timeouts'];
+  readonly retries: LoopConfig['retries'];
+  readonly generation: number;
+  readonly teacherPath: string;
+  readonly members: readonly TeacherMember[];
+}
+
+/** Build a generation's in-sample teacher on a lane and report the teacher row to the generation. */
+export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherReport> {
+  const { buildTeacher } = proxyActivities<LoopActivities>({
+    taskQueue: input.lane,
+    scheduleToStartTimeout: input.timeouts.schedule_to_start,
+    startToCloseTimeout: input.timeouts.evaluate,
+    heartbeatTimeout: input.timeouts.heartbeat,
+    retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: ['CommandNotFound'] },
+  });
+  const started = new Date().toISOString();
+  let row: TeacherRow | null;
+  try {
+    const outcome = await buildTeacher({
+      paths: input.paths,
+      commands: input.commands,
+      generation: input.generation,
+      teacherPath: input.teacherPath,
+      members: input.members,
+    });
+    row = {
+      type: 'teacher',
+      generation: input.generation,
+      status: outcome.status,
+      path: outcome.path,
+      ...(outcome.sha256 === undefined ? {} : { sha256: outcome.sha256 }),
+      members: outcome.members.map((member) => ({ run_id: member.run_id, checkpoint_name: member.checkpoint_name })),
+      started: outcome.started,
+      finished: outcome.finished,
+    };
+    if (outcome.error) log.warn('teacher build failed', { generation: input.generation, error: outcome.error });
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    if (laneUnavailable(error)) row = null;
+    else {
+      log.warn('teacher build failed', { generation: input.generation, error: failureText(error) });
+      row = { type: 'teacher', generation: input.generation, status: 'failed', path: input.teacherPath, members: [], started, finished: new Date().toISOString() };
+    }
+  }
+  const report: TeacherReport = { childId: workflowInfo().workflowId, jobId: input.jobId, row };
+  try {
+    await getExternalWorkflowHandle(input.parentId).signal(teacherReportedSignal, report);
+  } catch (error) {
+    log.warn('could not report to the generation', { parentId: input.parentId, error: failureText(error) });
+  }
+  return report;
+}
