@@ -1,0 +1,58 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
+import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
+
+/** Where recorded histories live: one JSON file per workflow run, committed. */
+export const HISTORIES_DIR = fileURLToPath(new URL('./histories/', import.meta.url));
+
+/** A recorded run: which workflow, of which scenario, and its full history. */
+export interface RecordedHistory {
+  readonly scenario: string;
+  readonly workflowId: string;
+  readonly workflowType: string;
+  readonly history: History;
+}
+
+const fileName = (scenario: string, workflowId: string, runIndex: number) =>
+  `${scenario}--${workflowId.replace(/^champion-loop\//, '').replace(/[^A-Za-z0-9.-]+/g, '_')}--${runIndex}.json`;
+
+/**
+ * Record every run of every workflow of a namespace (a scenario's loop), at most `perType`
+ * executions of each child type, so the set stays small but covers every workflow.
+ */
+export async function recordScenario(client: Client, scenario: string, perType = 2): Promise<string[]> {
+  const executions: { workflowId: string; runId: string; type: string; start: number }[] = [];
+  for await (const execution of client.workflow.list()) {
+    executions.push({ workflowId: execution.workflowId, runId: execution.runId, type: execution.type, start: execution.startTime.getTime() });
+  }
+  executions.sort((a, b) => a.start - b.start);
+  const kept = new Map<string, number>();
+  const runIndex = new Map<string, number>();
+  const written: string[] = [];
+  for (const execution of executions) {
+    const loopLevel = execution.type === 'generation' || execution.type === 'packaging';
+    const seen = kept.get(execution.type) ?? 0;
+    if (!loopLevel && seen >= perType) continue;
+    kept.set(execution.type, seen + 1);
+    const index = runIndex.get(execution.workflowId) ?? 0;
+    runIndex.set(execution.workflowId, index + 1);
+    const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+    const file = path.join(HISTORIES_DIR, fileName(scenario, execution.workflowId, index));
+    await writeFile(file, `${JSON.stringify({ scenario, workflowId: execution.workflowId, workflowType: execution.type, history: JSON.parse(historyToJSON(history)) as unknown }, null, 1)}\n`);
+    written.push(file);
+  }
+  return written;
+}
+
+/** Every committed history. */
+export async function loadHistories(): Promise<RecordedHistory[]> {
+  const files = (await readdir(HISTORIES_DIR)).filter((name) => name.endsWith('.json')).sort();
+  return Promise.all(
+    files.map(async (name) => {
+      const data = JSON.parse(await readFile(path.join(HISTORIES_DIR, name), 'utf8')) as Omit<RecordedHistory, 'history'> & { history: unknown };
+      return { ...data, history: historyFromJSON(data.history) };
+    }),
+  );
+}

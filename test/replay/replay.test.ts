@@ -1,0 +1,49 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import type { GenerationInput } from '../../src/workflows/generation.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
+import { loadHistories } from './histories.js';
+
+// Histories recorded from real runs (npm run record-histories) replayed against today's workflow
+// code: a change that would break a running loop's determinism fails here. See README,
+// "Changing workflow code".
+describe('recorded histories', () => {
+  it('replay without a determinism error against the workflow bundle the workers run', async () => {
+    const histories = await loadHistories();
+    const results = Worker.runReplayHistories(
+      { workflowBundle: await workflowBundle(), replayName: 'champion-loop-replay' },
+      histories.map((recorded) => ({ workflowId: recorded.workflowId, history: recorded.history })),
+    );
+    const failures: string[] = [];
+    let replayed = 0;
+    for await (const result of results) {
+      replayed += 1;
+      if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
+    }
+    console.log(`replayed ${replayed} recorded workflow histories`);
+    expect(failures).toEqual([]);
+    expect(replayed).toBe(histories.length);
+  });
+
+  it('cover every workflow and the paths that matter: continue-as-new, advance, stop, stop at once, reserve fail', async () => {
+    const histories = await loadHistories();
+    expect(new Set(histories.map((recorded) => recorded.workflowType))).toEqual(
+      new Set(['generation', 'trainingRun', 'reserveCheck', 'teacherBuild', 'packaging']),
+    );
+    const generationEvents = histories
+      .filter((recorded) => recorded.workflowType === 'generation')
+      .flatMap((recorded) => recorded.history.events ?? []);
+    const signals = new Set(generationEvents.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean));
+    expect([...signals].sort()).toEqual(expect.arrayContaining(['advance', 'stop', 'stopNow', 'runReported', 'reserveReported', 'teacherReported']));
+    const continued = generationEvents.filter((event) => event.workflowExecutionContinuedAsNewEventAttributes);
+    expect(continued.length).toBeGreaterThan(2);
+    const openings = histories
+      .filter((recorded) => recorded.workflowType === 'generation')
+      .map((recorded) => {
+        const payload = recorded.history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+        return payload ? (defaultPayloadConverter.fromPayload(payload) as GenerationInput).carry?.opening?.reason : undefined;
+      });
+    expect(openings).toEqual(expect.arrayContaining(['max_reserve_checks', 'reserve_failed', 'advanced by hand']));
+  });
+});
