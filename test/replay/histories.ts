@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils';
+import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
 
 /** Where recorded histories live: one JSON file per workflow run, committed. */
 export const HISTORIES_DIR = fileURLToPath(new URL('./histories/', import.meta.url));
