@@ -42,7 +42,7 @@ describe('recorded histories', () => {
       .filter((recorded) => recorded.workflowType === 'generation')
       .map((recorded) => {
         const payload = recorded.history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-        return payload ? (defaultPayloadConverter.fromPayload(payload) as GenerationInput).carry?.opening?.reason : undefined;
+        return payload ? defaultPayloadConverter.fromPayload<GenerationInput>(payload).carry?.opening?.reason : undefined;
       });
     expect(openings).toEqual(expect.arrayContaining(['max_reserve_checks', 'reserve_failed', 'advanced by hand']));
   });
