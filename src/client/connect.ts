@@ -1,20 +1,15 @@
 import { Client, Connection } from '@temporalio/client';
-import { connectionSettings, describeConnection, type ConnectionSettings } from '../workers/connection.js';
+import { connectionSettings, describeConnection, type ConnectionFlags, type ConnectionSettings } from '../workers/connection.js';
 
-/** The connection flags every command takes. */
-export interface ConnectionFlags {
-  readonly address?: string;
-  readonly namespace?: string;
-  readonly profile?: string;
-}
+export type { ConnectionFlags };
 
 /** No Temporal server answered; says where we looked and how to point elsewhere. */
 export class NoServerError extends Error {
   constructor(readonly settings: ConnectionSettings, cause: unknown) {
     super(
       `no Temporal server answers at ${describeConnection(settings)} (${(cause as Error).message ?? cause}).\n` +
-        "Start the local one with 'npm run dev-server', or point at yours with --address/--namespace, " +
-        'TEMPORAL_ADDRESS/TEMPORAL_NAMESPACE or a TEMPORAL_PROFILE.',
+        "Start the local one with 'npm run dev-server', or point at yours with --address/--namespace " +
+        '(TLS: --tls-cert-path/--tls-key-path/--tls-ca-path; API key: TEMPORAL_API_KEY), the TEMPORAL_* variables or a TEMPORAL_PROFILE.',
     );
     this.name = 'NoServerError';
   }

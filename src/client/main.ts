@@ -9,7 +9,8 @@ import { exportLedger } from './ledger-export.js';
 import { advanceLoop, loopStatus, startLoop, stopLoop } from './loop-control.js';
 import { renderStatus } from './render-status.js';
 import { watchLoop } from './watch.js';
-import { runWorker } from './worker-command.js';
+import { loopReport } from './report-command.js';
+import { runWorker, type WorkerCommandOptions } from './worker-command.js';
 import { loadCandidates } from '../config/load-candidates.js';
 
 const program = new Command('champion-loop')
@@ -20,7 +21,13 @@ function connectionOptions(command: Command): Command {
   return command
     .option('--address <host:port>', 'Temporal frontend (default: TEMPORAL_ADDRESS, the profile, or localhost:7233)')
     .option('--namespace <name>', 'Temporal namespace (default: TEMPORAL_NAMESPACE, the profile, or champion-loop)')
-    .option('--profile <name>', 'envconfig profile (default: TEMPORAL_PROFILE or "default")');
+    .option('--profile <name>', 'envconfig profile (default: TEMPORAL_PROFILE or "default")')
+    .option('--tls', 'connect with TLS (implied by the TLS paths and by an API key)')
+    .option('--tls-cert-path <file>', 'mTLS client certificate (default: TEMPORAL_TLS_CLIENT_CERT_PATH or the profile)')
+    .option('--tls-key-path <file>', 'mTLS client key (default: TEMPORAL_TLS_CLIENT_KEY_PATH or the profile)')
+    .option('--tls-ca-path <file>', "CA certificate the server's certificate must chain to (default: TEMPORAL_TLS_SERVER_CA_CERT_PATH)")
+    .option('--tls-server-name <name>', 'server name to verify the certificate against (default: TEMPORAL_TLS_SERVER_NAME)')
+    .option('--api-key <key>', 'API key (prefer TEMPORAL_API_KEY or the profile: a flag shows in the process list)');
 }
 
 async function withClient<T>(flags: ConnectionFlags, body: (client: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>): Promise<T> {
@@ -122,6 +129,20 @@ connectionOptions(
   console.log(`${rows.length} rows -> ${path.join(options.out, 'ledger.jsonl')}; state -> ${path.join(options.out, 'state.json')}`);
 });
 
+connectionOptions(
+  program
+    .command('report')
+    .description("a self-contained HTML report of a loop's ledger: per generation the Pareto front plotted, the champion timeline, the reserve checks")
+    .argument('<loop-id>')
+    .option('-o, --out <file.html>', 'where to write it (default: champion-loop-<loop-id>.html)'),
+).action(async (loopId: string, options: ConnectionFlags & { out?: string }) => {
+  const report = await withClient(options, (client) => loopReport(client, loopId, new Date()));
+  const out = options.out ?? `champion-loop-${loopId}.html`;
+  await mkdir(path.dirname(path.resolve(out)), { recursive: true });
+  await writeFile(out, report.html);
+  console.log(`report of loop ${loopId}: ${report.generations} generation${report.generations === 1 ? '' : 's'}, ${report.testEvals} test evaluations -> ${out} (opens offline in any browser)`);
+});
+
 program
   .command('state')
   .description('print, as JSON, the state.json that a seed-format ledger.jsonl folds to')
@@ -154,8 +175,9 @@ connectionOptions(
     .option('--host <name>', "gpu: the host part of the lane's task queue (default: this machine's host name)")
     .option('--slots <n>', 'gpu: jobs this lane runs at once', '1')
     .option('--min-free-gib <gib>', 'gpu: free GPU memory a job needs before the lane takes it', '30')
-    .option('--cpu', 'gpu: a CPU lane (no GPU on this box): no memory guard, no GPU visible to its jobs'),
-).action(async (kind: string, options: ConnectionFlags & { device?: string; host?: string; slots: string; minFreeGib: string; cpu?: boolean }) => {
+    .option('--cpu', 'gpu: a CPU lane (no GPU on this box): no memory guard, no GPU visible to its jobs')
+    .option('--metrics-port <port>', 'serve Prometheus metrics (temporal_*) at http://0.0.0.0:PORT/metrics (default: CHAMPION_LOOP_METRICS_PORT; off)'),
+).action(async (kind: string, options: WorkerCommandOptions) => {
   await runWorker(kind, options);
 });
 

@@ -19,7 +19,9 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
     events.push(`Pareto front: ${next.pareto_set.length} member${next.pareto_set.length === 1 ? '' : 's'}`);
   }
   if (next.generation === previous.generation && next.reserve_checks > previous.reserve_checks) {
-    events.push(`reserve check ${next.reserve_checks} held up${next.advance_reason ? `; generation ends (${next.advance_reason})` : ''}`);
+    // A failed check counts as a check too; only the reason it sets tells the two apart.
+    const failed = next.advance_reason === 'reserve_failed' && previous.advance_reason !== 'reserve_failed';
+    events.push(`reserve check ${next.reserve_checks} ${failed ? 'failed: the champion is significantly worse on the reserve set' : 'held up'}${next.advance_reason ? `; generation ends (${next.advance_reason})` : ''}`);
   }
   if (next.advance_reason && next.advance_reason !== previous.advance_reason && next.generation === previous.generation) {
     events.push(`generation ${next.generation} ends: ${next.advance_reason}`);

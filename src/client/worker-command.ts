@@ -1,9 +1,20 @@
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { connectionSettings, describeConnection } from '../workers/connection.js';
 import { createLaneWorker } from '../workers/lane-worker.js';
+import { installMetrics, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker } from '../workers/orchestrator-worker.js';
 import { createPackageWorker } from '../workers/package-worker.js';
 import type { ConnectionFlags } from './connect.js';
+
+/** The `worker` command's options beyond the connection. */
+export interface WorkerCommandOptions extends ConnectionFlags {
+  readonly device?: string;
+  readonly host?: string;
+  readonly slots: string;
+  readonly minFreeGib: string;
+  readonly cpu?: boolean;
+  readonly metricsPort?: string;
+}
 
 function number(text: string | undefined, flag: string, min: number): number {
   const value = Number(text);
@@ -12,11 +23,12 @@ function number(text: string | undefined, flag: string, min: number): number {
 }
 
 /** Run one worker until SIGINT/SIGTERM; on either, running subprocesses are killed and the worker drains. */
-export async function runWorker(
-  kind: string,
-  options: ConnectionFlags & { device?: string; host?: string; slots: string; minFreeGib: string; cpu?: boolean },
-): Promise<void> {
+export async function runWorker(kind: string, options: WorkerCommandOptions): Promise<void> {
+  if (!['orchestrator', 'gpu', 'package'].includes(kind)) throw new Error(`unknown worker kind '${kind}': use orchestrator, gpu or package`);
   const settings = connectionSettings(options);
+  // The runtime (and with it the metrics endpoint) must exist before the first connection.
+  const port = metricsPort(options.metricsPort);
+  const metrics = port === null ? null : installMetrics(port);
   const connection = await NativeConnection.connect(settings.connectionOptions);
   const common = { connection, namespace: settings.namespace };
   let worker: Worker;
@@ -40,14 +52,11 @@ export async function runWorker(
       what = `${options.cpu ? 'CPU' : 'GPU'} lane ${lane.queue}`;
       break;
     }
-    case 'package':
+    default:
       worker = await createPackageWorker(common);
       what = 'package worker';
-      break;
-    default:
-      throw new Error(`unknown worker kind '${kind}': use orchestrator, gpu or package`);
   }
-  console.log(`${what} connected to ${describeConnection(settings)}`);
+  console.log(`${what} connected to ${describeConnection(settings)}${metrics ? `; metrics at http://${metrics}/metrics` : ''}`);
   await worker.run();
   await connection.close();
 }

@@ -1,0 +1,35 @@
+import { Runtime } from '@temporalio/worker';
+
+/** The variable that turns worker metrics on when `--metrics-port` is not given. */
+export const METRICS_PORT_VARIABLE = 'CHAMPION_LOOP_METRICS_PORT';
+
+/** A metrics port that is not a TCP port number. */
+export class MetricsPortError extends Error {
+  override readonly name = 'MetricsPortError';
+}
+
+/** The Prometheus port asked for by the flag or, failing that, the variable; null: metrics off (the default). */
+export function metricsPort(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number | null {
+  const [text, source] = flag !== undefined ? [flag, '--metrics-port'] : [env[METRICS_PORT_VARIABLE], METRICS_PORT_VARIABLE];
+  if (text === undefined || text.trim() === '') return null;
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new MetricsPortError(`${source} must be a TCP port number from 1 to 65535 (got ${JSON.stringify(text)})`);
+  }
+  return port;
+}
+
+/**
+ * Serve the SDK's worker metrics (task slots, poll and schedule-to-start latencies, activity
+ * and workflow outcomes; all named `temporal_...`) for Prometheus at http://HOST:PORT/metrics.
+ * Must run before the process creates its first connection or worker: the runtime is installed once.
+ */
+export function installMetrics(port: number, host = '0.0.0.0'): string {
+  const bindAddress = `${host}:${port}`;
+  try {
+    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
+  } catch (error) {
+    throw new MetricsPortError(`cannot serve worker metrics on ${bindAddress}: ${(error as Error).message}`);
+  }
+  return bindAddress;
+}

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { renderReport } from '../../../src/client/report/render-report.js';
+import { stateFromLedger } from '../../../src/ledger/from-ledger.js';
+import type { LedgerRow } from '../../../src/ledger/rows.js';
+import { seedLedgerRows } from './seed-ledger.js';
+
+const rows = seedLedgerRows();
+const state = stateFromLedger(rows.map((row) => JSON.stringify(row)).join('\n'), 'seed-ledger.jsonl', { mode: 'default', saturationEvals: 3, maxReserveChecks: 3 }, 'artifacts/champion-loop');
+const html = renderReport(rows, { loopId: 'gate-2026', generatedAt: new Date('2026-01-06T00:00:00Z'), state });
+
+/** The text of one generation's section. */
+function section(generation: number): string {
+  const start = html.indexOf(`<section class="generation" id="g${generation}"`);
+  return html.slice(start, html.indexOf('</section>', start));
+}
+
+describe('the HTML report', () => {
+  it('is one self-contained page: inline style and SVG, nothing to fetch', () => {
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).toContain('<style>');
+    expect(html).not.toMatch(/https?:|<link|<script|@import|url\(|src=/i);
+  });
+
+  it('shows the newest generation first, each with its plot, front, champion timeline and reserve checks', () => {
+    expect(html.indexOf('id="g2"')).toBeLessThan(html.indexOf('id="g1"'));
+    for (const generation of [1, 2]) {
+      const text = section(generation);
+      expect(text).toContain('<svg class="front-plot"');
+      expect(text).toContain('<h3>Pareto front</h3>');
+      expect(text).toContain('<h3>Champion timeline</h3>');
+      expect(text).toContain('<h3>Reserve checks</h3>');
+    }
+    expect((html.match(/<circle class="point"/g) ?? []).length).toBe(7);
+  });
+
+  it('lists champions with time, run, checkpoint, counts and rates', () => {
+    const timeline = section(1).split('<h3>Champion timeline</h3>')[1]?.split('<h3>')[0] ?? '';
+    expect(timeline).toContain('2026-01-05 08:11:00Z');
+    expect(timeline).toContain('champ-g001-r0001-base');
+    expect(timeline).toContain('12/60 (20.00%)');
+    expect(timeline).toContain('champ-g001-r0001-wide');
+    expect(timeline).toContain('7/60 (11.67%)');
+    expect(timeline).toContain('18/240 (7.50%)');
+  });
+
+  it('shows reserve checks with p-values and verdicts, a stale one as stale', () => {
+    const failed = section(1).split('<h3>Reserve checks</h3>')[1] ?? '';
+    expect(failed).toContain('0.0022');
+    expect(failed).toContain('20/60 (33.33%)');
+    expect(failed).toContain('>fails</span>');
+    const stale = section(2).split('<h3>Reserve checks</h3>')[1] ?? '';
+    expect(stale).toContain('>stale</span>');
+    expect(stale).not.toContain('>holds up</span>');
+  });
+
+  it('says how each generation opened and sums up the state', () => {
+    expect(section(2)).toContain('reason <strong>reserve_failed</strong>');
+    expect(html).toContain('now in generation 2');
+    expect(html).toContain('champ-g002-r0001-wide checkpoint-0002.pt');
+    expect(section(1)).toContain('and 1 failed or without result counts');
+  });
+
+  it('escapes every text that comes from the ledger or the loop id', () => {
+    const evil = '<script>alert(1)</script>';
+    const tampered = rows.map((row): LedgerRow => (row.type === 'generation' ? { ...row, reason: evil } : row));
+    const page = renderReport(tampered, { loopId: `"${evil}`, generatedAt: new Date(0) });
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('escapes values that should be numbers but are not (a hand-edited ledger)', () => {
+    const odd = '<i>x</i>';
+    const tampered = rows.map((row): LedgerRow => {
+      if (row.type === 'eval' && row.result) return { ...row, generation: odd as unknown as number, result: { ...row.result, fail_to_pass_count: odd as unknown as number } };
+      if (row.type === 'reserve_check') return { ...row, test_evals: odd as unknown as number };
+      return row;
+    });
+    const page = renderReport(tampered, { loopId: 'odd', generatedAt: new Date(0) });
+    expect(page).not.toContain('<i>');
+    expect(page).toContain('&lt;i&gt;x&lt;/i&gt;');
+  });
+
+  it('renders an empty ledger as a page that says so', () => {
+    const page = renderReport([], { loopId: 'new', generatedAt: new Date(0) });
+    expect(page).toContain('The ledger has no rows yet.');
+    expect(page).not.toContain('<svg');
+  });
+});

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { loopEvents, renderFrame } from '../../src/client/watch.js';
+import type { EvalSummary } from '../../src/rules/types.js';
+import type { LoopView } from '../../src/workflows/loop-view.js';
+
+const summary = (run: string, checkpoint: string, f2p: number, p2f: number): EvalSummary => ({
+  run_id: run,
+  candidate: run.split('-').pop() ?? '',
+  epoch: Number(/(\d+)\.pt$/.exec(checkpoint)?.[1] ?? 0),
+  checkpoint_name: checkpoint,
+  checkpoint: `runs/${run}/${checkpoint}`,
+  config_path: 'configs/x.yaml',
+  eval_json: 'evals/x.json',
+  result: {
+    fail_to_pass_count: f2p,
+    fail_count: 60,
+    fail_to_pass_rate: f2p / 60,
+    pass_to_fail_count: p2f,
+    pass_correct_count: 240 - p2f,
+    pass_count: 240,
+    pass_to_fail_rate: p2f / 240,
+    macro_f1: 0.8,
+    s_f1: 0.7,
+  },
+});
+
+const CHAMPION = summary('champ-g001-r0001-base', 'checkpoint-0002.pt', 6, 12);
+const CHALLENGER = summary('champ-g001-r0002-wide', 'checkpoint-0001.pt', 3, 9);
+
+function view(changes: Partial<LoopView> = {}): LoopView {
+  return {
+    loop_id: 'gate',
+    generation: 1,
+    split: 'state/splits/gen-001.yaml',
+    champion: null,
+    pareto_set: [],
+    test_evals: 0,
+    tests_since_reserve_check: 0,
+    reserve_checks: 0,
+    advance_reason: null,
+    updated: '2026-01-05T08:00:00.000Z',
+    round: 1,
+    stopping: false,
+    split_ready: true,
+    queued: 0,
+    in_flight: [],
+    lanes: [
+      { queue: 'champion-loop.box.gpu0', slots: 1, busy: 0, down_until: null },
+      { queue: 'champion-loop.box.gpu1', slots: 1, busy: 0, down_until: null },
+    ],
+    candidates: ['base', 'wide'],
+    candidates_error: null,
+    split_error: null,
+    idle: false,
+    ...changes,
+  };
+}
+
+describe('watch: the events between two looks at a loop', () => {
+  it('opens with where the loop is', () => {
+    expect(loopEvents(null, view({ generation: 2, round: 5 }))).toEqual(['watching loop gate: generation 2, round 5']);
+  });
+
+  it('says nothing when nothing changed', () => {
+    expect(loopEvents(view(), view())).toEqual([]);
+  });
+
+  it('reports a new round with its candidates', () => {
+    expect(loopEvents(view(), view({ round: 2 }))).toEqual(['round 2 started: base, wide']);
+  });
+
+  it('reports a new champion with its counts and rates, and the front that changed with it', () => {
+    const before = view({ champion: CHAMPION, pareto_set: [CHAMPION] });
+    const after = view({ champion: CHALLENGER, pareto_set: [CHALLENGER] });
+    expect(loopEvents(before, after)).toEqual([
+      'new champion: champ-g001-r0002-wide checkpoint-0001.pt epoch=1 f2p=3/60 (5.00%) p2f=9/240 (3.75%)',
+      'Pareto front: 1 member',
+    ]);
+    expect(loopEvents(after, view({ champion: CHALLENGER, pareto_set: [CHALLENGER, CHAMPION] }))).toEqual(['Pareto front: 2 members']);
+  });
+
+  it('reports a reserve check that held up, and the end of the generation it causes', () => {
+    const checked = view({ reserve_checks: 1, advance_reason: 'max_reserve_checks' });
+    expect(loopEvents(view(), checked)).toEqual([
+      'reserve check 1 held up; generation ends (max_reserve_checks)',
+      'generation 1 ends: max_reserve_checks',
+    ]);
+  });
+
+  it('reports a failed reserve check as failed, the end of the generation, then the next generation with its reason', () => {
+    // A failed check counts as a reserve check too (SPEC section 6).
+    const failed = view({ reserve_checks: 1, advance_reason: 'reserve_failed' });
+    expect(loopEvents(view(), failed)).toEqual([
+      'reserve check 1 failed: the champion is significantly worse on the reserve set; generation ends (reserve_failed)',
+      'generation 1 ends: reserve_failed',
+    ]);
+    expect(loopEvents(failed, view({ generation: 2, round: 1 }))).toEqual(['generation 2 opened (reserve_failed)']);
+  });
+
+  it('reports a broken candidates file and a failing split once each', () => {
+    const broken = view({ candidates_error: 'candidates.yaml: candidates.0.name: required' });
+    expect(loopEvents(view(), broken)).toEqual(['candidates file invalid, keeping the previous list: candidates.yaml: candidates.0.name: required']);
+    expect(loopEvents(broken, broken)).toEqual([]);
+    expect(loopEvents(view(), view({ split_error: 'split-generate exited 3' }))).toEqual(['split failing: split-generate exited 3']);
+  });
+});
+
+describe('watch: the live frame', () => {
+  const now = new Date('2026-01-05T08:01:05.000Z');
+
+  it('shows generation, round, jobs, the champion and how far the reserve check is', () => {
+    const frame = renderFrame(view({ champion: CHAMPION, test_evals: 12, tests_since_reserve_check: 5, queued: 3 }), now, 8);
+    expect(frame[0]).toBe('loop gate · generation 1 · round 1 · 0 running, 3 queued');
+    expect(frame[1]).toBe('champion: champ-g001-r0001-base checkpoint-0002.pt epoch=2 f2p=6/60 (10.00%) p2f=12/240 (5.00%)');
+    expect(frame[2]).toBe('test evals 12 · until the reserve check: 3 · reserve checks 0');
+  });
+
+  it('shows each lane with what it runs and for how long, an idle lane as idle', () => {
+    const frame = renderFrame(
+      view({
+        in_flight: [
+          { jobId: 'champ-g001-r0001-base', kind: 'run', childId: 'champion-loop/gate/g001/r0001/base', lane: 'champion-loop.box.gpu0', since: '2026-01-05T08:00:00.000Z' },
+        ],
+        lanes: [
+          { queue: 'champion-loop.box.gpu0', slots: 1, busy: 1, down_until: null },
+          { queue: 'champion-loop.box.gpu1', slots: 1, busy: 0, down_until: '2026-01-05T08:05:00.000Z' },
+        ],
+        stopping: true,
+      }),
+      now,
+    );
+    expect(frame[0]).toContain('1 running, 0 queued · stopping');
+    expect(frame[2]).toContain('until the reserve check: 0 since the last');
+    expect(frame.slice(3)).toEqual(['  champion-loop.box.gpu0 1/1: champ-g001-r0001-base 1m05s', '  champion-loop.box.gpu1 0/1 unavailable: idle']);
+  });
+
+  it('names a reserve check as such', () => {
+    const frame = renderFrame(
+      view({ in_flight: [{ jobId: 'reserve-1', kind: 'reserve', childId: 'c', lane: 'champion-loop.box.gpu1', since: '2026-01-05T08:01:00.000Z' }] }),
+      now,
+    );
+    expect(frame[4]).toBe('  champion-loop.box.gpu1 0/1: reserve check reserve-1 5s');
+  });
+});
