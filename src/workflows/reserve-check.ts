@@ -1,21 +1,12 @@
 import { getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
-import type { LoopPaths, StepCommands } from '../activities/types.js';
-import type { LoopConfig } from '../config/loop-config.js';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { reserveReportedSignal, type ReserveReport } from './messages.js';
+import type { JobInput } from './job-input.js';
 
-export interface ReserveCheckInput {
-  readonly loopId: string;
-  readonly parentId: string;
-  readonly jobId: string;
-  readonly lane: string;
-  readonly paths: LoopPaths;
-  readonly commands: StepCommands;
-  readonly timeouts: LoopConfig['timeouts'];
-  readonly retries: LoopConfig['retries'];
+export interface ReserveCheckInput extends JobInput {
   /** The champion as it was when the check was due, and the test eval count that made it due. */
   readonly champion: EvalRow;
   readonly testEvals: number;

@@ -1,20 +1,12 @@
 import { getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { LoopPaths, StepCommands, TeacherMember } from '../activities/types.js';
-import type { LoopConfig } from '../config/loop-config.js';
+import type { TeacherMember } from '../activities/types.js';
 import type { TeacherRow } from '../ledger/rows.js';
 import type { LoopActivities } from './activity-types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { teacherReportedSignal, type TeacherReport } from './messages.js';
+import type { JobInput } from './job-input.js';
 
-export interface TeacherBuildInput {
-  readonly loopId: string;
-  readonly parentId: string;
-  readonly jobId: string;
-  readonly lane: string;
-  readonly paths: LoopPaths;
-  readonly commands: StepCommands;
-  readonly timeouts: LoopConfig['timeouts'];
-  readonly retries: LoopConfig['retries'];
+export interface TeacherBuildInput extends JobInput {
   readonly generation: number;
   readonly teacherPath: string;
   readonly members: readonly TeacherMember[];

@@ -6,14 +6,14 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
-import type { Candidate, LoopPaths, StepCommands, TrainOutcome } from '../activities/types.js';
-import type { LoopConfig } from '../config/loop-config.js';
+import type { Candidate, TrainOutcome } from '../activities/types.js';
 import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { runReportedSignal, type RunReport } from './messages.js';
 import { ORCHESTRATOR_QUEUE } from './queues.js';
+import type { JobInput } from './job-input.js';
 
 /** One training run of one candidate in one round, as the generation planned it. */
 export interface RunPlan {
@@ -25,16 +25,7 @@ export interface RunPlan {
   readonly split: string;
 }
 
-export interface TrainingRunInput {
-  readonly loopId: string;
-  /** The generation workflow's id; the report goes to whichever run of it is current. */
-  readonly parentId: string;
-  readonly jobId: string;
-  readonly lane: string;
-  readonly paths: LoopPaths;
-  readonly commands: StepCommands;
-  readonly timeouts: LoopConfig['timeouts'];
-  readonly retries: LoopConfig['retries'];
+export interface TrainingRunInput extends JobInput {
   readonly noCheckpointMarker: string;
   readonly plan: RunPlan;
   /** Set when an earlier child trained the run and only evaluations are left. */

@@ -1,0 +1,16 @@
+import type { LoopPaths, StepCommands } from '../activities/types.js';
+import type { LoopConfig } from '../config/loop-config.js';
+
+/** What every job's child workflow gets from its generation: who to report to, where it runs, how. */
+export interface JobInput {
+  readonly loopId: string;
+  /** The generation workflow's id; the report goes to whichever run of it is current. */
+  readonly parentId: string;
+  readonly jobId: string;
+  /** The lane's task queue: the job's activities run there. */
+  readonly lane: string;
+  readonly paths: LoopPaths;
+  readonly commands: StepCommands;
+  readonly timeouts: LoopConfig['timeouts'];
+  readonly retries: LoopConfig['retries'];
+}
