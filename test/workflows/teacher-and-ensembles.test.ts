@@ -107,14 +107,16 @@ describe('a loop whose only candidate is a waiting student', () => {
     // One waiting activity, however long the wait: no timer or re-read per poll.
     expect((await handle.describe()).historyLength - before).toBeLessThanOrEqual(2);
 
-    const { mkdir, writeFile } = await import('node:fs/promises');
+    const { mkdir, rename, writeFile } = await import('node:fs/promises');
     await mkdir(`${harness.dir}/teachers`, { recursive: true });
-    await writeFile(`${harness.dir}/teachers/given.jsonl`, '{"id": "item-000001", "margin": 1.5}\n');
+    // Whole or not at all, as the loop writes teacher files: the student may start the moment it appears.
+    await writeFile(`${harness.dir}/teachers/given.jsonl.tmp`, '{"id": "item-000001", "margin": 1.5}\n');
+    await rename(`${harness.dir}/teachers/given.jsonl.tmp`, `${harness.dir}/teachers/given.jsonl`);
     await harness.waitFor('idle', (view) => view.test_evals > 0, 30_000);
     await handle.signal('stop');
     await harness.result('idle');
     // No round was planned while the student waited: its first run is round 1.
     const runs = rowsOf((await harness.ledger('idle')).rows, 'run');
-    expect(runs[0]).toMatchObject({ run_id: 'champ-g001-r0001-pupil', status: 'trained' });
+    expect(runs[0]).toMatchObject({ run_id: 'champ-g001-r0001-pupil', status: 'trained', error: null });
   });
 });
