@@ -5,7 +5,21 @@ import type { StepHeartbeat } from './subprocess.js';
 export interface ActivityHooks {
   readonly heartbeat: ((details: StepHeartbeat) => void) | undefined;
   readonly signal: AbortSignal | undefined;
+  /** How often a step should heartbeat: well inside the activity's heartbeat timeout (5 s at most). */
+  readonly heartbeatIntervalMs: number;
   readonly warn: (message: string, attributes?: Record<string, unknown>) => void;
+}
+
+/** A step's heartbeat period when the heartbeat timeout leaves room for it. */
+const HEARTBEAT_EVERY_MS = 5_000;
+
+/**
+ * A third of the heartbeat timeout, at most 5 s: a step that beat exactly as often as the timeout
+ * (a loop.yaml `heartbeat: 5s`) would race the server's timer and lose whenever the worker is busy.
+ */
+export function heartbeatInterval(heartbeatTimeoutMs: number | undefined): number {
+  if (heartbeatTimeoutMs === undefined || heartbeatTimeoutMs <= 0) return HEARTBEAT_EVERY_MS;
+  return Math.max(100, Math.min(HEARTBEAT_EVERY_MS, Math.floor(heartbeatTimeoutMs / 3)));
 }
 
 /** The current activity's hooks; outside an activity (a plain call, a test) there are none. */
@@ -14,11 +28,12 @@ export function activityHooks(): ActivityHooks {
   try {
     context = Context.current();
   } catch {
-    return { heartbeat: undefined, signal: undefined, warn: () => undefined };
+    return { heartbeat: undefined, signal: undefined, heartbeatIntervalMs: HEARTBEAT_EVERY_MS, warn: () => undefined };
   }
   return {
     heartbeat: (details) => context.heartbeat(details),
     signal: context.cancellationSignal,
+    heartbeatIntervalMs: heartbeatInterval(context.info.heartbeatTimeoutMs),
     warn: (message, attributes) => {
       context.log.warn(message, attributes);
     },

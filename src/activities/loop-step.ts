@@ -1,5 +1,7 @@
 import type { LoopPaths } from './types.js';
 import { activityHooks } from './activity-context.js';
+import { appendLogLine } from './reports.js';
+import { isCommandNotFound } from './step-errors.js';
 import { runStep, type StepResult } from './subprocess.js';
 
 /** One command of the subprocess contract, as an activity runs it. */
@@ -12,18 +14,27 @@ export interface LoopStep {
   readonly log: string;
 }
 
-/** Runs a step in the loop's workdir, heartbeating and cancellable when inside an activity. */
-export function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<StepResult> {
+/**
+ * Runs a step in the loop's workdir, heartbeating and cancellable when inside an activity. A
+ * command that cannot start says so in the step's log too, where an operator looks first.
+ */
+export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<StepResult> {
   const hooks = activityHooks();
-  return runStep({
-    step: step.step,
-    source: `loop.yaml commands.${step.commandKey}`,
-    command: step.command,
-    cwd: paths.workdir,
-    log: step.log,
-    heartbeat: hooks.heartbeat,
-    signal: hooks.signal,
-  });
+  try {
+    return await runStep({
+      step: step.step,
+      source: `loop.yaml commands.${step.commandKey}`,
+      command: step.command,
+      cwd: paths.workdir,
+      log: step.log,
+      heartbeat: hooks.heartbeat,
+      heartbeatIntervalMs: hooks.heartbeatIntervalMs,
+      signal: hooks.signal,
+    });
+  } catch (error) {
+    if (isCommandNotFound(error)) await appendLogLine(step.log, `${step.step}: ${error.message}`).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** How a finished step ended, for messages: `exit code 3` or `signal SIGKILL`. */

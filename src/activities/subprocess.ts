@@ -71,6 +71,18 @@ export function withSubprocessEnv<T>(env: Readonly<Record<string, string>>, work
   return scopedEnv.run({ ...scopedEnv.getStore(), ...env }, work);
 }
 
+/**
+ * The worker's own Temporal credentials: no step of the contract needs them, and a stack that
+ * prints its environment (a crash dump, an experiment tracker) would put them in the loop's logs.
+ */
+export const WORKER_SECRETS: readonly string[] = ['TEMPORAL_API_KEY', 'TEMPORAL_TLS_CLIENT_KEY_DATA'];
+
+function withoutWorkerSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept = { ...env };
+  for (const name of WORKER_SECRETS) delete kept[name];
+  return kept;
+}
+
 /** The exit status as Python's Popen reports it (the seed's ledger): the code, or minus the signal number. */
 export function returnCode(result: Pick<StepResult, 'exitCode' | 'signal'>): number {
   if (result.exitCode !== null) {
@@ -90,7 +102,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   if (program === undefined || program === '') {
     throw commandNotFound(`empty command for ${options.step} (${options.source ?? options.step}): give a program and its arguments`);
   }
-  const env = { ...process.env, ...subprocessEnv, ...scopedEnv.getStore(), ...options.env };
+  const env = { ...withoutWorkerSecrets(process.env), ...subprocessEnv, ...scopedEnv.getStore(), ...options.env };
   const problem = await programProblem(program, options.cwd, env);
   if (problem !== null) {
     const what = problem.kind === 'not_found' ? 'command not found' : 'command not executable';

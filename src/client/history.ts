@@ -3,6 +3,7 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { GenerationEvent, GenerationRunHistory, PackagingEvent, PackagingRunHistory } from '../ledger/history-fold.js';
 import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
+import { advanceReasonOf, isPackageChampion, isReserveReport, isRunReport, isTeacherReport } from '../workflows/report-shapes.js';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 // A CommonJS package: its namespace comes through the default export under plain Node ESM.
@@ -31,10 +32,6 @@ export class NoSuchLoopError extends Error {
 function decode(payloads: readonly Payload[] | null | undefined, index = 0): unknown {
   const payload = payloads?.[index];
   return payload ? defaultPayloadConverter.fromPayload(payload) : undefined;
-}
-
-function stringOf(value: unknown): string {
-  return typeof value === 'string' ? value : '';
 }
 
 function isoTime(event: HistoryEvent): string {
@@ -100,15 +97,17 @@ function generationEvent(event: HistoryEvent): GenerationEvent | null {
     case EventType.signaled: {
       const attributes = event.workflowExecutionSignaledEventAttributes;
       const payloads = attributes?.input?.payloads as Payload[] | undefined;
+      // A malformed report (sent by hand) is skipped, as the workflow skipped it.
+      const input = decode(payloads);
       switch (attributes?.signalName) {
         case 'runReported':
-          return { kind: 'run-reported', report: decode(payloads) as never };
+          return isRunReport(input) ? { kind: 'run-reported', report: input } : null;
         case 'reserveReported':
-          return { kind: 'reserve-reported', report: decode(payloads) as never };
+          return isReserveReport(input) ? { kind: 'reserve-reported', report: input } : null;
         case 'teacherReported':
-          return { kind: 'teacher-reported', report: decode(payloads) as never };
+          return isTeacherReport(input) ? { kind: 'teacher-reported', report: input } : null;
         case 'advance':
-          return { kind: 'advance', reason: stringOf(decode(payloads)) };
+          return { kind: 'advance', reason: advanceReasonOf(input) };
         default:
           return null;
       }
@@ -143,17 +142,33 @@ export async function packagingHistories(client: Client, loopId: string): Promis
   }
   return runs.map((events) => {
     const started = events[0]?.workflowExecutionStartedEventAttributes;
+    const input = decode(started?.input?.payloads) as PackagingRunHistory['input'];
     const packaging: PackagingEvent[] = [];
     for (const event of events) {
       if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === 'champion') {
-        packaging.push({ kind: 'champion', champion: decode(event.workflowExecutionSignaledEventAttributes.input?.payloads) as never });
+        const champion = decode(event.workflowExecutionSignaledEventAttributes.input?.payloads);
+        // A malformed champion (sent by hand) is skipped, as the workflow skipped it.
+        if (isPackageChampion(champion)) packaging.push({ kind: 'champion', champion });
       } else if (event.eventType === EventType.activityCompleted) {
         packaging.push({ kind: 'package-finished', outcome: decode(event.activityTaskCompletedEventAttributes?.result?.payloads) as never });
       } else if (event.eventType === EventType.activityFailed || event.eventType === EventType.activityTimedOut) {
         const failure = event.activityTaskFailedEventAttributes?.failure ?? event.activityTaskTimedOutEventAttributes?.failure;
-        packaging.push({ kind: 'package-finished', outcome: { launched: false, error: failure?.message ?? 'activity failed', time: isoTime(event) } });
+        packaging.push({ kind: 'package-finished', outcome: { launched: false, error: packageFailureText(failure, input), time: isoTime(event) } });
       }
     }
-    return { input: decode(started?.input?.payloads) as PackagingRunHistory['input'], events: packaging };
+    return { input, events: packaging };
   });
+}
+
+/** Why a package command has no exit code: a timeout names the loop.yaml limit that ended it. */
+function packageFailureText(failure: proto.temporal.api.failure.v1.IFailure | null | undefined, input: PackagingRunHistory['input'] | undefined): string {
+  const TimeoutType = proto.temporal.api.enums.v1.TimeoutType;
+  switch (failure?.timeoutFailureInfo?.timeoutType) {
+    case TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE:
+      return `package command timed out: no result within ${input?.timeouts.package ?? 'its limit'} (loop.yaml timeouts.package); it was killed, see its log`;
+    case TimeoutType.TIMEOUT_TYPE_HEARTBEAT:
+      return `package worker lost: no heartbeat within ${input?.timeouts.heartbeat ?? 'its limit'} (loop.yaml timeouts.heartbeat); the command's exit code is unknown`;
+    default:
+      return failure?.message ?? 'activity failed';
+  }
 }

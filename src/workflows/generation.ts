@@ -56,6 +56,7 @@ import {
   type TeacherReport,
 } from './messages.js';
 import { ORCHESTRATOR_QUEUE } from './queues.js';
+import { advanceReasonOf, isReserveReport, isRunReport, isTeacherReport } from './report-shapes.js';
 import { reserveCheck } from './reserve-check.js';
 import { addMember, emptyRoundEnsembles, foldFinishedRounds, openRound, type EnsembleMember, type RoundEnsembleState } from './round-ensembles.js';
 import { openRoundProgress, roundFinished, runFinal, type RoundProgress } from './round-progress.js';
@@ -295,12 +296,18 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     }
   }
 
+  /** A signal whose payload lacks the shape its handler reads (sent by hand): logged, never folded. */
+  const ignoreMalformed = (signal: string, input: unknown): void => {
+    log.warn('ignoring a malformed signal', { signal, input: JSON.stringify(input ?? null).slice(0, 200) });
+  };
+
   const laneDown = (lane: string): void => {
     lanesDownUntil[lane] = Date.now() + durationMs(config.timeouts.schedule_to_start);
     log.warn('lane did not start work in time; sending its jobs elsewhere for a while', { lane });
   };
 
   setHandler(runReportedSignal, (report: RunReport) => {
+    if (!isRunReport(report)) return ignoreMalformed(runReportedSignal.name, report);
     const flight = takeFlight(report.childId);
     // Reports only count from children this loop waits for, so none is counted twice.
     if (!flight || flight.job.kind !== 'run') return;
@@ -323,6 +330,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   });
 
   setHandler(teacherReportedSignal, (report: TeacherReport) => {
+    if (!isTeacherReport(report)) return ignoreMalformed(teacherReportedSignal.name, report);
     const flight = takeFlight(report.childId);
     if (!flight || flight.job.kind !== 'teacher') return;
     if (report.row === null) {
@@ -344,6 +352,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   });
 
   setHandler(reserveReportedSignal, (report: ReserveReport) => {
+    if (!isReserveReport(report)) return ignoreMalformed(reserveReportedSignal.name, report);
     const flight = takeFlight(report.childId);
     if (!flight || flight.job.kind !== 'reserve') return;
     if (report.reserve === null) {
@@ -355,8 +364,9 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     dirty = true;
   });
 
-  setHandler(advanceSignal, (reason: string) => {
-    state = foldAdvance(state, reason);
+  setHandler(advanceSignal, (reason: unknown) => {
+    if (typeof reason !== 'string') log.warn('advance signal without a text reason; advancing as requested', { input: JSON.stringify(reason ?? null).slice(0, 200) });
+    state = foldAdvance(state, advanceReasonOf(reason));
     dirty = true;
   });
   setHandler(stopSignal, () => {

@@ -3,6 +3,7 @@ import {
   condition,
   continueAsNew,
   isCancellation,
+  log,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -15,6 +16,7 @@ import { finishPackage, idlePackaging, requestPackage, type PackagingState } fro
 import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
 import { PACKAGE_QUEUE } from './queues.js';
+import { isPackageChampion } from './report-shapes.js';
 import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
 
 export interface PackagingInput {
@@ -44,6 +46,11 @@ export async function packaging(input: PackagingInput): Promise<void> {
   const scope = new CancellationScope();
 
   setHandler(championSignal, (champion) => {
+    // Sent by hand without a champion's shape: logged, never queued (the exporter skips it too).
+    if (!isPackageChampion(champion)) {
+      log.warn('ignoring a malformed champion signal', { input: JSON.stringify(champion ?? null).slice(0, 200) });
+      return;
+    }
     state = requestPackage(state, champion).state;
   });
   setHandler(stopNowSignal, () => {

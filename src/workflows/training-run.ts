@@ -1,4 +1,6 @@
 import {
+  ActivityFailure,
+  ApplicationFailure,
   getExternalWorkflowHandle,
   isCancellation,
   log,
@@ -6,11 +8,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
-import type { Candidate, TrainOutcome } from '../activities/types.js';
+import type { Candidate, PreparedRun, TrainOutcome } from '../activities/types.js';
 import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
-import { failureText, laneUnavailable } from './lane-failure.js';
+import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js';
 import { runReportedSignal, type RunReport } from './messages.js';
 import { ORCHESTRATOR_QUEUE } from './queues.js';
 import type { JobInput } from './job-input.js';
@@ -82,20 +84,29 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   let unavailable = false;
   // A cancellation (an immediate stop) propagates: nothing is reported, so no half result is recorded.
   if (run === null) {
-    const prepared = await cpu.prepareRun({
-      paths,
-      candidate: plan.candidate,
-      generation: plan.generation,
-      round: plan.round,
-      seed: plan.seed,
-      split: plan.split,
-      runId: plan.runId,
-      owner,
-    });
+    let prepared: PreparedRun | null = null;
+    try {
+      prepared = await cpu.prepareRun({
+        paths,
+        candidate: plan.candidate,
+        generation: plan.generation,
+        round: plan.round,
+        seed: plan.seed,
+        split: plan.split,
+        runId: plan.runId,
+        owner,
+      });
+    } catch (error) {
+      // The candidate's base config is gone or not a YAML mapping (changed since the round was
+      // planned): no job config, so the run fails with the reason, as a trainer failure would.
+      if (isCancellation(error) || !badConfig(error)) throw error;
+      const now = new Date().toISOString();
+      run = runRow(plan, '', '', { status: 'train_failed', started: now, finished: now, error: failureText(error) });
+    }
     const now = new Date().toISOString();
-    if (prepared.stale) {
+    if (prepared?.stale) {
       run = runRow(plan, prepared.configPath, prepared.configSha256, { status: 'stale_run_dir', started: now, finished: now });
-    } else {
+    } else if (prepared) {
       let outcome: TrainOutcome | null = null;
       try {
         outcome = await lane(timeouts.train, retries.train).trainRun({
@@ -115,7 +126,13 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
             status: 'train_failed',
             started: now,
             finished,
-            error: failureText(error),
+            error: stepFailureText(error, {
+              timeoutKey: 'timeouts.train',
+              timeout: timeouts.train,
+              heartbeat: timeouts.heartbeat,
+              attemptsKey: 'retries.train',
+              attempts: retries.train,
+            }),
           });
         }
       }
@@ -154,6 +171,11 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   };
   await reportTo(input.parentId, report);
   return report;
+}
+
+/** prepareRun's refusal of a base config (ConfigError): a retry would read the same file. */
+function badConfig(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === 'ConfigError';
 }
 
 async function reportTo(parentId: string, report: RunReport): Promise<void> {

@@ -74,9 +74,15 @@ export interface LoopHarness {
   dispose(): Promise<void>;
 }
 
-export async function createLoopHarness(options: HarnessOptions): Promise<LoopHarness> {
-  const server = await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
-  const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-work-'));
+/** The loop folder every harness uses: data set, base config, candidates file and loop.yaml over the fixture stack. */
+export interface LoopFolder {
+  readonly configFile: string;
+  readonly config: LoopConfig;
+  writeCandidates(candidates: readonly CandidateSpec[] | string, file?: string): Promise<void>;
+}
+
+/** Write a loop folder into `dir` (which exists): `lanes` lanes named `test`/0.., loop.yaml settings over the defaults. */
+export async function writeLoopFolder(dir: string, options: Omit<HarnessOptions, 'dynamicConfig'>): Promise<LoopFolder> {
   await mkdir(path.join(dir, 'configs'), { recursive: true });
   await mkdir(path.join(dir, 'data'), { recursive: true });
   await writeFile(path.join(dir, 'data', 'dataset.json'), JSON.stringify({ items: options.items ?? 400 }));
@@ -104,7 +110,16 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
       ...options.loop,
     }),
   );
-  const config = await loadLoopConfig(configFile);
+  return { configFile, config: await loadLoopConfig(configFile), writeCandidates };
+}
+
+export async function createLoopHarness(options: HarnessOptions): Promise<LoopHarness> {
+  const server = await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
+  const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-work-'));
+  const folder = await writeLoopFolder(dir, options);
+  const { configFile, config } = folder;
+  const writeCandidates = (candidates: readonly CandidateSpec[] | string, file?: string) => folder.writeCandidates(candidates, file);
+  const laneCount = options.lanes ?? 2;
 
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });

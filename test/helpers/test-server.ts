@@ -9,8 +9,8 @@ import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 /** A dev server of our own for one test file: temporal-dev.yaml on free ports and a temp database. */
 export interface TestServer extends DevServer {
   readonly dir: string;
-  /** Start the server again on the same ports and database (after `kill` or `stop`). */
-  restart(): Promise<TestServer>;
+  /** Start the server again on the same ports and database (after `kill` or `stop`), with more dynamic config if given. */
+  restart(options?: { dynamicConfig?: Record<string, unknown> }): Promise<TestServer>;
   /** Stop the server and remove its folder. */
   dispose(): Promise<void>;
 }
@@ -26,10 +26,10 @@ export async function startTestServer(options: { dynamicConfig?: Record<string, 
     db_filename: path.join(dir, 'temporal.sqlite'),
     dynamic_config: { ...base.dynamic_config, ...options.dynamicConfig },
   };
-  const launch = async (): Promise<TestServer> => {
+  const launch = async (more: { dynamicConfig?: Record<string, unknown> } = {}): Promise<TestServer> => {
     const server = await startDevServer({
       cli: inject('temporalCli'),
-      config,
+      config: { ...config, dynamic_config: { ...config.dynamic_config, ...more.dynamicConfig } },
       projectRoot: PROJECT_ROOT,
       logFile: path.join(dir, 'server.log'),
     });

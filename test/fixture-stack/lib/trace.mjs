@@ -1,10 +1,11 @@
 // @ts-check
 /**
  * Opt-in step trace for the benchmarks (bench/): with FIXTURE_TRACE=<file>, every step appends
- * one JSON line when it ends: {step, lane, pid, start, loaded, end, config}. `start` is when the
- * process began (performance.timeOrigin), `loaded` when its script began to run, `end` when its
- * work was done (epoch milliseconds); `lane` is CUDA_VISIBLE_DEVICES (the lane worker sets it),
- * `config` the --config argument, which names the job. Unset: nothing is written.
+ * one JSON line when it ends: {step, lane, pid, start, loaded, end, config, manifest}. `start` is
+ * when the process began (performance.timeOrigin), `loaded` when its script began to run, `end`
+ * when its work was done (epoch milliseconds); `lane` is CUDA_VISIBLE_DEVICES (the lane worker
+ * sets it); `config` and `manifest` are the --config and --manifest arguments (null when not
+ * given), which name the job. Unset: nothing is written.
  */
 import { appendFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -20,8 +21,13 @@ export function traceStep(step, argv) {
   const file = process.env.FIXTURE_TRACE;
   if (!file) return () => undefined;
   const loaded = Date.now();
-  const at = argv.indexOf('--config');
-  const config = at >= 0 ? (argv[at + 1] ?? null) : null;
+  /** @param {string} name */
+  const option = (name) => {
+    const at = argv.indexOf(name);
+    return at >= 0 ? (argv[at + 1] ?? null) : null;
+  };
+  const config = option('--config');
+  const manifest = option('--manifest');
   return () => {
     const line = {
       step,
@@ -31,6 +37,7 @@ export function traceStep(step, argv) {
       loaded,
       end: Date.now(),
       config,
+      manifest,
     };
     appendFileSync(file, `${JSON.stringify(line)}\n`);
   };

@@ -1,0 +1,101 @@
+// A loop that ends on its own after a known number of rounds, so that a disturbed run of it can be
+// compared row for row with an undisturbed one: the training of the round after the last hangs on
+// as many lanes as the loop runs jobs at once (`parallel`), nothing else can run, and the loop is
+// then stopped at once.
+import { expect } from 'vitest';
+import { stateFromLedger } from '../../src/ledger/from-ledger.js';
+import { foldSettingsOf, type StateJson } from '../../src/ledger/loop-state.js';
+import type { LedgerRow } from '../../src/ledger/rows.js';
+import { runIdFor } from '../../src/rules/ids.js';
+import type { GenerationResult } from '../../src/workflows/generation.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import type { LoopConfig } from '../../src/config/loop-config.js';
+import type { CandidateSpec } from './loop-harness.js';
+import { evalKey, rowsOf, stateOf } from './loop-checks.js';
+import type { LoopDriver } from './process-loop.js';
+
+/** Two candidates: every round two training runs, from round 3 a round ensemble too; `parallel` must be 2. */
+export const BOUNDED_CANDIDATES: readonly CandidateSpec[] = [
+  { name: 'a', overrides: { fixture_quality: 0.3 } },
+  { name: 'b', overrides: { fixture_quality: 0.7 } },
+];
+
+/** FIXTURE_FAIL_TRAIN entries that make every candidate's training of round `rounds + 1` hang. */
+export function hangAfterRound(rounds: number, candidates: readonly CandidateSpec[] = BOUNDED_CANDIDATES): string[] {
+  return candidates.map((candidate) => `hang:${runIdFor(1, rounds + 1, candidate.name)}`);
+}
+
+/** One bounded loop, stopped: its result, exported ledger, and the fold of that ledger's JSONL. */
+export interface BoundedLoop {
+  readonly loopId: string;
+  readonly result: GenerationResult;
+  readonly rows: LedgerRow[];
+  readonly state: StateJson;
+  readonly folded: StateJson;
+}
+
+export interface BoundedOptions {
+  readonly rounds: number;
+  readonly settings?: Partial<LoopConfig>;
+  /** Runs while the loop runs (the fault); the loop is stopped only after it has finished. */
+  readonly during?: () => Promise<void>;
+  readonly timeoutMs?: number;
+}
+
+/** Start a loop, let it run its rounds (and `during` do its worst), stop it at once, and read its ledger. */
+export async function runBounded(driver: LoopDriver, loopId: string, options: BoundedOptions): Promise<BoundedLoop> {
+  const started = await driver.startWith(loopId, options.settings);
+  expect(started.kind).toBe('started');
+  const last = options.rounds + 1;
+  const { parallel } = driver.configFor(loopId, options.settings);
+  await Promise.all([
+    options.during?.(),
+    driver.waitFor(
+      loopId,
+      (view) => view.round === last && view.in_flight.length === parallel && view.in_flight.every((flight) => flight.jobId.includes(`-r${String(last).padStart(4, '0')}-`)),
+      options.timeoutMs ?? 180_000,
+    ),
+  ]);
+  await driver.client.workflow.getHandle(loopWorkflowId(loopId)).signal('stopNow');
+  const result = await driver.result(loopId);
+  const { rows, state } = await driver.ledger(loopId);
+  const config = driver.configFor(loopId, options.settings);
+  const jsonl = rows.map((row) => JSON.stringify(row)).join('\n');
+  const folded = stateFromLedger(jsonl, 'ledger.jsonl', foldSettingsOf(config), config.state_dir);
+  return { loopId, result, rows, state, folded };
+}
+
+/** What must not differ between two runs of one loop: each run and eval once, with the same outcome (times and paths aside). */
+export function jobsOf(rows: readonly LedgerRow[]) {
+  const runs = rowsOf(rows, 'run').map((row) => `${row.run_id} ${row.status} ${row.seed} ${row.epochs_run} ${row.checkpoints.join(',')}`);
+  // An ensemble's sha256 is its manifest's, which names the loop's own (temporary) paths.
+  const evals = rowsOf(rows, 'eval').map((row) => `${evalKey(row)} ${row.status} ${JSON.stringify(row.result)} ${row.manifest ? 'manifest' : row.checkpoint_sha256}`);
+  return { runs: [...runs].sort(), evals: [...evals].sort() };
+}
+
+/** Each run and eval row exactly once, and the ledger, its fold and the workflow's own view one state. */
+export function expectConsistent(loop: BoundedLoop): void {
+  const runIds = rowsOf(loop.rows, 'run').map((row) => row.run_id);
+  const evalKeys = rowsOf(loop.rows, 'eval').map(evalKey);
+  expect(new Set(runIds).size, `${loop.loopId}: a run recorded twice`).toBe(runIds.length);
+  expect(new Set(evalKeys).size, `${loop.loopId}: an eval recorded twice`).toBe(evalKeys.length);
+  expect(stateOf(loop.state)).toEqual(stateOf(loop.result.view));
+  expect(stateOf(loop.folded)).toEqual(stateOf(loop.result.view));
+  expect(loop.result.view.test_evals).toBe(rowsOf(loop.rows, 'eval').filter((row) => row.role === 'test' && row.status === 'ok').length);
+}
+
+/**
+ * The disturbed loop holds the same run and eval rows as the undisturbed one (none missing, none
+ * extra, each once, same outcomes) and the same Pareto front; both are consistent. Returns the
+ * number of rows compared.
+ */
+export function expectSameLedger(disturbed: BoundedLoop, baseline: BoundedLoop): number {
+  expectConsistent(baseline);
+  expectConsistent(disturbed);
+  const expected = jobsOf(baseline.rows);
+  expect(jobsOf(disturbed.rows)).toEqual(expected);
+  // The champion may differ (the first ok eval wins ties, and lanes report in any order); the front may not.
+  const front = (loop: BoundedLoop) => loop.result.view.pareto_set.map((member) => `${member.run_id}/${member.checkpoint_name}`).sort();
+  expect(front(disturbed)).toEqual(front(baseline));
+  return expected.runs.length + expected.evals.length;
+}

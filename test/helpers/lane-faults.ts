@@ -1,0 +1,61 @@
+// The lane faults: a lane worker process killed (SIGKILL) or stopped (SIGTERM) while one run trains
+// on it, checked the way an operator would on the box: /proc, not the loop's own word.
+import { expect } from 'vitest';
+import { eventually, processesMentioning } from './loop-checks.js';
+import type { ProcessLoop } from './process-loop.js';
+import { groupMembers, killWorker, processGroup, terminateWorker } from './worker-processes.js';
+
+/** The trainer process of one run in one loop (not its process guard), once it runs. */
+export async function trainerOf(loop: ProcessLoop, loopId: string, runId: string): Promise<{ pid: number; cmdline: string }> {
+  const runsRoot = loop.configFor(loopId).runs_root;
+  return eventually(
+    async () =>
+      (await processesMentioning(runsRoot)).find((p) => p.cmdline.includes(`--run-id ${runId}`) && p.cmdline.includes('train.mjs') && !p.cmdline.includes('process-guard')),
+    60_000,
+    async () => `no trainer of ${runId}: ${JSON.stringify(await processesMentioning(runsRoot))}`,
+  );
+}
+
+/** What a lane fault did, for the test's printout. */
+export interface LaneFault {
+  readonly lane: string;
+  /** The lane the job ran on next. */
+  readonly movedTo: string;
+  /** From the signal until no process of the training's group was left. */
+  readonly groupGoneMs: number;
+  /** From the signal until the job ran on another lane. */
+  readonly movedMs: number;
+}
+
+/**
+ * While `runId` trains, take its lane's worker down (`SIGKILL`, or `SIGTERM` for a graceful
+ * shutdown): the training's process group must be gone at once (SIGTERM: before the worker
+ * exits), and the job must run again on another lane; then the worker starts again.
+ */
+export async function loseLaneWhileTraining(loop: ProcessLoop, loopId: string, runId: string, signal: 'SIGKILL' | 'SIGTERM'): Promise<LaneFault> {
+  const trainer = await trainerOf(loop, loopId, runId);
+  const pgid = await processGroup(trainer.pid);
+  expect(pgid, `the trainer of ${runId} has a process group`).not.toBeNull();
+  const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
+  expect(flight, `${runId} is in flight`).toBeDefined();
+  const lane = flight?.lane ?? '';
+  const { device, worker } = loop.laneOf(lane);
+  const sent = Date.now();
+  if (signal === 'SIGKILL') {
+    expect((await killWorker(worker)).signal).toBe('SIGKILL');
+    // The process guard saw the worker's end of its stdin close and killed the whole group.
+    await eventually(async () => (await groupMembers(pgid as number)).length === 0, 10_000, async () => `group ${pgid} still has ${JSON.stringify(await groupMembers(pgid as number))}`);
+  } else {
+    // A graceful shutdown: the worker cancels the step, which kills the group, then drains and exits 0.
+    expect(await terminateWorker(worker)).toEqual({ exitCode: 0, signal: null });
+    expect(await groupMembers(pgid as number)).toEqual([]);
+  }
+  const groupGoneMs = Date.now() - sent;
+  expect((await processesMentioning(loop.configFor(loopId).runs_root)).filter((p) => p.pid === trainer.pid)).toEqual([]);
+  // No worker polls the lane: the retry is not started within schedule_to_start, the lane is
+  // marked down and the job goes back to the pool, from which another lane takes it.
+  const moved = await loop.waitFor(loopId, (view) => view.in_flight.some((f) => f.jobId === runId && f.lane !== lane), 90_000);
+  const movedMs = Date.now() - sent;
+  await loop.restart(device);
+  return { lane, movedTo: moved.in_flight.find((f) => f.jobId === runId)?.lane ?? '', groupGoneMs, movedMs };
+}

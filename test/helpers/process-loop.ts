@@ -1,0 +1,152 @@
+// A loop whose workers are separate OS processes (`champion-loop worker ...`): the orchestrator,
+// the package worker and one CPU lane per device, on a dev server of its own. Fault tests kill and
+// restart them (and the server) while the loop runs.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { exportLedger } from '../../src/client/ledger-export.js';
+import { startLoop, type StartOutcome } from '../../src/client/loop-control.js';
+import type { LoopConfig } from '../../src/config/loop-config.js';
+import type { GenerationResult } from '../../src/workflows/generation.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import type { LoopView } from '../../src/workflows/loop-view.js';
+import { stateQuery } from '../../src/workflows/messages.js';
+import { laneQueue } from '../../src/workflows/queues.js';
+import { writeLoopFolder, type HarnessOptions } from './loop-harness.js';
+import { startTestServer, type TestServer } from './test-server.js';
+import { startWorkerProcess, type WorkerProcess } from './worker-processes.js';
+
+export interface ProcessLoopOptions extends HarnessOptions {
+  /** Variables of the lane worker processes, so of every training and evaluation subprocess (fixture faults). */
+  readonly laneEnv?: Readonly<Record<string, string>>;
+}
+
+/** What the bounded-loop runner and the ledger checks need of a loop harness, in-process or not. */
+export interface LoopDriver {
+  readonly client: Client;
+  readonly config: LoopConfig;
+  configFor(loopId: string, settings?: Partial<LoopConfig>): LoopConfig;
+  startWith(loopId: string, settings?: Partial<LoopConfig>): Promise<StartOutcome>;
+  view(loopId: string): Promise<LoopView>;
+  waitFor(loopId: string, done: (view: LoopView) => boolean, timeoutMs?: number): Promise<LoopView>;
+  result(loopId: string): Promise<GenerationResult>;
+  ledger(loopId: string): ReturnType<typeof exportLedger>;
+}
+
+export interface ProcessLoop extends LoopDriver {
+  /** The current server (a restart gives a new object on the same address and database). */
+  readonly server: TestServer;
+  readonly dir: string;
+  readonly orchestrator: WorkerProcess;
+  readonly packager: WorkerProcess;
+  /** One worker process per lane, by device. */
+  readonly lanes: WorkerProcess[];
+  /** The task queue of lane `device`. */
+  laneQueue(device: number): string;
+  /** The lane worker serving a task queue. */
+  laneOf(queue: string): { device: number; worker: WorkerProcess };
+  /** Start a worker again after it died or was stopped (same kind, flags and variables). */
+  restart(which: 'orchestrator' | 'packager' | number): Promise<WorkerProcess>;
+  /** Kill the dev server with SIGKILL. */
+  killServer(): Promise<void>;
+  /** Start the dev server again on the same ports and database file (with more dynamic config if given). */
+  restartServer(options?: { dynamicConfig?: Record<string, unknown> }): Promise<TestServer>;
+  dispose(): Promise<void>;
+}
+
+const HOST = 'test';
+
+/** The parts of a loop's view that say where it stands, for a timed-out wait. */
+export function describeView(view: LoopView | undefined): string {
+  if (!view) return 'no answer to the state query';
+  const { generation, round, queued, in_flight, lanes, stopping, idle, split_error, candidates_error, test_evals } = view;
+  return JSON.stringify({ generation, round, test_evals, queued, stopping, idle, split_error, candidates_error, in_flight, lanes });
+}
+
+export async function createProcessLoop(options: ProcessLoopOptions): Promise<ProcessLoop> {
+  let server = await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
+  const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-faults-'));
+  const { config } = await writeLoopFolder(dir, options);
+  const laneCount = options.lanes ?? 2;
+  const at = { address: server.address, namespace: server.namespace };
+  // Started together: the orchestrator bundles its workflows meanwhile (several seconds).
+  const [orchestrator, packager, ...lanes] = await Promise.all([
+    startWorkerProcess({ kind: 'orchestrator' }, at),
+    startWorkerProcess({ kind: 'package' }, at),
+    ...Array.from({ length: laneCount }, (_, device) => startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: options.laneEnv ?? {} })),
+  ]);
+  const workers = { orchestrator, packager, lanes };
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection, namespace: server.namespace });
+
+  const handle = (loopId: string) => client.workflow.getHandle(loopWorkflowId(loopId));
+  const configFor = (loopId: string, settings: Partial<LoopConfig> = {}): LoopConfig => ({
+    ...config,
+    state_dir: path.join(dir, 'loops', loopId, 'state'),
+    runs_root: path.join(dir, 'loops', loopId, 'runs'),
+    ...settings,
+  });
+  const queueOf = (device: number) => laneQueue(HOST, device);
+  return {
+    get server() {
+      return server;
+    },
+    client,
+    dir,
+    config,
+    get orchestrator() {
+      return workers.orchestrator;
+    },
+    get packager() {
+      return workers.packager;
+    },
+    get lanes() {
+      return workers.lanes;
+    },
+    laneQueue: queueOf,
+    laneOf(queue) {
+      const device = workers.lanes.findIndex((_, index) => queueOf(index) === queue);
+      if (device < 0) throw new Error(`no lane serves ${queue}`);
+      return { device, worker: workers.lanes[device] as WorkerProcess };
+    },
+    async restart(which) {
+      if (which === 'orchestrator') return (workers.orchestrator = await workers.orchestrator.restart());
+      if (which === 'packager') return (workers.packager = await workers.packager.restart());
+      const lane = workers.lanes[which];
+      if (!lane) throw new Error(`no lane ${which}`);
+      return (workers.lanes[which] = await lane.restart());
+    },
+    async killServer() {
+      await server.kill();
+    },
+    async restartServer(more) {
+      server = await server.restart(more);
+      return server;
+    },
+    configFor,
+    startWith: (loopId, settings) => startLoop(client, loopId, configFor(loopId, settings)),
+    view: (loopId) => handle(loopId).query(stateQuery),
+    async waitFor(loopId, done, timeoutMs = 90_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: LoopView | undefined;
+      while (Date.now() < deadline) {
+        last = await handle(loopId).query(stateQuery).catch(() => last);
+        if (last && done(last)) return last;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      throw new Error(`timed out waiting for loop ${loopId}; last state: ${describeView(last)}`);
+    },
+    result: (loopId) => handle(loopId).result() as Promise<GenerationResult>,
+    ledger: (loopId) => exportLedger(client, loopId),
+    async dispose() {
+      const all = [workers.orchestrator, workers.packager, ...workers.lanes];
+      for (const worker of all) worker.signal('SIGKILL');
+      await Promise.all(all.map((worker) => worker.exited));
+      await connection.close();
+      await server.kill();
+      await rm(server.dir, { recursive: true, force: true });
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

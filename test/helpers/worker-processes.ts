@@ -1,0 +1,143 @@
+// Workers as separate OS processes (`champion-loop worker ...`), so that fault tests can kill
+// them with real signals and start them again, as an operator or a crash would.
+import { readdir, readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
+
+const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
+
+/** Which worker: the orchestrator, the package worker, or one lane (a CPU lane: no GPU needed). */
+export type WorkerKind = { readonly kind: 'orchestrator' } | { readonly kind: 'package' } | { readonly kind: 'gpu'; readonly host: string; readonly device: number };
+
+export interface WorkerProcessOptions {
+  readonly address: string;
+  readonly namespace: string;
+  /** Variables on top of this process's (e.g. FIXTURE_FAIL_TRAIN for the lane's subprocesses). */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** How long to wait for the worker to say it is connected (the orchestrator bundles its workflows first). */
+  readonly readyTimeoutMs?: number;
+}
+
+/** How a worker process ended. */
+export interface WorkerExit {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+}
+
+/** One running `champion-loop worker` process. */
+export interface WorkerProcess {
+  readonly name: string;
+  readonly pid: number;
+  /** Everything it printed so far (stdout and stderr interleaved). */
+  output(): string;
+  /** Send a signal (SIGKILL: the worker dies without warning; SIGTERM: it shuts down gracefully). */
+  signal(signal: NodeJS.Signals): void;
+  /** Resolves when the process is gone. */
+  readonly exited: Promise<WorkerExit>;
+  /** Start the same worker again (same kind, flags and variables); resolves when it is connected. */
+  restart(): Promise<WorkerProcess>;
+}
+
+/** The worker's command-line arguments after `champion-loop`. */
+export function workerArgs(worker: WorkerKind, options: Pick<WorkerProcessOptions, 'address' | 'namespace'>): string[] {
+  const connection = ['--address', options.address, '--namespace', options.namespace];
+  if (worker.kind === 'gpu') {
+    return ['worker', 'gpu', '--cpu', '--host', worker.host, '--device', String(worker.device), '--min-free-gib', '0', ...connection];
+  }
+  return ['worker', worker.kind, ...connection];
+}
+
+function nameOf(worker: WorkerKind): string {
+  return worker.kind === 'gpu' ? `lane ${worker.host}/gpu${worker.device}` : worker.kind;
+}
+
+/** Start a worker process and wait until it says it is connected (it polls right after). */
+export async function startWorkerProcess(worker: WorkerKind, options: WorkerProcessOptions): Promise<WorkerProcess> {
+  const child: ResultPromise = execa(process.execPath, [BIN, ...workerArgs(worker, options)], {
+    env: { ...options.env },
+    extendEnv: true,
+    stdin: 'ignore',
+    all: true,
+    buffer: false,
+    reject: false,
+    // Killed with the test process if a test fails half-way.
+    cleanup: true,
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error(`could not start the ${nameOf(worker)} worker`);
+  let text = '';
+  child.all?.on('data', (chunk: Buffer) => {
+    text += chunk.toString('utf8');
+  });
+  const exited: Promise<WorkerExit> = child.then(
+    (result) => ({ exitCode: result.exitCode ?? null, signal: result.signal ?? null }),
+    () => ({ exitCode: null, signal: null }),
+  );
+  let gone = false;
+  void exited.then(() => (gone = true));
+  const process_: WorkerProcess = {
+    name: nameOf(worker),
+    pid,
+    output: () => text,
+    signal(signal) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Already gone.
+      }
+    },
+    exited,
+    restart: () => startWorkerProcess(worker, options),
+  };
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 120_000);
+  while (!text.includes(' connected to ')) {
+    if (gone) throw new Error(`the ${process_.name} worker exited before it connected:\n${text}`);
+    if (Date.now() > deadline) {
+      process_.signal('SIGKILL');
+      throw new Error(`the ${process_.name} worker did not connect in time:\n${text}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return process_;
+}
+
+/** Kill a worker with SIGKILL and wait until the process is gone. */
+export async function killWorker(worker: WorkerProcess): Promise<WorkerExit> {
+  worker.signal('SIGKILL');
+  return worker.exited;
+}
+
+/** Stop a worker the way an operator does (SIGTERM) and wait for it to finish shutting down. */
+export async function terminateWorker(worker: WorkerProcess, timeoutMs = 60_000): Promise<WorkerExit> {
+  worker.signal('SIGTERM');
+  const timer = new Promise<null>((resolve) => setTimeout(() => resolve(null), timeoutMs).unref());
+  const exit = await Promise.race([worker.exited, timer]);
+  if (exit === null) {
+    worker.signal('SIGKILL');
+    throw new Error(`the ${worker.name} worker did not stop within ${timeoutMs} ms of SIGTERM:\n${worker.output()}`);
+  }
+  return exit;
+}
+
+/** The process group of a live process, from /proc (null when it is gone). */
+export async function processGroup(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (in parentheses, which may itself hold spaces): state ppid pgrp ...
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const state = fields[0];
+    return state === 'Z' || state === 'X' ? null : Number(fields[2]);
+  } catch {
+    return null;
+  }
+}
+
+/** Live processes (zombies aside) in process group `pgid`, from /proc. */
+export async function groupMembers(pgid: number): Promise<number[]> {
+  const members: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    const pid = Number(entry);
+    if (Number.isInteger(pid) && (await processGroup(pid)) === pgid) members.push(pid);
+  }
+  return members;
+}

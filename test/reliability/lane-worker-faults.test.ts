@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import { runIdFor } from '../../src/rules/ids.js';
+import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
+import { loseLaneWhileTraining, type LaneFault } from '../helpers/lane-faults.js';
+import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
+
+// Real faults in real processes: the lanes are `champion-loop worker gpu --cpu` processes, killed
+// with SIGKILL or stopped with SIGTERM while a training subprocess runs on them.
+const ROUNDS = 3;
+/** The run the faults hit: slow enough (1 s per epoch) to be caught in the middle of training. */
+const TARGET = runIdFor(1, 2, 'a');
+
+describe('a lane worker lost while it trains', () => {
+  let loop: ProcessLoop;
+  let baseline: BoundedLoop;
+
+  beforeAll(async () => {
+    loop = await createProcessLoop({
+      candidates: BOUNDED_CANDIDATES,
+      // A spare lane: the jobs of the round after the last hang on two lanes, and a job moved off a
+      // lost lane needs a third to run on while the lost one is away.
+      lanes: 3,
+      // Short limits, so that a lost lane is noticed in seconds: its heartbeat stops, the retry is
+      // not picked up within schedule_to_start, the lane is marked down and the job goes elsewhere.
+      loop: { parallel: 2, saturation_evals: 1000, timeouts: { heartbeat: '5s', schedule_to_start: '5s' } },
+      laneEnv: { FIXTURE_FAIL_TRAIN: [...hangAfterRound(ROUNDS), `slow:${TARGET}`].join(',') },
+    });
+    // The same loop, left alone, on the same workers.
+    baseline = await runBounded(loop, 'undisturbed', { rounds: ROUNDS });
+  }, 240_000);
+
+  afterAll(async () => {
+    await loop?.dispose();
+  });
+
+  const describeFault = (fault: LaneFault) =>
+    `training group gone ${fault.groupGoneMs} ms after the signal; ${TARGET} running again on ${fault.movedTo} (not ${fault.lane}) after ${fault.movedMs} ms`;
+
+  it('kill -9 of a lane worker takes its training subprocess group down; the job runs again on another lane and the loop records every run once', async () => {
+    const faults: LaneFault[] = [];
+    const disturbed = await runBounded(loop, 'lane-kill', {
+      rounds: ROUNDS,
+      during: async () => {
+        faults.push(await loseLaneWhileTraining(loop, 'lane-kill', TARGET, 'SIGKILL'));
+      },
+    });
+    const compared = expectSameLedger(disturbed, baseline);
+    console.log(`lane kill -9: ${faults.map(describeFault).join('; ')}`);
+    console.log(`lane kill -9: ${faults.length} fault injected, ${compared} rows compared`);
+  });
+
+  it('SIGTERM to a lane worker kills its running subprocess group before the worker exits; the work is retried on another lane', async () => {
+    const faults: LaneFault[] = [];
+    const disturbed = await runBounded(loop, 'lane-term', {
+      rounds: ROUNDS,
+      during: async () => {
+        faults.push(await loseLaneWhileTraining(loop, 'lane-term', TARGET, 'SIGTERM'));
+      },
+    });
+    const compared = expectSameLedger(disturbed, baseline);
+    console.log(`lane SIGTERM: ${faults.map(describeFault).join('; ')}`);
+    console.log(`lane SIGTERM: ${faults.length} fault injected, ${compared} rows compared`);
+  });
+});

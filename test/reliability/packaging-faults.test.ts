@@ -1,0 +1,121 @@
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LoopConfig } from '../../src/config/loop-config.js';
+import type { ChampionRow, LedgerRow, PackageRow } from '../../src/ledger/rows.js';
+import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
+import { packagingQuery } from '../../src/workflows/messages.js';
+import { eventually, processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
+
+// The package command failing, hanging, and champions arriving faster than it packages them:
+// every champion is handed over once and ends as exactly one of launched+finished, launch_failed
+// or dropped, in the exported ledger.
+
+describe('packaging faults', () => {
+  let harness: LoopHarness;
+
+  beforeAll(async () => {
+    harness = await createLoopHarness({
+      candidates: [
+        { name: 'a', overrides: { fixture_quality: 0.2 } },
+        { name: 'b', overrides: { fixture_quality: 0.5 } },
+        { name: 'c', overrides: { fixture_quality: 0.8 } },
+      ],
+      lanes: 1,
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.dispose();
+  });
+
+  /** The package command with fixture variables set through `env` (an argument list: no shell). */
+  const packageWith = (...variables: string[]): LoopConfig['commands'] => ({ ...harness.config.commands, package: ['env', ...variables, ...FIXTURE_COMMANDS.package] });
+
+  /** Wait until the loop's packaging workflow has nothing running or queued. */
+  async function packagingIdle(loopId: string): Promise<void> {
+    const handle = harness.client.workflow.getHandle(packagingWorkflowId(loopId));
+    await eventually(
+      async () => {
+        const view = await handle.query(packagingQuery).catch(() => null);
+        return view !== null && view.running === null && view.queued === null;
+      },
+      60_000,
+      async () => JSON.stringify(await handle.query(packagingQuery).catch((error: unknown) => String(error))),
+    );
+  }
+
+  /** Stop the loop, wait for packaging to settle, and read the ledger. */
+  async function stopAndRead(loopId: string) {
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal('stop');
+    const result = await harness.result(loopId);
+    await packagingIdle(loopId);
+    const { rows, state } = await harness.ledger(loopId);
+    expect(stateOf(state)).toEqual(stateOf(result.view));
+    return rows;
+  }
+
+  /** Each champion's package rows, in order: every champion ends as exactly one outcome. */
+  function outcomes(rows: readonly LedgerRow[]): { champion: ChampionRow; rows: PackageRow[] }[] {
+    const packages = rowsOf(rows, 'package');
+    const champions = rowsOf(rows, 'champion');
+    const same = (row: PackageRow, champion: ChampionRow) =>
+      row.generation === champion.generation && row.run_id === champion.champion.run_id && row.checkpoint_name === champion.champion.checkpoint_name;
+    for (const row of packages) expect(champions.some((champion) => same(row, champion)), `package row of no champion: ${JSON.stringify(row)}`).toBe(true);
+    return champions.map((champion) => ({ champion, rows: packages.filter((row) => same(row, champion)) }));
+  }
+
+  const events = (rows: readonly PackageRow[]) => rows.map((row) => row.event).join('+');
+
+  it('a package command that exits non-zero is recorded with its exit code, for every champion, and the loop goes on', async () => {
+    await harness.startWith('pkg-fail', { commands: packageWith('FIXTURE_FAIL_PACKAGE=fail'), saturation_evals: 1000 });
+    await harness.waitFor('pkg-fail', (view) => view.round >= 3);
+    const rows = await stopAndRead('pkg-fail');
+    const each = outcomes(rows);
+    expect(each.length).toBeGreaterThanOrEqual(1);
+    for (const { rows: packageRows } of each) expect(['launched+finished', 'dropped']).toContain(events(packageRows));
+    const finished = rowsOf(rows, 'package').filter((row) => row.event === 'finished');
+    expect(finished.length).toBeGreaterThanOrEqual(1);
+    expect(finished.every((row) => row.exit_code === 3)).toBe(true);
+    const launched = rowsOf(rows, 'package').find((row) => row.event === 'launched');
+    expect(await readFile(launched?.log ?? '', 'utf8')).toContain('package: injected failure');
+    console.log(`package command failing: ${finished.length} faults injected, ${each.length} champions' package rows compared`);
+  });
+
+  it('a hanging package command is timed out (timeouts.package) and recorded; champions arriving meanwhile queue, the newest wins, the others are recorded as dropped; the next champion still packages', async () => {
+    // Generation 1's package command hangs; later generations' work. Each generation has at least one
+    // champion, so two advances bring two more while the first hangs: one of them is dropped.
+    await harness.startWith('pkg-hang', {
+      commands: packageWith('FIXTURE_FAIL_PACKAGE=hang:1'),
+      timeouts: { ...harness.config.timeouts, package: '10s' },
+      saturation_evals: 1000,
+    });
+    const handle = harness.client.workflow.getHandle(loopWorkflowId('pkg-hang'));
+    await harness.waitFor('pkg-hang', (view) => view.champion !== null);
+    for (const generation of [2, 3]) {
+      await handle.signal('advance', `packaging drill ${generation}`);
+      await harness.waitFor('pkg-hang', (view) => view.generation === generation && view.champion !== null);
+    }
+    const rows = await stopAndRead('pkg-hang');
+    const each = outcomes(rows);
+    const first = each.filter(({ champion }) => champion.generation === 1);
+    const later = each.filter(({ champion }) => champion.generation > 1);
+    // The first champion's command hung until its limit; the champions of generation 1 queued behind it were replaced.
+    expect(events(first[0]?.rows ?? [])).toBe('launch_failed');
+    expect(first[0]?.rows[0]?.error).toContain('timed out: no result within 10s (loop.yaml timeouts.package)');
+    for (const { rows: packageRows } of first.slice(1)) expect(events(packageRows)).toBe('dropped');
+    // Newest queued wins: of everything that arrived while it hung, all but the last are dropped.
+    const dropped = each.filter(({ rows: r }) => events(r) === 'dropped');
+    expect(dropped.length).toBeGreaterThanOrEqual(1);
+    for (const { rows: packageRows } of later) expect(['launched+finished', 'dropped']).toContain(events(packageRows));
+    const finished = rowsOf(rows, 'package').filter((row) => row.event === 'finished');
+    expect(finished.length).toBeGreaterThanOrEqual(1);
+    expect(finished.every((row) => row.exit_code === 0 && row.generation > 1)).toBe(true);
+    // The last champion of all is packaged: it was never replaced.
+    expect(events(each.at(-1)?.rows ?? [])).toBe('launched+finished');
+    // The hung package command was killed.
+    expect((await processesMentioning(harness.configFor('pkg-hang').state_dir)).filter((p) => p.cmdline.includes('package.mjs'))).toEqual([]);
+    console.log(each.map(({ champion, rows: r }) => `  generation ${champion.generation} ${champion.champion.run_id}/${champion.champion.checkpoint_name}: ${events(r)}`).join('\n'));
+    console.log(`package command hanging: 1 fault injected (${dropped.length} dropped), ${each.length} champions' package rows compared`);
+  });
+});
