@@ -77,9 +77,9 @@ if (options.sections.includes('scale-out')) {
 }
 if (options.sections.includes('history')) await section('history', () => runHistory(ctx));
 
-const order = ['dispatch', 'utilisation', 'history', 'replay', 'client'];
+const order = ['dispatch', 'utilisation', 'scale-out', 'history', 'replay', 'client'];
 const rank = (f: Figure) => {
-  const index = order.indexOf(f.section);
+  const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);
   return index < 0 ? order.length : index;
 };
 const sorted = figures.map((f, index) => ({ f, index })).sort((a, b) => rank(a.f) - rank(b.f) || a.index - b.index).map(({ f }) => f);

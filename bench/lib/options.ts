@@ -25,6 +25,8 @@ export interface BenchOptions {
   readonly historyCandidates: number;
   /** Seconds the history-cost run may take; past it the loop is stopped and the figures extrapolated. */
   readonly historyBudgetS: number;
+  /** Events at which the history-cost server suggests continue-as-new; null: temporal-dev.yaml's. */
+  readonly historyCanEvents: number | null;
   readonly statusCalls: number;
   readonly out: string;
   readonly keep: boolean;
@@ -50,6 +52,7 @@ const SPECS: Record<string, Spec> = {
   historyLanes: { flag: 'history-lanes', quick: '4', full: '6', help: 'lanes of the history-cost run' },
   historyCandidates: { flag: 'history-candidates', quick: '10', full: '10', help: 'candidates per round of the history-cost run' },
   historyBudgetS: { flag: 'history-budget-s', quick: '240', full: '900', help: 'time budget of the history-cost run (s); past it: stop, extrapolate' },
+  historyCanEvents: { flag: 'history-can-events', quick: 'default', full: 'default', help: "history-cost run: events at which continue-as-new is suggested (default: temporal-dev.yaml's)" },
   statusCalls: { flag: 'status-calls', quick: '20', full: '50', help: 'status round trips to time' },
   out: { flag: 'out', quick: 'bench/results/latest.json', full: 'bench/results/latest.json', help: 'where the results go' },
 };
@@ -114,6 +117,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     historyLanes: positiveInt(get('historyLanes'), 'history-lanes'),
     historyCandidates: positiveInt(get('historyCandidates'), 'history-candidates'),
     historyBudgetS: positiveInt(get('historyBudgetS'), 'history-budget-s'),
+    historyCanEvents: get('historyCanEvents') === 'default' ? null : positiveInt(get('historyCanEvents'), 'history-can-events'),
     statusCalls: positiveInt(get('statusCalls'), 'status-calls'),
     out: get('out'),
     keep,

@@ -3,7 +3,7 @@
 // trip; the history of every run of the generation (continue-as-new included) counted; its
 // largest run replayed in a fresh process with the real bundle; and a fresh orchestrator
 // process taking the running generation over.
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
@@ -24,6 +24,19 @@ import { summarize, type Summary } from '../lib/stats.js';
 import { childWorkers, inProcessWorkers, type RunningWorkers } from '../lib/workers.js';
 
 const LOOP_ID = 'history';
+
+/** Lines the steps wrote to their logs that read like errors (the bench stack's own messages, the shell's), first 20 distinct. */
+async function stepErrors(logsDir: string): Promise<string[]> {
+  const found = new Set<string>();
+  for (const name of (await readdir(logsDir).catch(() => [])).filter((file) => file.endsWith('.log')).sort()) {
+    const text = await readFile(path.join(logsDir, name), 'utf8').catch(() => '');
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('---') && /error|cannot|can't|unknown|required|no such|denied|fork|killed|not found/i.test(line)) found.add(`${name}: ${line.slice(0, 200)}`);
+      if (found.size >= 20) return [...found];
+    }
+  }
+  return [...found];
+}
 
 /** Least-squares line through points; null with fewer than two distinct x. */
 function lineFit(points: readonly (readonly [number, number])[]): { slope: number; intercept: number } | null {
@@ -61,7 +74,11 @@ async function replayInFreshProcess(bundleFile: string, files: readonly string[]
 
 export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]; details: Record<string, unknown>; notes: string[] }> {
   const { options, log } = ctx;
-  const server = await startBenchServer(ctx.cli, 'history');
+  const server = await startBenchServer(
+    ctx.cli,
+    'history',
+    options.historyCanEvents === null ? {} : { 'limit.historyCount.suggestContinueAsNew': options.historyCanEvents },
+  );
   let workers: (RunningWorkers & { orchestrator: Worker | null }) | undefined;
   let takeover: RunningWorkers | undefined;
   let connection: Connection | undefined;
@@ -141,6 +158,7 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
     };
     const done = run.done;
     const ensembles = await evaluated('ens-');
+    const errors = await stepErrors(path.join(folder.config.state_dir, 'logs'));
     log(`history: ${done} runs ${run.complete ? '' : '(budget ran out) '}in ${(wallMs / 1000).toFixed(0)} s`);
     await takeover?.stop();
     takeover = undefined;
@@ -189,11 +207,13 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
     const figures: Figure[] = [
       figure('history', `generation events per training run (bench stack, ${done} runs)`, perRun, '', { op: '<=', value: 10 }, `${options.historyCandidates} candidates/round, ${ensembles} round ensembles included; per type in results`),
       figure('history', 'generation events per eval', evals > 0 ? total / evals : null, '', null, `${evals} test evals`),
-      figure('history', `generation events in all, ${label}`, total, '', null, `${chain.length} runs of the chain (continue-as-new at ~4,000)`),
+      figure('history', `generation events in all, ${label}`, total, '', null, `${chain.length} runs of the chain (continue-as-new suggested at ${options.historyCanEvents ?? '4,000'} events)`),
       ...(extrapolated ? [figure('history', `EXTRAPOLATED events of a ${options.historyRuns}-run generation`, perRun * options.historyRuns, '', null, `from ${done} runs`)] : []),
       figure('history', 'largest run of the chain: events', Math.max(...totals), ''),
       figure('history', 'largest run of the chain: history size', Math.max(...sizes, 0) / 2 ** 20, 'MiB', { op: '<', value: 10 }, 'Temporal warns at 10 MB'),
       figure('history', 'largest run input (the continue-as-new carry)', carry / 1024, 'KiB', { op: '<', value: 512 }, 'Temporal warns at 512 KB per payload'),
+      // One eval per run (one checkpoint) and per ensemble; test_evals counts the ok ones.
+      figure('history', 'evaluations without a report (bench stack)', Math.max(0, done + ensembles - evals), '', null, errors[0] ?? 'step log errors in the results file'),
       figure('history', 'history/size warnings in the server log', warnings.length, '', { op: '<=', value: 0 }, warnings[0]?.slice(0, 160) ?? null),
       figure('history', run.complete ? `wall time, ${label}` : `wall time until the budget ran out (${run.doneAtStop} runs done then)`, wallMs / 1000, 's', null, `${perMinute.toFixed(0)} runs/min on ${lanes.length} lanes`),
       figure('history', 'CPU per run: workers (this process)', cpuMsPerRun.workersInThisProcess, 'ms', null, 'workflow tasks and activities of the orchestrator and lanes'),
@@ -230,10 +250,13 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
         eventsPerChainRun: totals,
         historyBytesPerChainRun: sizes,
         largestInputBytes: carry,
+        inputBytesPerChainRun: chain.map(inputBytes),
+        suggestContinueAsNewAt: options.historyCanEvents ?? 'temporal-dev.yaml',
         eventsTotal: total,
         eventsPerRun: perRun,
         eventsPerRunByType: perType,
         activityFailures: activityFailures(chain),
+        stepLogErrors: errors,
         testEvals: evals,
         serverHistoryWarnings: warnings.slice(0, 20),
         replay: { largest: single, chain: whole },

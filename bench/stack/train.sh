@@ -1,7 +1,9 @@
 #!/bin/sh
 # Bench stack trainer: the least a trainer may write under SPEC section 10 (one checkpoint, its
-# validation metrics, the front and the selection), in a shell so a run costs no interpreter
-# start-up. Counts come from a checksum of the run id, so champions and fronts still move.
+# validation metrics and scores, the front and the selection), in a shell so a run costs no
+# interpreter start-up. Without the validation scores the loop would score the checkpoint on
+# validation itself (an extra evaluator process per run). Counts come from a checksum of the run
+# id, so champions and fronts still move.
 set -eu
 root='' run=''
 while [ $# -gt 0 ]; do
@@ -21,6 +23,7 @@ f2p=$((sum % 30))
 p2f=$((sum / 30 % 40))
 printf '{"run": "%s", "epoch": 1}\n' "$run" >"$dir/checkpoint-0001.pt"
 printf '{"epoch": 1, "fail_to_pass_count": %d, "pass_to_fail_count": %d}\n' "$f2p" "$p2f" >"$dir/validation-epoch-0001.json"
+printf '{"id": "item-000000", "target": 1, "margin": 0.5}\n{"id": "item-000001", "target": 0, "margin": -0.5}\n' >"$dir/validation-epoch-0001.scores.jsonl"
 printf '{"checkpoints": [{"checkpoint": "checkpoint-0001.pt"}]}\n' >"$dir/pareto.json"
 printf '{"checkpoint": "checkpoint-0001.pt", "epoch": 1, "false_negatives": %d}\n' "$f2p" >"$dir/selection.json"
 echo "selected checkpoint-0001.pt"

@@ -81,6 +81,8 @@ export interface RunJob {
   readonly preferredLane: string | null;
   /** An ensemble's run row is new to the ledger: the child reports it with its evals. */
   readonly reportRun?: boolean;
+  /** What training selected, kept for an evaluation-only retry (whose report cannot know it) for the round ensembles. */
+  readonly selected?: RunReport['selected'];
 }
 
 /** The generation's teacher build. */
@@ -232,6 +234,8 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   let startsPending = 0;
   const queue: Job[] = [...carry.queue];
   const inFlight: InFlight[] = [...carry.inFlight];
+  /** Jobs a stop at once cancelled (this run ends right after: never carried). */
+  const cancelling: InFlight[] = [];
   const lanesDownUntil: Record<string, number> = { ...carry.lanesDownUntil };
   const packagingOutbox: PackageChampion[] = [...(carry.unpackaged ?? [])];
   let progress = carry.progress ?? {};
@@ -276,20 +280,37 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     return index < 0 ? undefined : inFlight.splice(index, 1)[0];
   };
 
+  /**
+   * The job a child's report is for: in flight, or cancelled by a stop at once whose cancellation
+   * the report beat. Such a report counts (the ledger exporter counts every report of a child that
+   * was started and not lost), and its job no longer waits in the queue for the resumption.
+   */
+  const takeReported = (childId: string): InFlight | undefined => {
+    const flight = takeFlight(childId);
+    const index = flight ? -1 : cancelling.findIndex((cancelled) => cancelled.childId === childId);
+    if (index < 0) return flight;
+    const late = cancelling.splice(index, 1)[0] as InFlight;
+    const queued = queue.findIndex((job) => job.kind === late.job.kind && job.jobId === late.job.jobId && job.attempt === late.job.attempt + 1);
+    if (queued >= 0) queue.splice(queued, 1);
+    return late;
+  };
+
   /** An ordinary run (or a student) is final: its round progresses, the teacher plan and the round ensembles learn of it. */
   function runIsFinal(job: RunJob, report: Pick<RunReport, 'run' | 'selected'>): void {
     const run = report.run ?? job.run;
     if (run?.status === 'ensemble' || job.generation !== state.generation) return;
     progress = runFinal(progress, job.round);
     if (run) teacher = teacherRunFinal(teacher, run);
-    if (run?.status === 'trained' && report.selected) {
+    // An evaluation-only retry reports no selection: the job kept the one its training reported.
+    const selected = report.selected ?? job.selected ?? null;
+    if (run?.status === 'trained' && selected) {
       const member: EnsembleMember = {
         run_id: run.run_id,
-        checkpoint_name: report.selected.checkpoint,
+        checkpoint_name: selected.checkpoint,
         config: run.config_path,
-        checkpoint: `${paths.runsRoot}/${run.run_id}/${report.selected.checkpoint}`,
-        validation_gate_auc: report.selected.validationGateAuc,
-        validation_fail_to_pass: report.selected.falseNegatives ?? 0,
+        checkpoint: `${paths.runsRoot}/${run.run_id}/${selected.checkpoint}`,
+        validation_gate_auc: selected.validationGateAuc,
+        validation_fail_to_pass: selected.falseNegatives ?? 0,
         round: run.round,
       };
       roundEnsembles = addMember(roundEnsembles, member);
@@ -308,7 +329,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
 
   setHandler(runReportedSignal, (report: RunReport) => {
     if (!isRunReport(report)) return ignoreMalformed(runReportedSignal.name, report);
-    const flight = takeFlight(report.childId);
+    const flight = takeReported(report.childId);
     // Reports only count from children this loop waits for, so none is counted twice.
     if (!flight || flight.job.kind !== 'run') return;
     take(foldRunReport(state, report, settings));
@@ -324,6 +345,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
         preferredLane: null,
         // A run row already reported is not reported again.
         reportRun: flight.job.reportRun === true && report.run === null,
+        selected: report.selected ?? flight.job.selected ?? null,
       });
     }
     dirty = true;
@@ -331,7 +353,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
 
   setHandler(teacherReportedSignal, (report: TeacherReport) => {
     if (!isTeacherReport(report)) return ignoreMalformed(teacherReportedSignal.name, report);
-    const flight = takeFlight(report.childId);
+    const flight = takeReported(report.childId);
     if (!flight || flight.job.kind !== 'teacher') return;
     if (report.row === null) {
       laneDown(flight.lane);
@@ -353,7 +375,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
 
   setHandler(reserveReportedSignal, (report: ReserveReport) => {
     if (!isReserveReport(report)) return ignoreMalformed(reserveReportedSignal.name, report);
-    const flight = takeFlight(report.childId);
+    const flight = takeReported(report.childId);
     if (!flight || flight.job.kind !== 'reserve') return;
     if (report.reserve === null) {
       laneDown(flight.lane);
@@ -685,9 +707,11 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
 
   async function stopAtOnce(): Promise<void> {
     await childrenStarted();
-    // Taken out of flight before any await: a cancelled child's end (lost) or a late report finds
-    // nothing to re-queue or record, so each job waits in the queue exactly once.
+    // Taken out of flight before any await: a cancelled child's end (lost) finds nothing to
+    // re-queue, so each job waits in the queue exactly once; a report that beats its cancellation
+    // still counts and takes its job out of the queue (takeReported).
     const cancelled = inFlight.splice(0);
+    cancelling.push(...cancelled);
     // Cancelled jobs run again, from the start, when the loop is started again.
     queue.unshift(...cancelled.map((flight) => ({ ...flight.job, attempt: flight.job.attempt + 1 })));
     for (const { childId } of cancelled) {

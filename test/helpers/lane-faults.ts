@@ -5,14 +5,23 @@ import { eventually, processesMentioning } from './loop-checks.js';
 import type { ProcessLoop } from './process-loop.js';
 import { groupMembers, killWorker, processGroup, terminateWorker } from './worker-processes.js';
 
-/** The trainer process of one run in one loop (not its process guard), once it runs. */
-export async function trainerOf(loop: ProcessLoop, loopId: string, runId: string): Promise<{ pid: number; cmdline: string }> {
-  const runsRoot = loop.configFor(loopId).runs_root;
+/** A step of a run whose process a fault catches in the middle. */
+export type RunStep = 'train' | 'evaluate';
+
+/** Where a step's command line names its run: the trainer its run directory, the evaluator its jobs file. */
+function rootOf(loop: ProcessLoop, loopId: string, step: RunStep): string {
+  const config = loop.configFor(loopId);
+  return step === 'train' ? config.runs_root : config.state_dir;
+}
+
+/** The trainer (or evaluator) process of one run in one loop, not its process guard, once it runs. */
+export async function stepProcessOf(loop: ProcessLoop, loopId: string, runId: string, step: RunStep = 'train'): Promise<{ pid: number; cmdline: string }> {
+  const root = rootOf(loop, loopId, step);
   return eventually(
     async () =>
-      (await processesMentioning(runsRoot)).find((p) => p.cmdline.includes(`--run-id ${runId}`) && p.cmdline.includes('train.mjs') && !p.cmdline.includes('process-guard')),
+      (await processesMentioning(root)).find((p) => p.cmdline.includes(runId) && p.cmdline.includes(`${step}.mjs`) && !p.cmdline.includes('process-guard')),
     60_000,
-    async () => `no trainer of ${runId}: ${JSON.stringify(await processesMentioning(runsRoot))}`,
+    async () => `no ${step} process of ${runId}: ${JSON.stringify(await processesMentioning(root))}`,
   );
 }
 
@@ -28,14 +37,14 @@ export interface LaneFault {
 }
 
 /**
- * While `runId` trains, take its lane's worker down (`SIGKILL`, or `SIGTERM` for a graceful
- * shutdown): the training's process group must be gone at once (SIGTERM: before the worker
+ * While `runId` trains (or evaluates), take its lane's worker down (`SIGKILL`, or `SIGTERM` for a
+ * graceful shutdown): the step's process group must be gone at once (SIGTERM: before the worker
  * exits), and the job must run again on another lane; then the worker starts again.
  */
-export async function loseLaneWhileTraining(loop: ProcessLoop, loopId: string, runId: string, signal: 'SIGKILL' | 'SIGTERM'): Promise<LaneFault> {
-  const trainer = await trainerOf(loop, loopId, runId);
+export async function loseLaneWhile(loop: ProcessLoop, loopId: string, runId: string, signal: 'SIGKILL' | 'SIGTERM', step: RunStep = 'train'): Promise<LaneFault> {
+  const trainer = await stepProcessOf(loop, loopId, runId, step);
   const pgid = await processGroup(trainer.pid);
-  expect(pgid, `the trainer of ${runId} has a process group`).not.toBeNull();
+  expect(pgid, `the ${step} process of ${runId} has a process group`).not.toBeNull();
   const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
   expect(flight, `${runId} is in flight`).toBeDefined();
   const lane = flight?.lane ?? '';
@@ -51,7 +60,7 @@ export async function loseLaneWhileTraining(loop: ProcessLoop, loopId: string, r
     expect(await groupMembers(pgid as number)).toEqual([]);
   }
   const groupGoneMs = Date.now() - sent;
-  expect((await processesMentioning(loop.configFor(loopId).runs_root)).filter((p) => p.pid === trainer.pid)).toEqual([]);
+  expect((await processesMentioning(rootOf(loop, loopId, step))).filter((p) => p.pid === trainer.pid)).toEqual([]);
   // No worker polls the lane: the retry is not started within schedule_to_start, the lane is
   // marked down and the job goes back to the pool, from which another lane takes it.
   const moved = await loop.waitFor(loopId, (view) => view.in_flight.some((f) => f.jobId === runId && f.lane !== lane), 90_000);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generationHistories } from '../../src/client/history.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
-import { loseLaneWhileTraining, type LaneFault } from '../helpers/lane-faults.js';
+import { loseLaneWhile, type LaneFault } from '../helpers/lane-faults.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
 // Continue-as-new forced every few events while children run, and a lane worker killed in the
@@ -37,7 +37,7 @@ describe('continue-as-new forced mid-generation while a lane is lost', () => {
     const disturbed = await runBounded(loop, 'can-lane-kill', {
       rounds: ROUNDS,
       during: async () => {
-        faults.push(await loseLaneWhileTraining(loop, 'can-lane-kill', TARGET, 'SIGKILL'));
+        faults.push(await loseLaneWhile(loop, 'can-lane-kill', TARGET, 'SIGKILL'));
       },
     });
     const compared = expectSameLedger(disturbed, baseline);

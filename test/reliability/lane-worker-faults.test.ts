@@ -1,7 +1,10 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
 import { runIdFor } from '../../src/rules/ids.js';
 import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
-import { loseLaneWhileTraining, type LaneFault } from '../helpers/lane-faults.js';
+import { loseLaneWhile, type LaneFault } from '../helpers/lane-faults.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
 // Real faults in real processes: the lanes are `champion-loop worker gpu --cpu` processes, killed
@@ -34,14 +37,14 @@ describe('a lane worker lost while it trains', () => {
   });
 
   const describeFault = (fault: LaneFault) =>
-    `training group gone ${fault.groupGoneMs} ms after the signal; ${TARGET} running again on ${fault.movedTo} (not ${fault.lane}) after ${fault.movedMs} ms`;
+    `the step's process group gone ${fault.groupGoneMs} ms after the signal; ${TARGET} running again on ${fault.movedTo} (not ${fault.lane}) after ${fault.movedMs} ms`;
 
   it('kill -9 of a lane worker takes its training subprocess group down; the job runs again on another lane and the loop records every run once', async () => {
     const faults: LaneFault[] = [];
     const disturbed = await runBounded(loop, 'lane-kill', {
       rounds: ROUNDS,
       during: async () => {
-        faults.push(await loseLaneWhileTraining(loop, 'lane-kill', TARGET, 'SIGKILL'));
+        faults.push(await loseLaneWhile(loop, 'lane-kill', TARGET, 'SIGKILL'));
       },
     });
     const compared = expectSameLedger(disturbed, baseline);
@@ -49,12 +52,36 @@ describe('a lane worker lost while it trains', () => {
     console.log(`lane kill -9: ${faults.length} fault injected, ${compared} rows compared`);
   });
 
+  it('kill -9 of a lane worker while it evaluates a trained run: only the evaluation runs again elsewhere, and the run still joins the round ensembles', async () => {
+    // The same loop, with a's evaluations slow enough to be caught (a knob that changes no result).
+    const candidates = path.join(loop.dir, 'slow-eval.candidates.yaml');
+    await writeFile(
+      candidates,
+      stringify({ candidates: BOUNDED_CANDIDATES.map((c) => ({ name: c.name, base_config: 'configs/base.yaml', overrides: { ...c.overrides, ...(c.name === 'a' ? { fixture_eval_sleep_ms: 2_500 } : {}) } })) }),
+    );
+    const faults: LaneFault[] = [];
+    const disturbed = await runBounded(loop, 'lane-kill-eval', {
+      rounds: ROUNDS,
+      settings: { candidates },
+      during: async () => {
+        faults.push(await loseLaneWhile(loop, 'lane-kill-eval', TARGET, 'SIGKILL', 'evaluate'));
+      },
+    });
+    // The round-3 ensemble's result shows its members: the same as the undisturbed loop's only if TARGET joined it.
+    const compared = expectSameLedger(disturbed, baseline);
+    // Trained once (one run row, one training in its log), evaluated again on the other lane.
+    const log = await readFile(path.join(loop.configFor('lane-kill-eval').state_dir, 'logs', `${TARGET}.train.log`), 'utf8');
+    expect(log.match(/^--- .* train: /gm)).toHaveLength(1);
+    console.log(`lane kill -9 while evaluating: ${faults.map(describeFault).join('; ')}`);
+    console.log(`lane kill -9 while evaluating: ${faults.length} fault injected, ${compared} rows compared`);
+  });
+
   it('SIGTERM to a lane worker kills its running subprocess group before the worker exits; the work is retried on another lane', async () => {
     const faults: LaneFault[] = [];
     const disturbed = await runBounded(loop, 'lane-term', {
       rounds: ROUNDS,
       during: async () => {
-        faults.push(await loseLaneWhileTraining(loop, 'lane-term', TARGET, 'SIGTERM'));
+        faults.push(await loseLaneWhile(loop, 'lane-term', TARGET, 'SIGTERM'));
       },
     });
     const compared = expectSameLedger(disturbed, baseline);

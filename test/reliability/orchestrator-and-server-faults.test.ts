@@ -1,9 +1,15 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { stateFromLedger } from '../../src/ledger/from-ledger.js';
+import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stateQuery } from '../../src/workflows/messages.js';
 import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
-import { eventually, processesMentioning } from '../helpers/loop-checks.js';
+import { eventually, processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { FIXTURE_COMMANDS } from '../helpers/loop-harness.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 import { killWorker } from '../helpers/worker-processes.js';
 
@@ -68,6 +74,37 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
     });
     const compared = expectSameLedger(disturbed, baseline);
     console.log(`orchestrator kill -9: ${faults} fault injected, ${compared} rows compared`);
+  });
+
+  it('a stop --now crossing a job\'s report while the orchestrator is away: the report counts once, in the live state and the exported ledger alike', async () => {
+    // a hangs in training; b is slow to evaluate, so that its report is on its way when the stop comes.
+    const candidates = path.join(loop.dir, 'crossing.candidates.yaml');
+    await writeFile(candidates, stringify({ candidates: [{ name: 'a', base_config: 'configs/base.yaml' }, { name: 'b', base_config: 'configs/base.yaml', overrides: { fixture_eval_sleep_ms: 4_000 } }] }));
+    const commands = { ...loop.config.commands, train: ['env', `FIXTURE_FAIL_TRAIN=hang:${runIdFor(1, 1, 'a')}`, ...FIXTURE_COMMANDS.train] };
+    await loop.startWith('crossing', { candidates, commands, saturation_evals: 1000 });
+    const stateDir = loop.configFor('crossing').state_dir;
+    const b = runIdFor(1, 1, 'b');
+    await eventually(async () => (await processesMentioning(stateDir)).some((p) => p.cmdline.includes('evaluate.mjs') && p.cmdline.includes(b)), 60_000, () => `${b} is not evaluated`);
+    // The orchestrator goes; the stop comes while b's evaluation finishes, so b's report and the stop meet when it is back.
+    await killWorker(loop.orchestrator);
+    await loop.client.workflow.getHandle(loopWorkflowId('crossing')).signal('stopNow');
+    await eventually(async () => (await readdir(path.join(stateDir, 'evals', b)).catch(() => [])).some((file) => file.endsWith('.test.json')), 60_000, () => `${b} has no report`);
+    await eventually(async () => !(await processesMentioning(stateDir)).some((p) => p.cmdline.includes('evaluate.mjs')), 30_000, () => 'the evaluator still runs');
+    // Past the dead worker's sticky queue timeout (10 s), both workflow tasks wait on the normal
+    // queue: the new orchestrator takes them together, and b's report lands while the stop cancels.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    await loop.restart('orchestrator');
+    const result = await loop.result('crossing');
+    const { rows, state } = await loop.ledger('crossing');
+    const config = loop.configFor('crossing');
+    const folded = stateFromLedger(rows.map((row) => JSON.stringify(row)).join('\n'), 'ledger.jsonl', foldSettingsOf(config), config.state_dir);
+    expect(stateOf(state)).toEqual(stateOf(result.view));
+    expect(stateOf(folded)).toEqual(stateOf(result.view));
+    // b ran once: recorded now, or waiting for the resumption, never both.
+    const recorded = rowsOf(rows, 'run').some((row) => row.run_id === b);
+    const queued = result.resume.queue.some((job) => job.jobId === b);
+    expect(recorded !== queued).toBe(true);
+    console.log(`stop --now crossing a report: b ${recorded ? 'recorded' : 'queued for the resumption'}; 2 faults injected, ${rows.length} rows compared`);
   });
 
   it('the Temporal server killed with SIGKILL and restarted on its database mid-generation: the workers reconnect by themselves and the loop goes on', async () => {

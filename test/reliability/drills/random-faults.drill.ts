@@ -4,12 +4,13 @@ import { eventually, processesMentioning } from '../../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../../helpers/process-loop.js';
 import { killWorker, terminateWorker } from '../../helpers/worker-processes.js';
 
-// A longer drill than CI affords (`npm run fault-drills`): a bounded loop of ROUNDS rounds while
-// FAULTS faults, drawn at random (seeded: FAULT_SEED=N repeats a drill), hit it one after the other:
-// a lane worker killed or stopped, the orchestrator killed, the package worker killed, the Temporal
-// server killed; each comes back after a short outage. The ledger must hold exactly the rows of the
-// same loop left alone.
-const ROUNDS = 6;
+// A longer drill than CI affords (`npm run fault-drills`): a bounded loop of ROUNDS rounds (16;
+// DRILL_ROUNDS) while up to FAULTS faults (10) hit it one after the other until its last round,
+// each kind once in every five (seeded random order and timing: FAULT_SEED=N repeats a drill): a
+// lane worker killed or stopped, the orchestrator killed, the package worker killed, the Temporal
+// server killed; each comes back after a short outage. The ledger must hold exactly the rows of
+// the same loop left alone.
+const ROUNDS = Number(process.env.DRILL_ROUNDS ?? 16);
 const FAULTS = Number(process.env.FAULTS ?? 10);
 const SEED = Number(process.env.FAULT_SEED ?? Date.now() % 100_000);
 
@@ -36,20 +37,34 @@ describe('random faults drill', () => {
     loop = await createProcessLoop({
       candidates: BOUNDED_CANDIDATES,
       lanes: 3,
-      // Every epoch takes a while, so that faults often land in the middle of a step.
-      base: { fixture_sleep_ms: 400 },
-      loop: { parallel: 2, saturation_evals: 1000, timeouts: { heartbeat: '5s', schedule_to_start: '5s' } },
+      // Every epoch takes a second, so that faults often land in the middle of a step.
+      base: { fixture_sleep_ms: 1_000 },
+      // Every attempt a lost lane takes down counts against retries: enough that faults never use them up.
+      loop: { parallel: 2, saturation_evals: 1000, timeouts: { heartbeat: '5s', schedule_to_start: '5s' }, retries: { train: 20, evaluate: 20, package: 1 } },
       laneEnv: { FIXTURE_FAIL_TRAIN: hangAfterRound(ROUNDS).join(',') },
     });
-    baseline = await runBounded(loop, 'undisturbed', { rounds: ROUNDS });
-  }, 300_000);
+    baseline = await runBounded(loop, 'undisturbed', { rounds: ROUNDS, timeoutMs: 600_000 });
+  }, 900_000);
 
   afterAll(async () => {
     await loop?.dispose();
   });
 
-  it(`${FAULTS} random faults while a loop runs ${ROUNDS} rounds: every run and eval recorded once, as in the undisturbed loop`, async () => {
+  it(`up to ${FAULTS} random faults while a loop runs ${ROUNDS} rounds: every run and eval recorded once, as in the undisturbed loop`, async () => {
     const draw = random(SEED);
+    /** The kinds in a fresh random order for every five faults: each kind hits once in each five. */
+    const order: FaultKind[] = [];
+    const nextKind = (): FaultKind => {
+      if (order.length === 0) {
+        const shuffled = [...KINDS];
+        for (let i = shuffled.length - 1; i > 0; i -= 1) {
+          const j = Math.floor(draw() * (i + 1));
+          [shuffled[i], shuffled[j]] = [shuffled[j] as FaultKind, shuffled[i] as FaultKind];
+        }
+        order.push(...shuffled);
+      }
+      return order.shift() as FaultKind;
+    };
     const injected: string[] = [];
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     async function inject(kind: FaultKind): Promise<void> {
@@ -95,16 +110,19 @@ describe('random faults drill', () => {
       timeoutMs: 900_000,
       during: async () => {
         for (let fault = 0; fault < FAULTS; fault += 1) {
-          await pause(500 + draw() * 3_000);
-          await inject(KINDS[Math.floor(draw() * KINDS.length)] as FaultKind);
+          await pause(500 + draw() * 2_000);
+          // Once the hanging last round runs, faults would only bring its jobs down: the drill is over.
+          const view = await loop.view('drill').catch(() => null);
+          if (view && view.round > ROUNDS) break;
+          await inject(nextKind());
         }
       },
     });
     const compared = expectSameLedger(disturbed, baseline);
     // No subprocess of the loop outlived the drill (the hanging round was stopped at once).
     await eventually(async () => (await processesMentioning(loop.configFor('drill').runs_root)).length === 0, 30_000, async () => JSON.stringify(await processesMentioning(loop.configFor('drill').runs_root)));
-    expect(injected).toHaveLength(FAULTS);
+    expect(injected.length).toBeGreaterThanOrEqual(Math.min(FAULTS, 5));
     console.log(`random faults (seed ${SEED}): ${injected.join('; ')}`);
-    console.log(`random faults (seed ${SEED}): ${FAULTS} faults injected, ${compared} rows compared, ${Math.round((Date.now() - started) / 1000)} s`);
-  }, 1_200_000);
+    console.log(`random faults (seed ${SEED}): ${injected.length} faults injected, ${compared} rows compared, ${Math.round((Date.now() - started) / 1000)} s`);
+  }, 1_800_000);
 });
