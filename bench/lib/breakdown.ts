@@ -17,7 +17,7 @@ export const DISPATCH_STAGES = [
   ['-> trainRun scheduled', "the child's workflow task after prepareRun"],
   ['-> trainRun started', "schedule-to-start on the lane's task queue"],
   ['-> train log header written', 'the activity: owner marker, run directory check, program lookup, log header'],
-  ['-> trainer process start', 'the process guard (node) starts and spawns the trainer'],
+  ['-> trainer process start', 'the spawn: the trainer process begins (exec and runtime start-up)'],
 ] as const;
 
 /** Stages between a job's train end and its evaluate start on the same lane. */
@@ -26,12 +26,12 @@ export const STEP_STAGES = [
   ['-> evaluateRun scheduled', "the run's workflow task after training"],
   ['-> evaluateRun started', "schedule-to-start on the lane's task queue"],
   ['-> eval log header written', 'the activity: band scores lookup, finished reports check, jobs file, log header'],
-  ['-> evaluator process start', 'the process guard (node) starts and spawns the evaluator'],
+  ['-> evaluator process start', 'the spawn: the evaluator process begins (exec and runtime start-up)'],
 ] as const;
 
 export type StageSamples = Map<string, number[]>;
 
-/** When the activity wrote a step's log header (just before it spawns the process guard), epoch ms. */
+/** When the activity wrote a step's log header (just before it spawns the step's program), epoch ms. */
 export interface LogHeaders {
   readonly train: number | null;
   readonly evaluate: number | null;

@@ -217,7 +217,7 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
       figure('history', 'history/size warnings in the server log', warnings.length, '', { op: '<=', value: 0 }, warnings[0]?.slice(0, 160) ?? null),
       figure('history', run.complete ? `wall time, ${label}` : `wall time until the budget ran out (${run.doneAtStop} runs done then)`, wallMs / 1000, 's', null, `${perMinute.toFixed(0)} runs/min on ${lanes.length} lanes`),
       figure('history', 'CPU per run: workers (this process)', cpuMsPerRun.workersInThisProcess, 'ms', null, 'workflow tasks and activities of the orchestrator and lanes'),
-      figure('history', 'CPU per run: step processes (guards and steps)', cpuMsPerRun.stepProcesses, 'ms'),
+      figure('history', 'CPU per run: step processes', cpuMsPerRun.stepProcesses, 'ms'),
       figure('history', 'CPU per run: dev server', cpuMsPerRun.devServer, 'ms'),
       ...(extrapolated ? [figure('history', `EXTRAPOLATED wall time, ${options.historyRuns} runs`, (options.historyRuns / perMinute) * 60, 's', null, `at the measured ${perMinute.toFixed(0)} runs/min`)] : []),
       figure('replay', `replay of the largest run (${single.replays[0]?.events ?? '?'} events), fresh process`, replayMs, 'ms', { op: '<', value: 2000 }, 'Worker.runReplayHistory, real bundle; excludes node/tsx start-up'),

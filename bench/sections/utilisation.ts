@@ -10,7 +10,7 @@ import { runChain } from '../../src/client/history.js';
 import { loopWorkflowId, trainingRunWorkflowId } from '../../src/workflows/ids.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { DISPATCH_STAGES, STEP_STAGES, dispatchBreakdown, stepBreakdown, type LogHeaders, type StageSamples } from '../lib/breakdown.js';
-import { processStartBaseline, sampleGuardStarts } from '../lib/baseline.js';
+import { processStartBaseline, sampleSpawnStarts } from '../lib/baseline.js';
 import { mapLimit, processMemory, type BenchContext } from '../lib/context.js';
 import { drawDurations } from '../lib/durations.js';
 import { figure, renderStages, type Figure } from '../lib/figures.js';
@@ -38,7 +38,7 @@ export interface UtilisationOutcome {
   readonly notes: string[];
 }
 
-/** The time of a step log's first header line (`--- <ISO time> <step>: [...]`), written just before the process guard starts. */
+/** The time of a step log's first header line (`--- <ISO time> <step>: [...]`), written just before the step's program is spawned. */
 async function logHeaderMs(file: string): Promise<number | null> {
   const text = await readFile(file, 'utf8').catch(() => '');
   const match = /^--- (\S+) /.exec(text);
@@ -101,7 +101,7 @@ export async function runUtilisation(ctx: BenchContext, placement: Placement): P
     const finished = async (): Promise<number> => (await readTraces()).reduce((sum, text) => sum + (text.match(/"step":"evaluate",/g)?.length ?? 0), 0);
     log(`${label}: ${jobs} jobs (${options.rounds} rounds x ${options.candidates} candidates, training ${options.jobMinMs}-${options.jobMaxMs} ms) on ${options.lanes} lane slots`);
     // The in-process run samples the last dispatch stage's floor under the run's own load.
-    const sampler = placement === null ? sampleGuardStarts(2000) : null;
+    const sampler = placement === null ? sampleSpawnStarts(2000) : null;
     // In-process, the lanes' activities and this process's event loop are one: how late does it run callbacks?
     const loopDelay = monitorEventLoopDelay({ resolution: 10 });
     // The histogram holds the sampling timer's whole interval: the delay is what exceeds it.
@@ -109,7 +109,7 @@ export async function runUtilisation(ctx: BenchContext, placement: Placement): P
     loopDelay.enable();
     const run = await runRounds({ client, loopId: LOOP_ID, folder, rounds: options.rounds, jobs, finished, timeoutMs: 60 * 60_000, progress: (line) => log(`${label}: ${line}`) });
     loopDelay.disable();
-    const guardDuringRun = await sampler?.stop();
+    const spawnDuringRun = await sampler?.stop();
     const memory = new Map<string, { hwmMiB: number; rssMiB: number } | null>();
     for (const [name, pid] of workers.pids) memory.set(name, await processMemory(pid));
     await workers.stop();
@@ -182,8 +182,8 @@ export async function runUtilisation(ctx: BenchContext, placement: Placement): P
       const baseline = await processStartBaseline(10);
       baselineDetails = baseline;
       figures.push(
-        figure(section, 'process guard spawn -> its command starts, during the run, p50', guardDuringRun?.p50 ?? null, 'ms', null, `sampled every 2 s (${guardDuringRun?.n ?? 0}), a node command; compare the last dispatch stage`),
-        figure(section, 'the same after the run (bench idle), p50', baseline.guardToCommand.p50, 'ms', null, `\`node -e 0\` wall time then: ${baseline.node.p50.toFixed(0)} ms`),
+        figure(section, 'step spawn -> its program starts, during the run, p50', spawnDuringRun?.p50 ?? null, 'ms', null, `sampled every 2 s (${spawnDuringRun?.n ?? 0}), a node command; compare the last dispatch stage`),
+        figure(section, 'the same after the run (bench idle), p50', baseline.spawnToCommand.p50, 'ms', null, `\`node -e 0\` wall time then: ${baseline.node.p50.toFixed(0)} ms`),
         figure(section, 'event loop delay of the worker process during the run, p99', lateMs(loopDelay.percentile(99)), 'ms', null, `p50 ${lateMs(loopDelay.percentile(50)).toFixed(0)} ms, max ${lateMs(loopDelay.max).toFixed(0)} ms; orchestrator and lanes share it in-process`),
         figure(section, `seed policy (poll 30 s, gap 30 s) dispatch p50, same trace`, theirs.p50, 'ms'),
         figure(section, 'seed policy dispatch p99, same trace', theirs.p99, 'ms'),
@@ -261,7 +261,7 @@ export async function runUtilisation(ctx: BenchContext, placement: Placement): P
           activityFailures: activityFailures(chain),
         },
         processStartBaselineMs: baselineDetails,
-        guardToCommandDuringRunMs: guardDuringRun ?? null,
+        spawnToCommandDuringRunMs: spawnDuringRun ?? null,
         eventLoopDelayMs: placement === null ? { p50: lateMs(loopDelay.percentile(50)), p99: lateMs(loopDelay.percentile(99)), max: lateMs(loopDelay.max), mean: lateMs(loopDelay.mean) } : null,
         processMemoryMiB,
         serverHistoryWarnings: await server.historyWarnings(),

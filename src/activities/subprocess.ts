@@ -1,23 +1,21 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { mkdir, open } from 'node:fs/promises';
+import { closeSync, openSync } from 'node:fs';
+import { appendFile, mkdir, open } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import process from 'node:process';
-import { finished as streamFinished } from 'node:stream/promises';
-import { fileURLToPath } from 'node:url';
 import { CancelledFailure } from '@temporalio/common';
 import { execa } from 'execa';
+import { releaseGroup, watchGroup } from './group-reaper.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
-
-const GUARD = fileURLToPath(new URL('./process-guard.mjs', import.meta.url));
 
 /** Heartbeat details while a step runs: enough to find its processes on the lane's host. */
 export interface StepHeartbeat {
   readonly step: string;
-  /** The command's pid (the guard's until the command has started). */
+  /** The command's pid. */
   readonly pid: number;
-  /** The process group: the guard's pid. */
+  /** Its process group: the command leads it, so the same number. */
   readonly pgid: number;
   readonly elapsedMs: number;
 }
@@ -93,8 +91,9 @@ export function returnCode(result: Pick<StepResult, 'exitCode' | 'signal'>): num
 }
 
 /**
- * Runs one command to its end in a process group of its own, led by the process guard, with
- * its output appended to a log file (never held in memory). Heartbeats while it runs; on abort
+ * Runs one command to its end in a process group of its own (the command leads it; the worker's
+ * group reaper kills the group if the worker dies), with its output appended to a log file
+ * (never held in memory). Heartbeats while it runs; on abort
  * the whole group gets SIGTERM, then SIGKILL after the grace period, and the abort rethrows.
  */
 export async function runStep(options: RunStepOptions): Promise<StepResult> {
@@ -111,7 +110,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
     );
   }
   throwIfAborted(options.signal);
-  return runGuarded(options, env, await writeLogHeader(options));
+  return runInGroup(options, env, await writeLogHeader(options));
 }
 
 /** Appends one line naming the step and its command; returns where the command's output will begin. */
@@ -126,48 +125,46 @@ async function writeLogHeader(options: RunStepOptions): Promise<number> {
   }
 }
 
-async function runGuarded(options: RunStepOptions, env: NodeJS.ProcessEnv, logStart: number): Promise<StepResult> {
+/** Starts the command leading a process group of its own, its output appended to the log by its own descriptor. */
+function spawnInGroup(program: string, args: readonly string[], options: RunStepOptions, env: NodeJS.ProcessEnv) {
+  // execa passes a descriptor number to the spawn as it is; its types only spell out 3 to 9.
+  const output = openSync(options.log, 'a') as 3;
+  try {
+    return execa(program, [...args], {
+      cwd: options.cwd,
+      env,
+      extendEnv: false,
+      // The command leads its own process group, so it and its children end together.
+      detached: true,
+      cleanup: false,
+      stdin: 'ignore',
+      stdout: output,
+      stderr: output,
+      buffer: false,
+      reject: false,
+    });
+  } finally {
+    // The child has its own copy of the descriptor once spawned; the output never passes through here.
+    closeSync(output);
+  }
+}
+
+async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logStart: number): Promise<StepResult> {
+  const [program = '', ...args] = options.command;
   const startedMs = Date.now();
   const started = new Date(startedMs).toISOString();
-  // The guard opens the log itself, so the command writes to the file directly, not through us.
-  const subprocess = execa(process.execPath, [GUARD, '--log', options.log, '--', ...options.command], {
-    cwd: options.cwd,
-    env,
-    extendEnv: false,
-    detached: true,
-    cleanup: false,
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: { file: options.log, append: true },
-    buffer: false,
-    reject: false,
-  });
+  const subprocess = spawnInGroup(program, args, options, env);
   const pgid = subprocess.pid;
-  let pid = pgid ?? 0;
-  const statuses: Record<string, unknown>[] = [];
-  const statusRead = streamFinished(subprocess.stdout).catch(() => undefined);
-  let pending = '';
-  subprocess.stdout.on('data', (chunk: Buffer) => {
-    pending += chunk.toString('utf8');
-    let newline = pending.indexOf('\n');
-    while (newline >= 0) {
-      const status = parseStatus(pending.slice(0, newline));
-      pending = pending.slice(newline + 1);
-      if (status !== null) {
-        statuses.push(status);
-        if (typeof status.pid === 'number' && pgid !== undefined) {
-          pid = status.pid;
-          options.onStart?.({ pid, pgid });
-        }
-      }
-      newline = pending.indexOf('\n');
-    }
-  });
+  // In the same tick as the spawn: from here on the group dies with this process, however it ends.
+  if (pgid !== undefined) {
+    watchGroup(pgid);
+    options.onStart?.({ pid: pgid, pgid });
+  }
 
   const beat = (): void => {
     if (pgid === undefined) return;
     try {
-      options.heartbeat?.({ step: options.step, pid, pgid, elapsedMs: Date.now() - startedMs });
+      options.heartbeat?.({ step: options.step, pid: pgid, pgid, elapsedMs: Date.now() - startedMs });
     } catch {
       // A heartbeat that cannot be sent must not stop the step; the server's timeout judges.
     }
@@ -185,39 +182,23 @@ async function runGuarded(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
 
   try {
     const result = await subprocess;
-    await statusRead;
     if (pgid !== undefined) {
-      // Whatever the guard could not reap (it was killed itself) goes with its group.
+      // What the command left running (its own children) goes with its group.
       signalGroup(pgid, 'SIGKILL');
+      releaseGroup(pgid);
     }
     throwIfAborted(options.signal);
     if (pgid === undefined) {
-      throw new Error(`${options.step}: could not start the process guard: ${result.message ?? 'unknown error'}`);
+      const why = result.originalMessage ?? result.shortMessage;
+      await appendFile(options.log, `${options.step}: cannot start ${program}: ${why}\n`).catch(() => undefined);
+      throw commandNotFound(`command could not start: ${program} (${options.source ?? options.step}): ${why}`);
     }
     const finished = new Date().toISOString();
-    const end = statuses.find((status) => 'code' in status || 'error' in status);
-    if (end !== undefined && typeof end.error === 'string') {
-      throw commandNotFound(
-        `command could not start: ${options.command[0] ?? ''} (${options.source ?? options.step}): ${String(end.message)}`,
-      );
-    }
-    // Without a status line the guard itself was killed: report how it ended.
-    const exitCode = end === undefined ? (result.exitCode ?? null) : typeof end.code === 'number' ? end.code : null;
-    const signal = end === undefined ? (result.signal ?? null) : typeof end.signal === 'string' ? end.signal : null;
-    return { exitCode, signal, pid, pgid, started, finished, logStart };
+    return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, pid: pgid, pgid, started, finished, logStart };
   } finally {
     clearInterval(heartbeats);
     if (killTimer !== undefined) clearTimeout(killTimer);
     options.signal?.removeEventListener('abort', onAbort);
-  }
-}
-
-function parseStatus(line: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(line);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
   }
 }
 

@@ -4,7 +4,9 @@ import {
   getExternalWorkflowHandle,
   isCancellation,
   log,
+  patched,
   proxyActivities,
+  proxyLocalActivities,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
@@ -68,6 +70,12 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     startToCloseTimeout: '5 minutes',
     retry: { maximumAttempts: 5 },
   });
+  // The job config is written in the child's first workflow task, by the worker that runs it: no
+  // task queue round trip and no workflow task of its own between the child's start and training.
+  const local = proxyLocalActivities<LoopActivities>({
+    startToCloseTimeout: '1 minute',
+    retry: { maximumAttempts: 5 },
+  });
   const lane = (timeout: string, attempts: number) =>
     proxyActivities<LoopActivities>({
       taskQueue: input.lane,
@@ -85,8 +93,10 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   // A cancellation (an immediate stop) propagates: nothing is reported, so no half result is recorded.
   if (run === null) {
     let prepared: PreparedRun | null = null;
+    // Histories recorded before prepareRun became a local activity replay with it as one.
+    const prepareRun = patched('prepare-run-locally') ? local.prepareRun : cpu.prepareRun;
     try {
-      prepared = await cpu.prepareRun({
+      prepared = await prepareRun({
         paths,
         candidate: plan.candidate,
         generation: plan.generation,

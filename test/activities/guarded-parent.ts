@@ -1,6 +1,7 @@
-// A stand-in worker for the process guard test: runs one step with runStep, prints the step's
-// pids as one JSON line once it runs, and waits to be killed. Run: node --import tsx THIS LOG CMD...
+// A stand-in worker for the group reaper tests: runs one step with runStep, prints the step's
+// pids and its reaper's as one JSON line once it runs, and waits to be killed. Run: node --import tsx THIS LOG CMD...
 import process from 'node:process';
+import { reaperPid } from '../../src/activities/group-reaper.js';
 import { runStep } from '../../src/activities/subprocess.js';
 
 const [log, ...command] = process.argv.slice(2);
@@ -12,5 +13,5 @@ await runStep({
   command,
   cwd: process.cwd(),
   log,
-  onStart: (processes) => process.stdout.write(`${JSON.stringify(processes)}\n`),
+  onStart: (processes) => process.stdout.write(`${JSON.stringify({ ...processes, reaper: reaperPid() })}\n`),
 });

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile, chmod, mkdir } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile, chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -9,7 +9,7 @@ import { returnCode, runStep, setSubprocessEnv, type StepHeartbeat } from '../..
 import { alive, eventually, fixtureLoop } from './fixture-loop.js';
 
 const PARENT = fileURLToPath(new URL('./guarded-parent.ts', import.meta.url));
-const GUARD = fileURLToPath(new URL('../../src/activities/process-guard.mjs', import.meta.url));
+const REAPER = fileURLToPath(new URL('../../src/activities/group-reaper.mjs', import.meta.url));
 
 async function scratch(): Promise<{ dir: string; log: string }> {
   const { workdir } = await fixtureLoop();
@@ -33,7 +33,8 @@ describe('runStep', () => {
     const second = await runStep({ step: 'demo', command, cwd: dir, log });
     expect(first.exitCode).toBe(3);
     expect(first.signal).toBeNull();
-    expect(first.pid).not.toBe(first.pgid);
+    // The command leads its own process group.
+    expect(first.pid).toBe(first.pgid);
     const text = await readFile(log, 'utf8');
     expect(text.match(/^out$/gm)).toHaveLength(2);
     expect(text.match(/^err$/gm)).toHaveLength(2);
@@ -139,7 +140,8 @@ describe('runStep', () => {
     expect(await rejection(running)).toBe(reason);
     const { pid, pgid } = group ?? { pid: 0, pgid: 0 };
     expect(alive(pid)).toBe(false);
-    expect(alive(-pgid)).toBe(false);
+    // The SIGKILL reaches every member at once; the last ones may take a moment to be gone.
+    await eventually(() => !alive(-pgid), 5_000, 'the group to be gone');
   });
 
   it('leaves no process of the group behind when the command exits', async () => {
@@ -155,33 +157,84 @@ describe('runStep', () => {
       },
     });
     expect(result.exitCode).toBe(0);
-    // The guard kills the group as it exits; on a busy machine the signal lands a moment later.
+    // runStep kills the group once its leader exits; on a busy machine the signal lands a moment later.
     await eventually(() => !alive(-pgid), 5_000, 'the leftover sleep to be killed');
   });
 });
 
-describe('process guard', () => {
+/** The parent pid of a process, from /proc; null once it is gone. */
+async function parentOf(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid ...: comm may hold spaces, so count from the last parenthesis.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** Start a stand-in worker that runs one step with runStep; resolves once the step runs. */
+async function guardedParent(log: string, command: readonly string[]) {
+  const parent = execa(process.execPath, ['--import', 'tsx', PARENT, log, ...command], {
+    cwd: fileURLToPath(new URL('../..', import.meta.url)),
+    reject: false,
+  });
+  let line = '';
+  parent.stdout.on('data', (chunk: Buffer) => {
+    line += chunk.toString('utf8');
+  });
+  await eventually(() => line.includes('\n'), 30_000, 'the parent to start its step');
+  return { parent, ...(JSON.parse(line) as { pid: number; pgid: number; reaper: number }) };
+}
+
+describe('group reaper', () => {
   it('kills the command and its group when the worker that started it is killed with SIGKILL', async () => {
     const { log } = await scratch();
-    const parent = execa(process.execPath, ['--import', 'tsx', PARENT, log, 'sh', '-c', 'sleep 300 & sleep 301; wait'], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
-      reject: false,
-    });
-    let line = '';
-    parent.stdout.on('data', (chunk: Buffer) => {
-      line += chunk.toString('utf8');
-    });
-    await eventually(() => line.includes('\n'), 30_000, 'the parent to start its step');
-    const { pid, pgid } = JSON.parse(line) as { pid: number; pgid: number };
+    const { parent, pid, pgid, reaper } = await guardedParent(log, ['sh', '-c', 'sleep 300 & sleep 301; wait']);
+    expect(alive(pid)).toBe(true);
+    expect(await parentOf(reaper)).toBe(parent.pid);
+    parent.kill('SIGKILL');
+    await parent;
+    await eventually(() => !alive(pid) && !alive(-pgid), 5_000, 'the group to be gone');
+    await eventually(() => !alive(reaper), 5_000, 'the reaper to exit');
+  });
+
+  it('is started again at once when it is killed, and still takes the running groups down with the worker', async () => {
+    const { log } = await scratch();
+    const { parent, pid, pgid, reaper } = await guardedParent(log, ['sh', '-c', 'sleep 300 & sleep 301; wait']);
+    process.kill(reaper, 'SIGKILL');
+    // The new reaper is the parent's child too, and another process.
+    const reapers = async () => {
+      const found: number[] = [];
+      for (const entry of await readdir('/proc')) {
+        const other = Number(entry);
+        if (!Number.isInteger(other) || other === reaper) continue;
+        const cmdline = await readFile(`/proc/${other}/cmdline`, 'utf8').catch(() => '');
+        if (cmdline.includes('group-reaper.mjs') && (await parentOf(other)) === parent.pid) found.push(other);
+      }
+      return found;
+    };
+    let next: number[] = [];
+    await eventually(async () => (next = await reapers()).length === 1, 10_000, 'a new reaper');
     expect(alive(pid)).toBe(true);
     parent.kill('SIGKILL');
     await parent;
     await eventually(() => !alive(pid) && !alive(-pgid), 5_000, 'the group to be gone');
+    await eventually(() => next.every((other) => !alive(other)), 5_000, 'the new reaper to exit');
   });
 
-  it('forwards the exit code when run by hand without a log', async () => {
-    const result = await execa(process.execPath, [GUARD, 'sh', '-c', 'echo hello; exit 5'], { reject: false });
-    expect(result.exitCode).toBe(5);
-    expect(result.stdout).toBe('hello');
+  it('kills the groups registered with it, not those released, when its stdin closes; bad lines kill nothing', async () => {
+    const start = () => execa('sleep', ['300'], { detached: true, cleanup: false, reject: false, stdin: 'ignore' });
+    const kept = start();
+    const taken = start();
+    const reaper = execa(process.execPath, [REAPER], { stdin: 'pipe', reject: false });
+    reaper.stdin.write(`+${kept.pid}\n+${taken.pid}\n-${kept.pid}\n+0\n+1\n-x\n+-5\n`);
+    reaper.stdin.end();
+    const ended = await reaper;
+    expect(ended.exitCode).toBe(0);
+    expect((await taken).signal).toBe('SIGKILL');
+    expect(alive(kept.pid ?? 0)).toBe(true);
+    kept.kill('SIGKILL');
+    await kept;
   });
 });

@@ -14,12 +14,12 @@ function rootOf(loop: ProcessLoop, loopId: string, step: RunStep): string {
   return step === 'train' ? config.runs_root : config.state_dir;
 }
 
-/** The trainer (or evaluator) process of one run in one loop, not its process guard, once it runs. */
+/** The trainer (or evaluator) process of one run in one loop, once it runs. */
 export async function stepProcessOf(loop: ProcessLoop, loopId: string, runId: string, step: RunStep = 'train'): Promise<{ pid: number; cmdline: string }> {
   const root = rootOf(loop, loopId, step);
   return eventually(
     async () =>
-      (await processesMentioning(root)).find((p) => p.cmdline.includes(runId) && p.cmdline.includes(`${step}.mjs`) && !p.cmdline.includes('process-guard')),
+      (await processesMentioning(root)).find((p) => p.cmdline.includes(runId) && p.cmdline.includes(`${step}.mjs`)),
     60_000,
     async () => `no ${step} process of ${runId}: ${JSON.stringify(await processesMentioning(root))}`,
   );
@@ -52,7 +52,7 @@ export async function loseLaneWhile(loop: ProcessLoop, loopId: string, runId: st
   const sent = Date.now();
   if (signal === 'SIGKILL') {
     expect((await killWorker(worker)).signal).toBe('SIGKILL');
-    // The process guard saw the worker's end of its stdin close and killed the whole group.
+    // The worker's group reaper saw its end of the pipe close and killed the whole group.
     await eventually(async () => (await groupMembers(pgid as number)).length === 0, 10_000, async () => `group ${pgid} still has ${JSON.stringify(await groupMembers(pgid as number))}`);
   } else {
     // A graceful shutdown: the worker cancels the step, which kills the group, then drains and exits 0.

@@ -56,7 +56,7 @@ describe('a training command that hangs', () => {
       const runsRoot = harness.configFor('hang').runs_root;
       while (watching) {
         for (const p of await processesMentioning(runsRoot)) {
-          if (!p.cmdline.includes(`--run-id ${HUNG}`) || !p.cmdline.includes('train.mjs') || p.cmdline.includes('process-guard') || p.cmdline.startsWith('env ')) continue;
+          if (!p.cmdline.includes(`--run-id ${HUNG}`) || !p.cmdline.includes('train.mjs') || p.cmdline.startsWith('env ')) continue;
           const now = Date.now();
           const entry = seen.get(p.pid);
           seen.set(p.pid, { first: entry?.first ?? now, last: now });

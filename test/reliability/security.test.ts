@@ -103,7 +103,7 @@ describe('security: no shell, no path outside the loop, no secret in a log', () 
       await harness.startWith('secret', { candidates, teacher_after_round: 0 });
       const runsRoot = harness.configFor('secret').runs_root;
       const trainer = await eventually(
-        async () => (await processesMentioning(runsRoot)).find((p) => p.cmdline.includes('train.mjs') && !p.cmdline.includes('process-guard')),
+        async () => (await processesMentioning(runsRoot)).find((p) => p.cmdline.includes('train.mjs')),
         60_000,
         () => 'no trainer',
       );

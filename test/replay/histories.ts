@@ -46,12 +46,25 @@ export async function recordScenario(client: Client, scenario: string, perType =
   return written;
 }
 
-/** Every committed history. */
+/**
+ * Histories of older workflow code, kept when a change went behind `patched` so its old path
+ * still replays: `kept/<change-id>/`. The recorder leaves them alone.
+ */
+export const KEPT_DIR = path.join(HISTORIES_DIR, 'kept');
+
+async function jsonFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  const nested = await Promise.all(entries.filter((entry) => entry.isDirectory()).map((entry) => jsonFiles(path.join(dir, entry.name))));
+  const own = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.json')).map((entry) => path.join(dir, entry.name));
+  return [...own, ...nested.flat()].sort();
+}
+
+/** Every committed history, the kept ones of older code included. */
 export async function loadHistories(): Promise<RecordedHistory[]> {
-  const files = (await readdir(HISTORIES_DIR)).filter((name) => name.endsWith('.json')).sort();
+  const files = await jsonFiles(HISTORIES_DIR);
   return Promise.all(
-    files.map(async (name) => {
-      const data = JSON.parse(await readFile(path.join(HISTORIES_DIR, name), 'utf8')) as Omit<RecordedHistory, 'history'> & { history: unknown };
+    files.map(async (file) => {
+      const data = JSON.parse(await readFile(file, 'utf8')) as Omit<RecordedHistory, 'history'> & { history: unknown };
       return { ...data, history: historyFromJSON(data.history) };
     }),
   );

@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import type { GenerationInput } from '../../src/workflows/generation.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
-import { loadHistories } from './histories.js';
+import { loadHistories, type RecordedHistory } from './histories.js';
 
 // Histories recorded from real runs (npm run record-histories) replayed against today's workflow
 // code: a change that would break a running loop's determinism fails here. See README,
@@ -45,5 +45,15 @@ describe('recorded histories', () => {
         return payload ? defaultPayloadConverter.fromPayload<GenerationInput>(payload).carry?.opening?.reason : undefined;
       });
     expect(openings).toEqual(expect.arrayContaining(['max_reserve_checks', 'reserve_failed', 'advanced by hand']));
+  });
+
+  it('cover both sides of every patch: training runs that write their job config by activity (kept) and by local activity', async () => {
+    const runs = (await loadHistories()).filter((recorded) => recorded.workflowType === 'trainingRun');
+    const events = (recorded: RecordedHistory) => recorded.history.events ?? [];
+    const byActivity = runs.filter((recorded) => events(recorded).some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'prepareRun'));
+    const byLocalActivity = runs.filter((recorded) => events(recorded).some((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'));
+    expect(byActivity.length).toBeGreaterThan(0);
+    expect(byLocalActivity.length).toBeGreaterThan(0);
+    expect(byActivity.length + byLocalActivity.length).toBe(runs.length);
   });
 });

@@ -72,7 +72,7 @@ describe('stopping, resuming and starting a loop twice', () => {
   it('stop --now cancels running jobs, leaves no subprocess of the loop running and records no half result, from the client and the temporal CLI', async () => {
     const hang = { fixture_train: 'hang' };
     await startLoopWith('now', [{ name: 'a', overrides: hang }, { name: 'b', overrides: hang }]);
-    const trainers = () => processesMentioning(loopDir('now')).then((found) => found.filter((p) => p.cmdline.includes('train.mjs') && !p.cmdline.includes('process-guard')));
+    const trainers = () => processesMentioning(loopDir('now')).then((found) => found.filter((p) => p.cmdline.includes('train.mjs')));
     await harness.waitFor('now', (view) => view.in_flight.length === 2);
     await eventually(async () => (await trainers()).length === 2, 30_000, async () => JSON.stringify(await processesMentioning(loopDir('now'))));
 
