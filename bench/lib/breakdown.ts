@@ -12,9 +12,7 @@ export const DISPATCH_STAGES = [
   ['-> signal in generation history', 'signal delivery'],
   ['-> next child initiated', "the generation's workflow task: fold the report, pick the next job and lane"],
   ['-> next child started', 'the service starts the child workflow'],
-  ['-> prepareRun scheduled', "the new child's first workflow task"],
-  ['-> prepareRun completed', 'the job config, written by the orchestrator (schedule-to-close)'],
-  ['-> trainRun scheduled', "the child's workflow task after prepareRun"],
+  ['-> trainRun scheduled', "the new child's first workflow task, which writes the job config (prepareRun, a local activity)"],
   ['-> trainRun started', "schedule-to-start on the lane's task queue"],
   ['-> train log header written', 'the activity: owner marker, run directory check, program lookup, log header'],
   ['-> trainer process start', 'the spawn: the trainer process begins (exec and runtime start-up)'],
@@ -52,7 +50,7 @@ function stages(marks: readonly (number | null | undefined)[]): number[] | null 
 
 /**
  * Dispatch stage samples of run-to-run dispatches; a dispatch to or from a round ensemble (no
- * training, no prepareRun) or whose histories lack a mark is counted in `missing`.
+ * training) or whose histories lack a mark is counted in `missing`.
  */
 export function dispatchBreakdown(
   dispatches: readonly Dispatch[],
@@ -76,8 +74,6 @@ export function dispatchBreakdown(
       generation.reported.get(childIdOf(previous)),
       generation.initiated.get(childIdOf(next)),
       b?.started,
-      b?.activities.get('prepareRun')?.scheduled,
-      b?.activities.get('prepareRun')?.completed,
       b?.activities.get('trainRun')?.scheduled,
       b?.activities.get('trainRun')?.started,
       headersOf(next)?.train,
