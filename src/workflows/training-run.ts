@@ -183,9 +183,14 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   return report;
 }
 
-/** prepareRun's refusal of a base config (ConfigError): a retry would read the same file. */
+/**
+ * prepareRun's refusal of a base config (ConfigError): a retry would read the same file. A local
+ * activity's failure reaches the workflow as the activity's own ApplicationFailure, a remote one's
+ * (histories from before `prepare-run-locally`) wrapped in an ActivityFailure.
+ */
 function badConfig(error: unknown): boolean {
-  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === 'ConfigError';
+  const failure = error instanceof ActivityFailure ? error.cause : error;
+  return failure instanceof ApplicationFailure && failure.type === 'ConfigError';
 }
 
 async function reportTo(parentId: string, report: RunReport): Promise<void> {
