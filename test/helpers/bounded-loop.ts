@@ -12,7 +12,7 @@ import { loopWorkflowId } from '../../src/workflows/ids.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { CandidateSpec } from './loop-harness.js';
 import { evalKey, rowsOf, stateOf } from './loop-checks.js';
-import type { LoopDriver } from './process-loop.js';
+import type { LoopDriver, ProcessLoopOptions } from './process-loop.js';
 
 /** Two candidates: every round two training runs, from round 3 a round ensemble too; `parallel` must be 2. */
 export const BOUNDED_CANDIDATES: readonly CandidateSpec[] = [
@@ -26,6 +26,22 @@ export function hangAfterRound(rounds: number, candidates: readonly CandidateSpe
 }
 
 /** One bounded loop, stopped: its result, exported ledger, and the fold of that ledger's JSONL. */
+/**
+ * The bounded loop as the lane fault tests run it: 3 lanes (the jobs of the round after the last
+ * hang on two, and a job moved off a lost lane needs a third), short limits so that a lost lane
+ * is noticed in seconds (its heartbeat stops, the retry is not picked up within
+ * schedule_to_start, the lane is marked down and the job goes elsewhere), and `target` slow (1 s
+ * per epoch) so that a fault catches it in the middle of a step.
+ */
+export function laneFaultLoop(rounds: number, target: string): ProcessLoopOptions {
+  return {
+    candidates: BOUNDED_CANDIDATES,
+    lanes: 3,
+    loop: { parallel: 2, saturation_evals: 1000, timeouts: { heartbeat: '5s', schedule_to_start: '5s' } },
+    laneEnv: { FIXTURE_FAIL_TRAIN: [...hangAfterRound(rounds), `slow:${target}`].join(',') },
+  };
+}
+
 export interface BoundedLoop {
   readonly loopId: string;
   readonly result: GenerationResult;

@@ -4,6 +4,7 @@ import { execa } from 'execa';
 import { inject } from 'vitest';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import type { EvalRow } from '../../src/rules/types.js';
+import type { LoopView } from '../../src/workflows/loop-view.js';
 import type { TestServer } from './test-server.js';
 
 /** The ledger rows of one type, typed. */
@@ -71,4 +72,23 @@ export async function eventually<T>(check: () => Promise<T | null | undefined | 
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${await describe()}`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** The parts of a loop's view that say where it stands, for a timed-out wait. */
+export function describeView(view: LoopView | undefined): string {
+  if (!view) return 'no answer to the state query';
+  const { generation, round, queued, in_flight, lanes, stopping, idle, split_error, candidates_error, test_evals } = view;
+  return JSON.stringify({ generation, round, test_evals, queued, stopping, idle, split_error, candidates_error, in_flight, lanes });
+}
+
+/** Ask for a loop's state until `done` holds (an unanswered query keeps the last answer); a timeout says where it stood. */
+export async function waitForView(loopId: string, query: () => Promise<LoopView>, done: (view: LoopView) => boolean, timeoutMs = 90_000): Promise<LoopView> {
+  const deadline = Date.now() + timeoutMs;
+  let last: LoopView | undefined;
+  while (Date.now() < deadline) {
+    last = await query().catch(() => last);
+    if (last && done(last)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  throw new Error(`timed out waiting for loop ${loopId}; last state: ${describeView(last)}`);
 }

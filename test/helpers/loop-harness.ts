@@ -16,6 +16,7 @@ import { stateQuery } from '../../src/workflows/messages.js';
 import { createLaneWorker } from '../../src/workers/lane-worker.js';
 import { createOrchestratorWorker } from '../../src/workers/orchestrator-worker.js';
 import { createPackageWorker } from '../../src/workers/package-worker.js';
+import { waitForView } from './loop-checks.js';
 import { startTestServer, type TestServer } from './test-server.js';
 import { workflowBundle } from './workflow-bundle.js';
 
@@ -154,16 +155,7 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
     configFor,
     startWith: (loopId, settings) => startLoop(client, loopId, configFor(loopId, settings)),
     view: (loopId) => handle(loopId).query(stateQuery),
-    async waitFor(loopId, done, timeoutMs = 90_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last: LoopView | undefined;
-      while (Date.now() < deadline) {
-        last = await handle(loopId).query(stateQuery).catch(() => last);
-        if (last && done(last)) return last;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      throw new Error(`timed out waiting for loop ${loopId}; last state: ${JSON.stringify(last, null, 1)?.slice(0, 2000)}`);
-    },
+    waitFor: (loopId, done, timeoutMs) => waitForView(loopId, () => handle(loopId).query(stateQuery), done, timeoutMs),
     result: (loopId) => handle(loopId).result() as Promise<GenerationResult>,
     ledger: (loopId) => exportLedger(client, loopId),
     writeCandidates,

@@ -13,6 +13,7 @@ import { loopWorkflowId } from '../../src/workflows/ids.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
 import { stateQuery } from '../../src/workflows/messages.js';
 import { laneQueue } from '../../src/workflows/queues.js';
+import { waitForView } from './loop-checks.js';
 import { writeLoopFolder, type HarnessOptions } from './loop-harness.js';
 import { startTestServer, type TestServer } from './test-server.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-processes.js';
@@ -56,13 +57,6 @@ export interface ProcessLoop extends LoopDriver {
 }
 
 const HOST = 'test';
-
-/** The parts of a loop's view that say where it stands, for a timed-out wait. */
-export function describeView(view: LoopView | undefined): string {
-  if (!view) return 'no answer to the state query';
-  const { generation, round, queued, in_flight, lanes, stopping, idle, split_error, candidates_error, test_evals } = view;
-  return JSON.stringify({ generation, round, test_evals, queued, stopping, idle, split_error, candidates_error, in_flight, lanes });
-}
 
 export async function createProcessLoop(options: ProcessLoopOptions): Promise<ProcessLoop> {
   let server = await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
@@ -127,16 +121,7 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
     configFor,
     startWith: (loopId, settings) => startLoop(client, loopId, configFor(loopId, settings)),
     view: (loopId) => handle(loopId).query(stateQuery),
-    async waitFor(loopId, done, timeoutMs = 90_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last: LoopView | undefined;
-      while (Date.now() < deadline) {
-        last = await handle(loopId).query(stateQuery).catch(() => last);
-        if (last && done(last)) return last;
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      throw new Error(`timed out waiting for loop ${loopId}; last state: ${describeView(last)}`);
-    },
+    waitFor: (loopId, done, timeoutMs) => waitForView(loopId, () => handle(loopId).query(stateQuery), done, timeoutMs),
     result: (loopId) => handle(loopId).result() as Promise<GenerationResult>,
     ledger: (loopId) => exportLedger(client, loopId),
     async dispose() {

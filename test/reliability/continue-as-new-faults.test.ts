@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generationHistories } from '../../src/client/history.js';
 import { runIdFor } from '../../src/rules/ids.js';
-import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
+import { expectSameLedger, laneFaultLoop, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
 import { loseLaneWhile, type LaneFault } from '../helpers/lane-faults.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
@@ -15,12 +15,7 @@ describe('continue-as-new forced mid-generation while a lane is lost', () => {
   let baseline: BoundedLoop;
 
   beforeAll(async () => {
-    loop = await createProcessLoop({
-      candidates: BOUNDED_CANDIDATES,
-      lanes: 3,
-      loop: { parallel: 2, saturation_evals: 1000, timeouts: { heartbeat: '5s', schedule_to_start: '5s' } },
-      laneEnv: { FIXTURE_FAIL_TRAIN: [...hangAfterRound(ROUNDS), `slow:${TARGET}`].join(',') },
-    });
+    loop = await createProcessLoop(laneFaultLoop(ROUNDS, TARGET));
     // Undisturbed: a server with the default history bounds and no fault.
     baseline = await runBounded(loop, 'undisturbed', { rounds: ROUNDS });
     // The same server (database) again, now suggesting continue-as-new after 25 events.

@@ -3,14 +3,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runIdFor } from '../../src/rules/ids.js';
-import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
+import { BOUNDED_CANDIDATES, expectSameLedger, laneFaultLoop, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
 import { loseLaneWhile, type LaneFault } from '../helpers/lane-faults.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
 // Real faults in real processes: the lanes are `champion-loop worker gpu --cpu` processes, killed
 // with SIGKILL or stopped with SIGTERM while a training subprocess runs on them.
 const ROUNDS = 3;
-/** The run the faults hit: slow enough (1 s per epoch) to be caught in the middle of training. */
+/** The run the faults hit: slow enough (1 s per epoch) to be caught in the middle of a step. */
 const TARGET = runIdFor(1, 2, 'a');
 
 describe('a lane worker lost while it trains', () => {
@@ -18,16 +18,7 @@ describe('a lane worker lost while it trains', () => {
   let baseline: BoundedLoop;
 
   beforeAll(async () => {
-    loop = await createProcessLoop({
-      candidates: BOUNDED_CANDIDATES,
-      // A spare lane: the jobs of the round after the last hang on two lanes, and a job moved off a
-      // lost lane needs a third to run on while the lost one is away.
-      lanes: 3,
-      // Short limits, so that a lost lane is noticed in seconds: its heartbeat stops, the retry is
-      // not picked up within schedule_to_start, the lane is marked down and the job goes elsewhere.
-      loop: { parallel: 2, saturation_evals: 1000, timeouts: { heartbeat: '5s', schedule_to_start: '5s' } },
-      laneEnv: { FIXTURE_FAIL_TRAIN: [...hangAfterRound(ROUNDS), `slow:${TARGET}`].join(',') },
-    });
+    loop = await createProcessLoop(laneFaultLoop(ROUNDS, TARGET));
     // The same loop, left alone, on the same workers.
     baseline = await runBounded(loop, 'undisturbed', { rounds: ROUNDS });
   }, 240_000);
