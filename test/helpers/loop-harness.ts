@@ -51,14 +51,10 @@ export interface HarnessOptions {
 }
 
 /** A real dev server, real workers in this process, and a loop folder with the fixture stack. */
-export interface LoopHarness {
-  readonly server: TestServer;
+/** What the bounded-loop runner and the ledger checks need of a loop harness, in-process or not. */
+export interface LoopDriver {
   readonly client: Client;
-  readonly dir: string;
-  readonly configFile: string;
   readonly config: LoopConfig;
-  readonly lanes: string[];
-  start(loopId: string): Promise<void>;
   /**
    * The loop.yaml of one loop of its own in this harness: its own state dir and runs root (so
    * several loops share the server and workers without sharing run ids), settings over the harness's.
@@ -70,6 +66,14 @@ export interface LoopHarness {
   waitFor(loopId: string, done: (view: LoopView) => boolean, timeoutMs?: number): Promise<LoopView>;
   result(loopId: string): Promise<GenerationResult>;
   ledger(loopId: string): ReturnType<typeof exportLedger>;
+}
+
+export interface LoopHarness extends LoopDriver {
+  readonly server: TestServer;
+  readonly dir: string;
+  readonly configFile: string;
+  readonly lanes: string[];
+  start(loopId: string): Promise<void>;
   /** Write the candidates file (the harness's own, or `file`), as specs or as raw text. */
   writeCandidates(candidates: readonly CandidateSpec[] | string, file?: string): Promise<void>;
   dispose(): Promise<void>;

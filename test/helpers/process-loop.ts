@@ -6,33 +6,22 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { exportLedger } from '../../src/client/ledger-export.js';
-import { startLoop, type StartOutcome } from '../../src/client/loop-control.js';
+import { startLoop } from '../../src/client/loop-control.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import type { LoopView } from '../../src/workflows/loop-view.js';
 import { stateQuery } from '../../src/workflows/messages.js';
 import { laneQueue } from '../../src/workflows/queues.js';
 import { waitForView } from './loop-checks.js';
-import { writeLoopFolder, type HarnessOptions } from './loop-harness.js';
+import { writeLoopFolder, type HarnessOptions, type LoopDriver } from './loop-harness.js';
 import { startTestServer, type TestServer } from './test-server.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-processes.js';
+
+export type { LoopDriver };
 
 export interface ProcessLoopOptions extends HarnessOptions {
   /** Variables of the lane worker processes, so of every training and evaluation subprocess (fixture faults). */
   readonly laneEnv?: Readonly<Record<string, string>>;
-}
-
-/** What the bounded-loop runner and the ledger checks need of a loop harness, in-process or not. */
-export interface LoopDriver {
-  readonly client: Client;
-  readonly config: LoopConfig;
-  configFor(loopId: string, settings?: Partial<LoopConfig>): LoopConfig;
-  startWith(loopId: string, settings?: Partial<LoopConfig>): Promise<StartOutcome>;
-  view(loopId: string): Promise<LoopView>;
-  waitFor(loopId: string, done: (view: LoopView) => boolean, timeoutMs?: number): Promise<LoopView>;
-  result(loopId: string): Promise<GenerationResult>;
-  ledger(loopId: string): ReturnType<typeof exportLedger>;
 }
 
 export interface ProcessLoop extends LoopDriver {
