@@ -118,6 +118,19 @@ export async function writeLoopFolder(dir: string, options: Omit<HarnessOptions,
   return { configFile, config: await loadLoopConfig(configFile), writeCandidates };
 }
 
+/**
+ * configFor of a harness: the loop.yaml of one loop of its own, its own state dir and runs root
+ * under `dir/loops/<loopId>`, settings over the harness's.
+ */
+export function loopConfigFor(config: LoopConfig, dir: string): (loopId: string, settings?: Partial<LoopConfig>) => LoopConfig {
+  return (loopId, settings = {}) => ({
+    ...config,
+    state_dir: path.join(dir, 'loops', loopId, 'state'),
+    runs_root: path.join(dir, 'loops', loopId, 'runs'),
+    ...settings,
+  });
+}
+
 export async function createLoopHarness(options: HarnessOptions): Promise<LoopHarness> {
   const server = await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-work-'));
@@ -140,12 +153,7 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
   const running = workers.map((worker) => worker.run());
 
   const handle = (loopId: string) => client.workflow.getHandle(loopWorkflowId(loopId));
-  const configFor = (loopId: string, settings: Partial<LoopConfig> = {}): LoopConfig => ({
-    ...config,
-    state_dir: path.join(dir, 'loops', loopId, 'state'),
-    runs_root: path.join(dir, 'loops', loopId, 'runs'),
-    ...settings,
-  });
+  const configFor = loopConfigFor(config, dir);
   return {
     server,
     client,

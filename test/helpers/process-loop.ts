@@ -7,13 +7,12 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { exportLedger } from '../../src/client/ledger-export.js';
 import { startLoop } from '../../src/client/loop-control.js';
-import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stateQuery } from '../../src/workflows/messages.js';
 import { laneQueue } from '../../src/workflows/queues.js';
 import { waitForView } from './loop-checks.js';
-import { writeLoopFolder, type HarnessOptions, type LoopDriver } from './loop-harness.js';
+import { loopConfigFor, writeLoopFolder, type HarnessOptions, type LoopDriver } from './loop-harness.js';
 import { startTestServer, type TestServer } from './test-server.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-processes.js';
 
@@ -64,12 +63,7 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
   const client = new Client({ connection, namespace: server.namespace });
 
   const handle = (loopId: string) => client.workflow.getHandle(loopWorkflowId(loopId));
-  const configFor = (loopId: string, settings: Partial<LoopConfig> = {}): LoopConfig => ({
-    ...config,
-    state_dir: path.join(dir, 'loops', loopId, 'state'),
-    runs_root: path.join(dir, 'loops', loopId, 'runs'),
-    ...settings,
-  });
+  const configFor = loopConfigFor(config, dir);
   const queueOf = (device: number) => laneQueue(HOST, device);
   return {
     get server() {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../../../bench/lib/durations.js';
 import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../../helpers/bounded-loop.js';
 import { eventually, processesMentioning } from '../../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../../helpers/process-loop.js';
@@ -14,17 +15,6 @@ const ROUNDS = Number(process.env.DRILL_ROUNDS ?? 16);
 const FAULTS = Number(process.env.FAULTS ?? 10);
 const SEED = Number(process.env.FAULT_SEED ?? Date.now() % 100_000);
 
-/** A small seeded generator (mulberry32), so that a failing drill can be repeated. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const KINDS = ['lane-kill', 'lane-term', 'orchestrator-kill', 'package-kill', 'server-kill'] as const;
 type FaultKind = (typeof KINDS)[number];
@@ -51,7 +41,8 @@ describe('random faults drill', () => {
   });
 
   it(`up to ${FAULTS} random faults while a loop runs ${ROUNDS} rounds: every run and eval recorded once, as in the undisturbed loop`, async () => {
-    const draw = random(SEED);
+    // Seeded, so that a failing drill can be repeated (FAULT_SEED).
+    const draw = seededRandom(SEED);
     /** The kinds in a fresh random order for every five faults: each kind hits once in each five. */
     const order: FaultKind[] = [];
     const nextKind = (): FaultKind => {
