@@ -1,6 +1,8 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
 
 const nodeBuiltins = [
   'assert', 'async_hooks', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns',
@@ -34,6 +36,17 @@ export default tseslint.config(
           { group: ['**/activities/*', '!**/activities/index', '**/activities/index'], allowTypeImports: true, message: 'Import activities as types only.' }],
       }],
     },
+  },
+  {
+    // No import cycles: every module's dependencies finish loading before it runs. Type-only
+    // imports are erased at run time, so the rule does not follow them.
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js', '.mjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver()],
+    },
+    rules: { 'import-x/no-cycle': 'error' },
   },
   {
     files: ['**/*.js', '**/*.cjs', 'scripts/**/*.mjs'],

@@ -2,6 +2,7 @@
 // dispatch breakdown) and what a run's history holds (for the history cost).
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
+import { runReportedSignal } from '../../src/workflows/messages.js';
 
 export type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 // A CommonJS package: its namespace comes through the default export under plain Node ESM.
@@ -97,7 +98,7 @@ export function generationTimeline(runs: readonly (readonly HistoryEvent[])[]): 
         }
       }
       const signal = event.workflowExecutionSignaledEventAttributes;
-      if (event.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED && signal?.signalName === 'runReported') {
+      if (event.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED && signal?.signalName === runReportedSignal.name) {
         const payload: Payload | undefined = signal.input?.payloads?.[0] ?? undefined;
         const report: { childId?: string } = payload ? defaultPayloadConverter.fromPayload(payload) : {};
         if (report.childId && !reported.has(report.childId)) reported.set(report.childId, eventMs(event));

@@ -1,5 +1,6 @@
 // Benchmark sizes: `--quick` for a smoke run, defaults for the full one; every size can be set
 // with a flag (`--history-runs 1000`) or its variable (BENCH_HISTORY_RUNS=1000); a flag wins.
+import { Command, CommanderError, Option } from 'commander';
 
 export const SECTIONS = ['dispatch', 'scale-out', 'history'] as const;
 export type Section = (typeof SECTIONS)[number];
@@ -57,11 +58,25 @@ const SPECS: Record<string, Spec> = {
   out: { flag: 'out', quick: 'bench/results/latest.json', full: 'bench/results/latest.json', help: 'where the results go' },
 };
 
+const envName = (flag: string): string => `BENCH_${flag.toUpperCase().replace(/-/g, '_')}`;
+
+function program(): Command {
+  const command = new Command('npm run bench --')
+    .usage('[--quick] [--keep] [options]')
+    .exitOverride()
+    .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
+    .helpOption(false)
+    .allowExcessArguments(false)
+    .option('--quick', 'a small smoke run (about two minutes)')
+    .option('--keep', 'keep the temp folders (servers, loops, logs)');
+  for (const spec of Object.values(SPECS)) {
+    command.addOption(new Option(`--${spec.flag} <value>`, `${spec.help} (full: ${spec.full}; quick: ${spec.quick}; env ${envName(spec.flag)})`));
+  }
+  return command;
+}
+
 export function usage(): string {
-  const lines = Object.values(SPECS).map(
-    (spec) => `  --${spec.flag.padEnd(20)} ${spec.help} (full: ${spec.full}; quick: ${spec.quick}; env BENCH_${spec.flag.toUpperCase().replace(/-/g, '_')})`,
-  );
-  return ['npm run bench -- [--quick] [--keep] [options]', '  --quick                 a small smoke run (about two minutes)', '  --keep                  keep the temp folders (servers, loops, logs)', ...lines].join('\n');
+  return program().helpInformation().trimEnd();
 }
 
 function positiveInt(text: string, flag: string): number {
@@ -72,24 +87,21 @@ function positiveInt(text: string, flag: string): number {
 
 /** Parse argv (after `npm run bench --`) and BENCH_* variables. */
 export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
-  const given = new Map<string, string>();
-  let quick = env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
-  let keep = env.BENCH_KEEP === '1' || env.BENCH_KEEP === 'true';
-  for (let i = 0; i < argv.length; i += 1) {
-    const token = argv[i] as string;
-    if (token === '--quick') quick = true;
-    else if (token === '--keep') keep = true;
-    else if (token.startsWith('--')) {
-      const [name, inline] = token.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-      if (!Object.values(SPECS).some((spec) => spec.flag === name)) throw new Error(`unknown option --${name}\n${usage()}`);
-      const value = inline ?? argv[(i += 1)];
-      if (value === undefined) throw new Error(`--${name} needs a value`);
-      given.set(name, value);
-    } else throw new Error(`unexpected argument ${token}\n${usage()}`);
+  const command = program();
+  try {
+    command.parse(argv, { from: 'user' });
+  } catch (error) {
+    if (error instanceof CommanderError) throw new Error(`${error.message.replace(/^error: /, '')}\n${usage()}`);
+    throw error;
   }
+  // What the command line gave, by flag (`--history-runs`).
+  const given = new Map(command.options.map((option) => [option.long, command.getOptionValue(option.attributeName()) as string | boolean | undefined]));
+  const quick = given.get('--quick') === true || env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
+  const keep = given.get('--keep') === true || env.BENCH_KEEP === '1' || env.BENCH_KEEP === 'true';
   const get = (key: keyof typeof SPECS): string => {
     const spec = SPECS[key] as Spec;
-    return given.get(spec.flag) ?? env[`BENCH_${spec.flag.toUpperCase().replace(/-/g, '_')}`] ?? (quick ? spec.quick : spec.full);
+    const flagged = given.get(`--${spec.flag}`) as string | undefined;
+    return flagged ?? env[envName(spec.flag)] ?? (quick ? spec.quick : spec.full);
   };
   const sections = get('sections')
     .split(',')

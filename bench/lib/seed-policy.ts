@@ -1,6 +1,7 @@
-// The seed's dispatch policy as a discrete-event simulation: pure, no I/O.
+// The dispatch policy of the Python loop this project rebuilds, as a discrete-event simulation:
+// pure, no I/O.
 //
-// The Python loop's `run()` (shared/seed): each turn it drops finished job threads, and when a
+// The Python loop's main loop: each turn it drops finished job threads, and when a
 // slot is free and a job is pending it launches one and sleeps `launch_gap_seconds`; otherwise it
 // sleeps `poll_seconds`. Nothing wakes it early when a job ends (only SIGTERM sets the event),
 // so it launches at most one job per turn, on turn boundaries. Defaults: 30 s and 30 s.
@@ -11,18 +12,18 @@ export interface SeedPolicy {
   readonly launchGapMs: number;
 }
 
-/** `--poll-seconds 30 --launch-gap-seconds 30`, the seed's defaults. */
+/** `--poll-seconds 30 --launch-gap-seconds 30`, the Python loop's defaults. */
 export const SEED_DEFAULTS: SeedPolicy = { pollMs: 30_000, launchGapMs: 30_000 };
 
 export interface SeedSchedule {
-  /** Each job as the seed would run it, in the given order, on lanes "0".."lanes-1". */
+  /** Each job as the Python loop would run it, in the given order, on lanes "0".."lanes-1". */
   readonly jobs: LaneJob[];
   /** First launch to last end. */
   readonly makespan: number;
 }
 
 /**
- * Run jobs of the given durations (in their order) through the seed's loop with `lanes` slots.
+ * Run jobs of the given durations (in their order) through the Python loop with `lanes` slots.
  * A launch takes the slot that has been free longest, so the per-lane dispatch gaps are
  * first-in-first-out as dispatchGaps measures them. The first launch is at time 0.
  */

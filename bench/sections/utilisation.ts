@@ -1,7 +1,7 @@
 // Sections 1, 2 and 6: jobs of controlled duration (the fixture stack, training sleeps a seeded
 // duration per candidate) on traced lanes. From one run: the dispatch latency per lane, the
 // train-to-evaluate gap, where that time goes (histories), the makespan against its bounds,
-// and the seed's polling policy simulated on the same trace.
+// and the Python loop's polling policy (lib/seed-policy.ts) simulated on the same trace.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -163,7 +163,7 @@ export async function runUtilisation(ctx: BenchContext, placement: Placement): P
     const generationEvents = chain.reduce((sum, events) => sum + events.length, 0);
     const evals = run.result.view.test_evals;
 
-    // ---- the seed's policy on the same trace ----
+    // ---- the Python loop's policy on the same trace ----
     const seed = simulateSeedLoop(work, options.lanes, SEED_DEFAULTS);
     const seedGaps = dispatchGaps(seed.jobs).map((d) => d.gap);
 

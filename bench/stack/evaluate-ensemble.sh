@@ -1,5 +1,5 @@
 #!/bin/sh
-# Bench stack ensemble evaluator (SPEC section 10): the scores file, then the report, for a
+# Bench stack ensemble evaluator (docs/behaviour.md, section 10): the scores file, then the report, for a
 # manifest's mean-margin ensemble; counts come from a checksum of the manifest's path.
 set -eu
 manifest='' output='' role='' scores=''

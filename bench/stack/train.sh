@@ -1,9 +1,9 @@
 #!/bin/sh
-# Bench stack trainer: the least a trainer may write under SPEC section 10 (one checkpoint, its
-# validation metrics and scores, the front and the selection), in a shell so a run costs no
-# interpreter start-up. Without the validation scores the loop would score the checkpoint on
-# validation itself (an extra evaluator process per run). Counts come from a checksum of the run
-# id, so champions and fronts still move.
+# Bench stack trainer: the least a trainer may write under the subprocess contract
+# (docs/behaviour.md, section 10: one checkpoint, its validation metrics and scores, the front
+# and the selection), in a shell so a run costs no interpreter start-up. Without the validation
+# scores the loop would score the checkpoint on validation itself (an extra evaluator process per
+# run). Counts come from a checksum of the run id, so champions and fronts still move.
 set -eu
 root='' run=''
 while [ $# -gt 0 ]; do

@@ -1,16 +1,16 @@
 // The activities: every function exported here but the two lane helpers at the end is one a
 // worker registers. Workflows import this module as types only.
-import { readCandidates } from './candidates.js';
-import { prepareRun } from './config.js';
-import { writeEnsembleManifest } from './ensemble-manifest.js';
-import { evaluateRun } from './evaluate.js';
-import { missingFiles } from './files.js';
-import { packageChampion } from './package.js';
-import { evaluateReserve } from './reserve.js';
-import { buildSplit } from './split.js';
-import { withSubprocessEnv } from './subprocess.js';
-import { buildTeacher } from './teacher.js';
-import { trainRun } from './train.js';
+import { readCandidates } from './read-candidates.js';
+import { prepareRun } from './prepare-run.js';
+import { writeEnsembleManifest } from './write-ensemble-manifest.js';
+import { evaluateRun } from './evaluate-run.js';
+import { missingFiles } from './missing-files.js';
+import { packageChampion } from './package-champion.js';
+import { evaluateReserve } from './evaluate-reserve.js';
+import { buildSplit } from './build-split.js';
+import { withSubprocessEnv } from './support/subprocess.js';
+import { buildTeacher } from './build-teacher.js';
+import { trainRun } from './train-run.js';
 import { waitForChange } from './wait-for-change.js';
 
 export {
@@ -37,7 +37,7 @@ export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTea
 export const packageActivities = { packageChampion };
 
 /** Not an activity: sets the subprocess variables (CUDA_VISIBLE_DEVICES) of every lane in this process. */
-export { setSubprocessEnv } from './subprocess.js';
+export { setSubprocessEnv } from './support/subprocess.js';
 
 /**
  * Not an activity: a lane's activities whose subprocesses get `env` (e.g. its

@@ -149,7 +149,7 @@ export interface TeacherInput {
   readonly members: readonly TeacherMember[];
 }
 
-/** A teacher build's outcome: the seed's `teacher` row fields. */
+/** A teacher build's outcome: the `teacher` ledger row's fields (docs/ledger.md, teacher). */
 export interface TeacherOutcome {
   readonly status: 'ok' | 'failed';
   readonly path: string;

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { activityHooks } from './activity-context.js';
-import { exists } from './move-aside.js';
+import { activityHooks } from './support/activity-context.js';
+import { exists } from './support/move-aside.js';
 
 export interface WaitForChangeInput {
   /** Teacher files students wait for: any of them appearing ends the wait. */

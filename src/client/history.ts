@@ -3,9 +3,10 @@ import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { GenerationEvent, GenerationRunHistory, PackagingEvent, PackagingRunHistory } from '../ledger/history-fold.js';
 import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
+import { advanceSignal, championSignal, reserveReportedSignal, runReportedSignal, teacherReportedSignal } from '../workflows/messages.js';
 import { advanceReasonOf, isPackageChampion, isReserveReport, isRunReport, isTeacherReport } from '../workflows/report-shapes.js';
 
-type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
+export type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 // A CommonJS package: its namespace comes through the default export under plain Node ESM.
 const E = proto.temporal.api.enums.v1.EventType;
 const EventType = {
@@ -100,13 +101,13 @@ function generationEvent(event: HistoryEvent): GenerationEvent | null {
       // A malformed report (sent by hand) is skipped, as the workflow skipped it.
       const input = decode(payloads);
       switch (attributes?.signalName) {
-        case 'runReported':
+        case runReportedSignal.name:
           return isRunReport(input) ? { kind: 'run-reported', report: input } : null;
-        case 'reserveReported':
+        case reserveReportedSignal.name:
           return isReserveReport(input) ? { kind: 'reserve-reported', report: input } : null;
-        case 'teacherReported':
+        case teacherReportedSignal.name:
           return isTeacherReport(input) ? { kind: 'teacher-reported', report: input } : null;
-        case 'advance':
+        case advanceSignal.name:
           return { kind: 'advance', reason: advanceReasonOf(input) };
         default:
           return null;
@@ -119,16 +120,18 @@ function generationEvent(event: HistoryEvent): GenerationEvent | null {
 
 /** The generation workflow's runs of a loop, as the ledger fold reads them. */
 export async function generationHistories(client: Client, loopId: string): Promise<GenerationRunHistory[]> {
-  const runs = await runChain(client, loopWorkflowId(loopId));
-  return runs.map((events) => {
-    const started = events[0]?.workflowExecutionStartedEventAttributes;
-    const firstTask = events.find((event) => event.eventType === EventType.taskStarted);
-    return {
-      input: decode(started?.input?.payloads) as GenerationRunHistory['input'],
-      firstTaskTime: firstTask ? isoTime(firstTask) : '',
-      events: events.map(generationEvent).filter((event): event is GenerationEvent => event !== null),
-    };
-  });
+  return (await runChain(client, loopWorkflowId(loopId))).map(generationRunOf);
+}
+
+/** What the ledger fold reads of one run of the generation workflow. */
+export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunHistory {
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  const firstTask = events.find((event) => event.eventType === EventType.taskStarted);
+  return {
+    input: decode(started?.input?.payloads) as GenerationRunHistory['input'],
+    firstTaskTime: firstTask ? isoTime(firstTask) : '',
+    events: events.map(generationEvent).filter((event): event is GenerationEvent => event !== null),
+  };
 }
 
 /** The packaging workflow's runs of a loop; none when the loop never had a champion to package. */
@@ -140,24 +143,27 @@ export async function packagingHistories(client: Client, loopId: string): Promis
     if (error instanceof NoSuchLoopError) return [];
     throw error;
   }
-  return runs.map((events) => {
-    const started = events[0]?.workflowExecutionStartedEventAttributes;
-    const input = decode(started?.input?.payloads) as PackagingRunHistory['input'];
-    const packaging: PackagingEvent[] = [];
-    for (const event of events) {
-      if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === 'champion') {
-        const champion = decode(event.workflowExecutionSignaledEventAttributes.input?.payloads);
-        // A malformed champion (sent by hand) is skipped, as the workflow skipped it.
-        if (isPackageChampion(champion)) packaging.push({ kind: 'champion', champion });
-      } else if (event.eventType === EventType.activityCompleted) {
-        packaging.push({ kind: 'package-finished', outcome: decode(event.activityTaskCompletedEventAttributes?.result?.payloads) as never });
-      } else if (event.eventType === EventType.activityFailed || event.eventType === EventType.activityTimedOut) {
-        const failure = event.activityTaskFailedEventAttributes?.failure ?? event.activityTaskTimedOutEventAttributes?.failure;
-        packaging.push({ kind: 'package-finished', outcome: { launched: false, error: packageFailureText(failure, input), time: isoTime(event) } });
-      }
+  return runs.map(packagingRunOf);
+}
+
+/** What the ledger fold reads of one run of the packaging workflow. */
+export function packagingRunOf(events: readonly HistoryEvent[]): PackagingRunHistory {
+  const started = events[0]?.workflowExecutionStartedEventAttributes;
+  const input = decode(started?.input?.payloads) as PackagingRunHistory['input'];
+  const packaging: PackagingEvent[] = [];
+  for (const event of events) {
+    if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === championSignal.name) {
+      const champion = decode(event.workflowExecutionSignaledEventAttributes.input?.payloads);
+      // A malformed champion (sent by hand) is skipped, as the workflow skipped it.
+      if (isPackageChampion(champion)) packaging.push({ kind: 'champion', champion });
+    } else if (event.eventType === EventType.activityCompleted) {
+      packaging.push({ kind: 'package-finished', outcome: decode(event.activityTaskCompletedEventAttributes?.result?.payloads) as never });
+    } else if (event.eventType === EventType.activityFailed || event.eventType === EventType.activityTimedOut) {
+      const failure = event.activityTaskFailedEventAttributes?.failure ?? event.activityTaskTimedOutEventAttributes?.failure;
+      packaging.push({ kind: 'package-finished', outcome: { launched: false, error: packageFailureText(failure, input), time: isoTime(event) } });
     }
-    return { input, events: packaging };
-  });
+  }
+  return { input, events: packaging };
 }
 
 /** Why a package command has no exit code: a timeout names the loop.yaml limit that ended it. */

@@ -1,36 +1,39 @@
 import type { Client } from '@temporalio/client';
-import { foldGenerationHistory, foldPackagingHistory } from '../ledger/history-fold.js';
+import type { LoopConfig } from '../config/loop-config.js';
+import { rowTime } from '../ledger/ledger-lines.js';
 import { stateJson, type StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
-import { generationHistories, packagingHistories } from './history.js';
+import { HistoryRuns } from '../ledger-copy/history-runs.js';
+import { historyRows, loopLedger, type LoopLedger } from '../ledger-copy/loop-ledger.js';
+import { NoSuchLoopError } from './history.js';
+import { loopWorkflowId } from '../workflows/ids.js';
 
-/** A row's time, for merging the generation's and packaging's rows into one ledger. */
-function rowTime(row: LedgerRow): string {
-  switch (row.type) {
-    case 'generation':
-      return row.started;
-    case 'package':
-      return row.time;
-    default:
-      return row.finished;
-  }
+/**
+ * A loop's ledger.jsonl rows and state.json in the seed's formats: history and the copy in the
+ * loop's state dir together (history wins while it exists). `stateDir` (or a loop.yaml) finds the
+ * copy of a loop whose history is gone altogether.
+ */
+export async function exportLedger(client: Client, loopId: string, fallback?: { stateDir: string; config?: LoopConfig }): Promise<LoopLedger> {
+  const history = await new HistoryRuns(client).read(loopId);
+  if (history.input === null && !fallback) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
+  return loopLedger(history, fallback ?? null);
 }
 
-/** The seed's ledger.jsonl rows and state.json of a loop, rebuilt from Temporal history alone. */
-export async function exportLedger(client: Client, loopId: string): Promise<{ rows: LedgerRow[]; state: StateJson }> {
-  const generations = await generationHistories(client, loopId);
-  const folded = foldGenerationHistory(generations);
-  const packageRows = foldPackagingHistory(await packagingHistories(client, loopId));
-  const rows: LedgerRow[] = [];
-  let next = 0;
-  for (const row of folded.rows) {
-    // Package rows go in before the first generation row that happened after them (both lists are in order).
-    while (next < packageRows.length && rowTime(packageRows[next] as LedgerRow) < rowTime(row)) rows.push(packageRows[next++] as LedgerRow);
-    rows.push(row);
+/** The rows and state Temporal history alone holds of a loop (what the copy is checked against). */
+export async function historyLedger(client: Client, loopId: string): Promise<{ rows: LedgerRow[]; state: StateJson }> {
+  const history = await new HistoryRuns(client).read(loopId);
+  if (history.input === null || history.state === null) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
+  const rows = historyRows(history);
+  const last = rows[rows.length - 1];
+  return { rows, state: stateJson(history.state, history.input.config.state_dir, last ? rowTime(last) : '') };
+}
+
+/** One line saying what of the ledger history no longer holds, or null when history holds it all. */
+export function ledgerSources(ledger: LoopLedger): string | null {
+  const parts: string[] = [];
+  if (ledger.fromCopyOnly > 0) parts.push(`${ledger.fromCopyOnly} rows come from the copy in ${ledger.stateDir} (their history is gone)`);
+  if (ledger.lostGenerations.length > 0) {
+    parts.push(`generation ${ledger.lostGenerations.join(', ')} is in neither history nor the copy: its rows are lost`);
   }
-  rows.push(...packageRows.slice(next));
-  const last = generations[generations.length - 1];
-  const stateDir = last?.input.config.state_dir ?? '';
-  const updated = rows.length > 0 ? rowTime(rows[rows.length - 1] as LedgerRow) : '';
-  return { rows, state: stateJson(folded.state, stateDir, updated) };
+  return parts.length > 0 ? parts.join('; ') : null;
 }

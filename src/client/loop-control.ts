@@ -2,13 +2,14 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Clien
 import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { LoopConfig } from '../config/loop-config.js';
-import type { GenerationInput, GenerationResult } from '../workflows/generation.js';
+import { generation, type GenerationInput } from '../workflows/generation.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import type { LoopView } from '../workflows/loop-view.js';
 import { advanceSignal, stateQuery, stopNowSignal, stopSignal } from '../workflows/messages.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
 import { NoSuchLoopError } from './history.js';
+import { redeliverReports, resumptionOf } from './resume.js';
 
 /** Loop ids become part of workflow ids and file names. */
 export const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -16,40 +17,38 @@ export const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
   | { readonly kind: 'started'; readonly workflowId: string; readonly runId: string }
-  | { readonly kind: 'resumed'; readonly workflowId: string; readonly runId: string; readonly generation: number }
+  | { readonly kind: 'resumed'; readonly workflowId: string; readonly runId: string; readonly generation: number; readonly from: string }
   | { readonly kind: 'already-running'; readonly workflowId: string; readonly view: LoopView | null };
 
 async function runningView(client: Client, workflowId: string): Promise<LoopView | null> {
   return client.workflow.getHandle(workflowId).query(stateQuery).catch(() => null);
 }
 
-/** Start a loop; a running loop is reported instead of started twice; a stopped one goes on where it stopped. */
-export async function startLoop(client: Client, loopId: string, config: LoopConfig): Promise<StartOutcome> {
+/**
+ * Start a loop; a running loop is reported instead of started twice; any other goes on where it
+ * was (see resumptionOf), unless `fresh` (the caller moved its old state aside).
+ */
+export async function startLoop(client: Client, loopId: string, config: LoopConfig, options: { fresh?: boolean } = {}): Promise<StartOutcome> {
   if (!LOOP_ID_PATTERN.test(loopId)) throw new Error(`loop id '${loopId}' must be letters, digits, '_', '-', '.'`);
   const workflowId = loopWorkflowId(loopId);
-  let resume: GenerationResult['resume'] | undefined;
+  const resumption = await resumptionOf(client, loopId, config);
+  if (resumption.kind === 'running') return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
+  const resume = resumption.kind === 'resume' && !options.fresh ? resumption : null;
   try {
-    const description = await client.workflow.getHandle(workflowId).describe();
-    if (description.status.name === 'RUNNING') return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
-    if (description.status.name === 'COMPLETED') resume = (await client.workflow.getHandle(workflowId).result() as GenerationResult).resume;
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-  }
-  try {
-    const handle = await client.workflow.start('generation', {
+    const handle = await client.workflow.start(generation, {
       workflowId,
       taskQueue: ORCHESTRATOR_QUEUE,
-      args: [{ loopId, config, ...(resume ? { carry: resume } : {}) }],
+      args: [{ loopId, config, ...(resume ? { carry: resume.carry } : {}) }],
       typedSearchAttributes: [
         { key: LOOP_ID, value: loopId },
         { key: LOOP_KIND, value: 'generation' },
-        { key: GENERATION, value: resume?.state.generation ?? 1 },
+        { key: GENERATION, value: resume?.carry.state.generation ?? 1 },
       ],
       staticSummary: `champion loop ${loopId}`,
     });
-    return resume
-      ? { kind: 'resumed', workflowId, runId: handle.firstExecutionRunId, generation: resume.state.generation }
-      : { kind: 'started', workflowId, runId: handle.firstExecutionRunId };
+    if (!resume) return { kind: 'started', workflowId, runId: handle.firstExecutionRunId };
+    await redeliverReports(client, loopId, resume.carry);
+    return { kind: 'resumed', workflowId, runId: handle.firstExecutionRunId, generation: resume.carry.state.generation, from: resume.from };
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
     throw error;
@@ -74,6 +73,22 @@ async function runningLoop(client: Client, loopId: string) {
 /** The live state of a running loop. */
 export async function loopStatus(client: Client, loopId: string): Promise<LoopView> {
   return (await runningLoop(client, loopId)).query(stateQuery);
+}
+
+/** A loop's live state while it runs; otherwise how its last run ended. */
+export type LoopStatus = { readonly kind: 'running'; readonly view: LoopView } | { readonly kind: 'not-running'; readonly ended: string };
+
+export async function loopState(client: Client, loopId: string): Promise<LoopStatus> {
+  const handle = client.workflow.getHandle(loopWorkflowId(loopId));
+  let status: string;
+  try {
+    status = (await handle.describe()).status.name;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
+    throw error;
+  }
+  if (status !== 'RUNNING') return { kind: 'not-running', ended: `was ${status.toLowerCase().replace('_', ' ')}` };
+  return { kind: 'running', view: await handle.query(stateQuery) };
 }
 
 /** Stop a loop: gracefully (running work finishes) or at once (running work is cancelled, its subprocesses killed). */

@@ -3,11 +3,14 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { loadLoopConfig } from '../config/load-loop-config.js';
+import type { LoopConfig } from '../config/loop-config.js';
 import { stateFromLedger } from '../ledger/from-ledger.js';
 import { connectClient, type ConnectionFlags } from './connect.js';
-import { exportLedger } from './ledger-export.js';
-import { advanceLoop, loopStatus, startLoop, stopLoop } from './loop-control.js';
-import { renderStatus } from './render-status.js';
+import { exportLedger, ledgerSources } from './ledger-export.js';
+import { startOver } from './start-over.js';
+import { warnOnShortRetention } from './retention.js';
+import { advanceLoop, loopState, startLoop, stopLoop } from './loop-control.js';
+import { renderStatus, renderStoppedState } from './render-status.js';
 import { watchLoop } from './watch.js';
 import { loopReport } from './report-command.js';
 import { runWorker, type WorkerCommandOptions } from './worker-command.js';
@@ -42,21 +45,27 @@ async function withClient<T>(flags: ConnectionFlags, body: (client: Awaited<Retu
 connectionOptions(
   program
     .command('start')
-    .description('start a loop (or report the one already running; a stopped loop goes on where it stopped)')
+    .description('start a loop (or report the one already running); a loop that ended in any way goes on where it was')
     .argument('<loop-id>', 'the loop id, e.g. gate-2026')
-    .requiredOption('-c, --config <loop.yaml>', 'the loop settings'),
-).action(async (loopId: string, options: ConnectionFlags & { config: string }) => {
+    .requiredOption('-c, --config <loop.yaml>', 'the loop settings')
+    .option('--fresh', "start over at generation 1: the loop's state dir and runs root are moved aside first (never deleted)"),
+).action(async (loopId: string, options: ConnectionFlags & { config: string; fresh?: boolean }) => {
   const config = await loadLoopConfig(options.config);
   // Refuse a broken candidates file now rather than in the workflow's first round.
   await loadCandidates(config.candidates, config.workdir);
   await withClient(options, async (client) => {
-    const outcome = await startLoop(client, loopId, config);
+    if (options.fresh) {
+      const moved = await startOver(client, loopId, config);
+      for (const [from, to] of moved) console.log(`moved ${from} aside to ${to}`);
+    }
+    await warnOnShortRetention(client, (line) => console.warn(line));
+    const outcome = await startLoop(client, loopId, config, { fresh: options.fresh === true });
     switch (outcome.kind) {
       case 'started':
         console.log(`started loop ${loopId} (workflow ${outcome.workflowId}); watch it with: champion-loop status ${loopId}`);
         break;
       case 'resumed':
-        console.log(`resumed loop ${loopId} in generation ${outcome.generation} (workflow ${outcome.workflowId})`);
+        console.log(`resumed loop ${loopId} in generation ${outcome.generation} from ${outcome.from} (workflow ${outcome.workflowId})`);
         break;
       case 'already-running':
         console.log(`loop ${loopId} is already running (workflow ${outcome.workflowId}${outcome.view ? `, generation ${outcome.view.generation}, round ${outcome.view.round}` : ''}); nothing started`);
@@ -90,12 +99,27 @@ connectionOptions(
 connectionOptions(
   program
     .command('status')
-    .description("a running loop's state: generation, round, champion, Pareto set, reserve checks, lanes")
+    .description("a loop's state: generation, round, champion, Pareto set, reserve checks, lanes (a loop that is not running: its last state)")
     .argument('<loop-id>')
     .option('--json', 'print the state query as JSON'),
 ).action(async (loopId: string, options: ConnectionFlags & { json?: boolean }) => {
-  const view = await withClient(options, (client) => loopStatus(client, loopId));
-  console.log(options.json ? JSON.stringify(view, null, 2) : renderStatus(view));
+  await withClient(options, async (client) => {
+    const status = await loopState(client, loopId);
+    if (status.kind === 'running') {
+      console.log(options.json ? JSON.stringify(status.view, null, 2) : renderStatus(status.view));
+      return;
+    }
+    // Not running: its last state from the ledger (history and the copy together).
+    const ledger = await exportLedger(client, loopId);
+    const note = ledgerSources(ledger);
+    if (options.json) {
+      console.log(JSON.stringify({ running: false, ended: status.ended, ...ledger.state }, null, 2));
+      return;
+    }
+    console.log(`loop ${loopId} is not running (its last run ${status.ended}); 'champion-loop start' goes on from here`);
+    console.log(renderStoppedState(ledger.state));
+    if (note) console.log(`note: ${note}`);
+  });
 });
 
 connectionOptions(
@@ -113,11 +137,16 @@ connectionOptions(
 connectionOptions(
   program
     .command('ledger')
-    .description("export a loop's ledger.jsonl and state.json (the seed's formats) from Temporal history")
+    .description("export a loop's ledger.jsonl and state.json (the seed's formats): Temporal history, and the copy in its state dir for what history no longer holds")
     .argument('<loop-id>')
-    .option('-o, --out <dir>', 'write ledger.jsonl and state.json into this folder (default: ledger.jsonl to stdout)'),
-).action(async (loopId: string, options: ConnectionFlags & { out?: string }) => {
-  const { rows, state } = await withClient(options, (client) => exportLedger(client, loopId));
+    .option('-o, --out <dir>', 'write ledger.jsonl and state.json into this folder (default: ledger.jsonl to stdout)')
+    .option('-c, --config <loop.yaml>', "the loop's settings: where its copy is when no history of it is left"),
+).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string }) => {
+  const fallback = options.config ? await copyOf(options.config) : undefined;
+  const ledger = await withClient(options, (client) => exportLedger(client, loopId, fallback));
+  const note = ledgerSources(ledger);
+  if (note) console.warn(`note: ${note}`);
+  const { rows, state } = ledger;
   const jsonl = rows.map((row) => JSON.stringify(row)).join('\n') + (rows.length > 0 ? '\n' : '');
   if (!options.out) {
     process.stdout.write(jsonl);
@@ -180,6 +209,12 @@ connectionOptions(
 ).action(async (kind: string, options: WorkerCommandOptions) => {
   await runWorker(kind, options);
 });
+
+/** Where a loop's ledger copy is, from its loop.yaml (for a loop whose history is gone). */
+async function copyOf(file: string): Promise<{ stateDir: string; config: LoopConfig }> {
+  const config = await loadLoopConfig(file);
+  return { stateDir: config.state_dir, config };
+}
 
 function positive(text: string, flag: string): number {
   const value = Number(text);

@@ -1,3 +1,4 @@
+import type { StateJson } from '../ledger/loop-state.js';
 import type { EvalSummary } from '../rules/types.js';
 import type { LoopView } from '../workflows/loop-view.js';
 
@@ -34,4 +35,16 @@ export function renderStatus(view: LoopView, saturationEvals?: number): string {
   if (view.candidates_error) lines.push(`candidates file invalid (keeping ${view.candidates.join(', ')}): ${view.candidates_error}`);
   if (view.split_error) lines.push(`split failing: ${view.split_error}`);
   return lines.join('\n');
+}
+
+/** A loop that is not running: its state.json as `status` shows it. */
+export function renderStoppedState(state: StateJson): string {
+  return [
+    `generation ${state.generation}`,
+    `champion: ${state.champion ? describeEval(state.champion) : 'none yet'}`,
+    `pareto set (${state.pareto_set.length}):`,
+    ...state.pareto_set.map((row) => `  ${describeEval(row)}`),
+    `test evals: ${state.test_evals}; since the last reserve check: ${state.tests_since_reserve_check}; reserve checks: ${state.reserve_checks}`,
+    ...(state.advance_reason ? [`advancing: ${state.advance_reason}`] : []),
+  ].join('\n');
 }

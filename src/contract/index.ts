@@ -1,4 +1,4 @@
-// The subprocess contract: what the training stack writes and the loop reads (SPEC section 10).
+// The subprocess contract: what the training stack writes and the loop reads (docs/contract.md).
 export * from './errors.js';
 export * from './jobs.js';
 export * from './json-text.js';

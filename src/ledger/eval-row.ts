@@ -2,12 +2,12 @@ import { checkpointEpoch, checkpointStem } from '../rules/ids.js';
 import type { EvalRow, Role } from '../rules/types.js';
 import type { RunRow } from './rows.js';
 
-/** Report path of one checkpoint evaluation (the seed's `eval_path`). */
+/** Report path of one checkpoint evaluation: `<state_dir>/evals/<run_id>/<stem>.<role>.json`, the seed's layout. */
 export function evalReportPath(stateDir: string, runId: string, checkpointName: string, role: Role): string {
   return `${stateDir}/evals/${runId}/${checkpointStem(checkpointName)}.${role}.json`;
 }
 
-/** Per-item gate margins of one checkpoint evaluation (the seed's `scores_path`). */
+/** Per-item gate margins of one checkpoint evaluation: the report's path with `.scores.jsonl` for `.json`. */
 export function evalScoresPath(stateDir: string, runId: string, checkpointName: string, role: Role): string {
   return `${stateDir}/evals/${runId}/${checkpointStem(checkpointName)}.${role}.scores.jsonl`;
 }

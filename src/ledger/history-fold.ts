@@ -26,54 +26,68 @@ export interface GenerationRunHistory {
   readonly events: readonly GenerationEvent[];
 }
 
-/** The ledger rows of a loop's generation workflow (all its runs, oldest first) and the state they fold to. */
+/**
+ * The ledger rows of a loop's generation workflow (its runs, oldest first) and the state they fold
+ * to. Each run folds from the state its input carries, as the workflow itself does, so the runs
+ * still in history give their rows even when older runs are gone (retention, delete).
+ */
 export function foldGenerationHistory(runs: readonly GenerationRunHistory[]): { rows: LedgerRow[]; state: LoopState } {
   let state = initialLoopState();
   const rows: LedgerRow[] = [];
-  const inFlight = new Set<string>();
   for (const run of runs) {
-    const { config, carry } = run.input;
-    const settings = foldSettingsOf(config);
-    const opening = carry ? carry.opening : generationRow(initialLoopState(), 'initial', config.base_seed, run.firstTaskTime);
-    if (carry) for (const flight of carry.inFlight) inFlight.add(flight.childId);
-    if (opening) {
-      const recorded = recordRow(state, opening, settings);
-      state = recorded.state;
-      rows.push(...recorded.rows);
-    }
-    for (const event of run.events) {
-      switch (event.kind) {
-        case 'child-started':
-          inFlight.add(event.workflowId);
-          break;
-        case 'child-lost':
-          inFlight.delete(event.workflowId);
-          break;
-        case 'run-reported': {
-          if (!inFlight.delete(event.report.childId)) break;
-          const folded = foldRunReport(state, event.report, settings);
-          state = folded.state;
-          rows.push(...folded.rows);
-          break;
-        }
-        case 'reserve-reported': {
-          if (!inFlight.delete(event.report.childId) || event.report.reserve === null) break;
-          const folded = foldReserveReport(state, { ...event.report, reserve: event.report.reserve }, settings);
-          state = folded.state;
-          rows.push(...folded.rows);
-          break;
-        }
-        case 'teacher-reported': {
-          if (!inFlight.delete(event.report.childId) || event.report.row === null) break;
-          const recorded = recordRow(state, event.report.row, settings);
-          state = recorded.state;
-          rows.push(...recorded.rows);
-          break;
-        }
-        case 'advance':
-          state = foldAdvance(state, event.reason);
-          break;
+    const folded = foldGenerationRun(run);
+    rows.push(...folded.rows);
+    state = folded.state;
+  }
+  return { rows, state };
+}
+
+/** One run of the generation workflow: the rows its history holds, from the state it started with. */
+export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[]; state: LoopState } {
+  const { config, carry } = run.input;
+  let state = carry ? carry.state : initialLoopState();
+  const rows: LedgerRow[] = [];
+  const inFlight = new Set<string>();
+  const settings = foldSettingsOf(config);
+  const opening = carry ? carry.opening : generationRow(initialLoopState(), 'initial', config.base_seed, run.firstTaskTime);
+  if (carry) for (const flight of carry.inFlight) inFlight.add(flight.childId);
+  if (opening) {
+    const recorded = recordRow(state, opening, settings);
+    state = recorded.state;
+    rows.push(...recorded.rows);
+  }
+  for (const event of run.events) {
+    switch (event.kind) {
+      case 'child-started':
+        inFlight.add(event.workflowId);
+        break;
+      case 'child-lost':
+        inFlight.delete(event.workflowId);
+        break;
+      case 'run-reported': {
+        if (!inFlight.delete(event.report.childId)) break;
+        const folded = foldRunReport(state, event.report, settings);
+        state = folded.state;
+        rows.push(...folded.rows);
+        break;
       }
+      case 'reserve-reported': {
+        if (!inFlight.delete(event.report.childId) || event.report.reserve === null) break;
+        const folded = foldReserveReport(state, { ...event.report, reserve: event.report.reserve }, settings);
+        state = folded.state;
+        rows.push(...folded.rows);
+        break;
+      }
+      case 'teacher-reported': {
+        if (!inFlight.delete(event.report.childId) || event.report.row === null) break;
+        const recorded = recordRow(state, event.report.row, settings);
+        state = recorded.state;
+        rows.push(...recorded.rows);
+        break;
+      }
+      case 'advance':
+        state = foldAdvance(state, event.reason);
+        break;
     }
   }
   return { rows, state };
@@ -94,12 +108,21 @@ export function foldPackagingHistory(runs: readonly PackagingRunHistory[]): Pack
   let state: PackagingState = idlePackaging;
   const rows: PackageRow[] = [];
   for (const run of runs) {
-    state = run.input.carry ?? state;
-    for (const event of run.events) {
-      const step = event.kind === 'champion' ? requestPackage(state, event.champion) : finishPackage(state, event.outcome);
-      state = step.state;
-      rows.push(...step.rows);
-    }
+    const folded = foldPackagingRun(run, state);
+    state = folded.state;
+    rows.push(...folded.rows);
   }
   return rows;
+}
+
+/** One run of the packaging workflow, from the state it carries (or, on its first run, `previous`). */
+export function foldPackagingRun(run: PackagingRunHistory, previous: PackagingState): { rows: PackageRow[]; state: PackagingState } {
+  let state = run.input.carry ?? previous;
+  const rows: PackageRow[] = [];
+  for (const event of run.events) {
+    const step = event.kind === 'champion' ? requestPackage(state, event.champion) : finishPackage(state, event.outcome);
+    state = step.state;
+    rows.push(...step.rows);
+  }
+  return { rows, state };
 }

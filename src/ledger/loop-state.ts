@@ -5,7 +5,7 @@ import { evalSummary } from '../rules/summary.js';
 import type { EvalRow, EvalSummary } from '../rules/types.js';
 import type { ChampionRow, GenerationRow, LedgerRow, ParetoSetRow, ReserveCheckRow } from './rows.js';
 
-// The loop's state as a fold over ledger rows, the seed's `apply` and `record_eval`.
+// The loop's state as a fold over ledger rows (docs/behaviour.md, sections 5, 6 and 9).
 // The generation workflow, the ledger exporter and `state --from-ledger` all fold with this.
 
 /** The settings a fold depends on. */
@@ -24,7 +24,7 @@ export function foldSettingsOf(config: { band_decisions: boolean; saturation_eva
   };
 }
 
-/** Everything SPEC section 9 calls the state, rebuilt from rows alone. */
+/** The loop's state (docs/behaviour.md, section 9), rebuilt from rows alone. */
 export interface LoopState {
   readonly generation: number;
   readonly champion: EvalRow | null;
@@ -116,7 +116,7 @@ export interface Recorded {
 const frontKeys = (front: readonly EvalRow[]): string =>
   front.map((row) => `${row.run_id}\u0000${row.checkpoint_name}`).join('\u0001');
 
-/** Record one row as the seed's `record` + `record_eval` do: fold it, then emit champion and pareto_set rows. */
+/** Record one row: fold it, then emit the champion and pareto_set rows it causes (docs/ledger.md). */
 export function recordRow(state: LoopState, row: LedgerRow, settings: FoldSettings): Recorded {
   const next = applyRow(state, row, settings);
   const rows: LedgerRow[] = [row];
@@ -155,7 +155,7 @@ export function reserveDue(state: LoopState, settings: FoldSettings): boolean {
 }
 
 /**
- * The reserve_check row for a champion scored on reserve, as the seed's `reserve_check` builds it:
+ * The reserve_check row for a champion scored on reserve (docs/behaviour.md, section 6):
  * `reserve` is the reserve eval row (status failed when the evaluator gave no report).
  */
 export function reserveCheckRow(

@@ -1,8 +1,8 @@
 import type { PackageChampion, PackageOutcome } from '../activities/types.js';
 import type { PackageRow } from './rows.js';
 
-// Packaging as a fold over champion requests and package outcomes (the seed's request_package,
-// launch_package and poll_package): one at a time, the newest queued wins, dropped ones recorded.
+// Packaging as a fold over champion requests and package outcomes (docs/behaviour.md, section 8):
+// one at a time, the newest queued wins, dropped ones recorded.
 // The packaging workflow and the ledger exporter both fold with this.
 
 export interface PackagingState {

@@ -1,6 +1,7 @@
 import type { EvalRow, EvalSummary, HeldoutResult, Decided } from '../rules/types.js';
 
 // The seed's ledger.jsonl rows, field for field: existing analysis scripts read these.
+// Each kind, its fields and an example line: docs/ledger.md.
 
 /** A generation opened (first start or advance). */
 export interface GenerationRow {

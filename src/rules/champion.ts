@@ -3,13 +3,13 @@ import { dominates } from './dominance.js';
 import { incrementalParetoFront } from './pareto.js';
 import type { Comparable, CompareKey, EvalRow } from './types.js';
 
-/** `default` compares `result` by dominance; `band-decisions` (the seed's flag) picks from the `decided` front. */
+/** `default` compares `result` by dominance; `band-decisions` (loop.yaml's `band_decisions`) picks from the `decided` front. */
 export type ChampionMode = 'default' | 'band-decisions';
 
 /** A test eval row as far as the champion rules read it. */
 export type TestEvalRow = Comparable & Pick<EvalRow, 'generation' | 'role' | 'status' | 'finished'>;
 
-/** Champion, front and test eval count of one generation, as the seed's `apply_eval` keeps them. */
+/** Champion, front and test eval count of one generation, as docs/behaviour.md, section 5 keeps them. */
 export interface ChampionState<R> {
   readonly generation: number;
   readonly champion: R | null;

@@ -1,7 +1,7 @@
 /** Training seeds count up from here, one per round, shared by every candidate of the round. */
 export const TRAIN_SEED_BASE = 20260928;
 
-/** Split seeds count up from here, one per generation (the seed's `--base-seed` default). */
+/** Split seeds count up from here, one per generation (the Python loop's `--base-seed` default). */
 export const DEFAULT_BASE_SEED = 20261200;
 
 /** Strict: a champion picked on the test set regresses on reserve by selection alone. */

@@ -2,7 +2,6 @@ export * from './champion.js';
 export * from './compared.js';
 export * from './constants.js';
 export * from './dominance.js';
-export * from './erfc.js';
 export * from './gate-auc.js';
 export * from './heldout.js';
 export * from './ids.js';

@@ -29,7 +29,7 @@ export interface Decided extends Counts {
 /** Which block of an eval row champions are compared on. */
 export type CompareKey = 'result' | 'decided';
 
-/** The seed's `eval` ledger row, one scored checkpoint on one role. */
+/** The `eval` ledger row, one scored checkpoint on one role (docs/behaviour.md, section 9). */
 export interface EvalRow {
   readonly type: 'eval';
   readonly generation: number;
@@ -57,7 +57,7 @@ export interface EvalRow {
 
 export type Role = 'development' | 'validation' | 'test' | 'reserve';
 
-/** The fields of an eval row that state.json and event rows carry (the seed's `summary`). */
+/** The fields of an eval row that state.json and event rows carry (docs/behaviour.md, section 9). */
 export const SUMMARY_KEYS = [
   'run_id',
   'candidate',

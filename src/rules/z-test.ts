@@ -1,4 +1,6 @@
-import { erfc } from './erfc.js';
+// stdlib's erfc (FreeBSD's msun port): plain JavaScript with no Node built-ins, so it bundles
+// into workflow code.
+import erfc from '@stdlib/math-base-special-erfc';
 
 /** A z statistic and its one-sided p-value. */
 export interface ZTest {

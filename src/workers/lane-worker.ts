@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { NativeConnection} from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createLaneActivities } from '../activities/index.js';
-import * as probe from '../activities/probe.js';
+import * as probe from '../activities/probe-lane.js';
 import { laneQueue } from '../config/lanes.js';
 import { readGpuMemory, type GpuReading } from './gpu-memory.js';
 import { memoryGuardSlots } from './memory-guard.js';

@@ -2,9 +2,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import type { NativeConnection} from '@temporalio/worker';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { createRequestPackaging } from '../activities/packaging-request.js';
 import { orchestratorActivities } from '../activities/index.js';
-import * as probe from '../activities/probe.js';
+import * as probe from '../activities/probe-lane.js';
+import { createRequestPackaging } from '../activities/request-packaging.js';
+import { keepLedgerCopies } from '../ledger-copy/ledger-keeper.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 
 /** The workflows every orchestrator worker runs (bundled from this file). */
@@ -20,11 +21,12 @@ export interface OrchestratorWorkerOptions {
 
 /**
  * The orchestrator: runs every workflow (generations, training runs, reserve checks, packaging)
- * and the CPU activities (candidates, split, configs, handing champions to packaging).
+ * and the CPU activities (candidates, split, configs, handing champions to packaging), and keeps
+ * the ledger copy in each running loop's state dir.
  */
 export async function createOrchestratorWorker(options: OrchestratorWorkerOptions): Promise<Worker> {
   const client = new Client({ connection: options.connection, namespace: options.namespace });
-  return Worker.create({
+  const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? ORCHESTRATOR_QUEUE,
@@ -35,4 +37,7 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
       requestPackaging: createRequestPackaging(client),
     },
   });
+  // Every loop's ledger.jsonl and state.json in its state dir, kept current from history.
+  keepLedgerCopies({ client, worker, log: (message) => console.warn(`[ledger copy] ${message}`) });
+  return worker;
 }

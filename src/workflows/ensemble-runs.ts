@@ -2,7 +2,7 @@ import type { RunRow } from '../ledger/rows.js';
 import { MANIFEST_NAME } from '../rules/constants.js';
 import { ensembleRunId, roundEnsembleRunId, roundManifestName } from '../rules/ids.js';
 
-// Synthetic runs of ensembles (the seed's `ensemble_run` and `round_ensemble_run`): their config
+// Synthetic runs of ensembles (docs/behaviour.md, section 7): their config
 // is the manifest, their one "checkpoint" the manifest's name, and they compete like any run.
 
 function ensembleRow(fields: Pick<RunRow, 'generation' | 'round' | 'candidate' | 'run_id' | 'config_path' | 'config_sha256' | 'checkpoints' | 'members' | 'started'>): RunRow {

@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type * as activities from '../activities/probe.js';
+import type * as activities from '../activities/probe-lane.js';
 
 /** Run one command on a lane's task queue and return what it printed: a health check for workers. */
 export async function laneProbe(input: { taskQueue: string; command: string[] }): Promise<activities.ProbeResult> {

@@ -3,6 +3,7 @@ import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { PackageChampion } from '../activities/types.js';
 import type { RunRow, TeacherRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
+import type { GenerationCarry } from './generation/carry.js';
 import type { LoopView } from './loop-view.js';
 import type { PackagingView } from './packaging-view.js';
 
@@ -41,7 +42,7 @@ export interface ReserveReport {
 }
 export const reserveReportedSignal = defineSignal<[ReserveReport]>('reserveReported');
 
-/** A teacher build reports its outcome (the seed's `teacher` row; null when its lane was unavailable). */
+/** A teacher build reports its outcome (the `teacher` ledger row; null when its lane was unavailable). */
 export interface TeacherReport {
   readonly childId: string;
   readonly jobId: string;
@@ -49,11 +50,41 @@ export interface TeacherReport {
 }
 export const teacherReportedSignal = defineSignal<[TeacherReport]>('teacherReported');
 
-/** The live state of a loop: SPEC section 9 plus what runs where. */
+/** The live state of a loop (docs/behaviour.md, state and ledger) plus what runs where. */
 export const stateQuery = defineQuery<LoopView>('state');
+
+/**
+ * What the generation would carry into its next run, as it stands now. Asked of a run that ended
+ * without a result (terminated, cancelled, failed), it tells `champion-loop start` where to go on.
+ */
+export const carryQuery = defineQuery<GenerationCarry>('carry');
 
 /** A new champion for the packaging workflow (newest queued wins). */
 export const championSignal = defineSignal<[PackageChampion]>('champion');
 
 /** What packaging is doing, what is queued, and every package row so far in this run. */
 export const packagingQuery = defineQuery<PackagingView>('packaging');
+
+// Failure types, defined once: activities raise them (through src/activities/support/step-errors.ts),
+// workflows name them in retry policies and checks. Plain strings, so the workflow bundle may import them.
+
+/** A command that does not exist or cannot be executed: retrying cannot help. */
+export const COMMAND_NOT_FOUND = 'CommandNotFound';
+
+/** A step whose command ran and failed (retryable: a crash may not repeat). */
+export const STEP_FAILED = 'StepFailed';
+
+/** A candidate's base config that cannot be read or is not a YAML mapping (prepareRun). */
+export const CONFIG_ERROR = 'ConfigError';
+
+/**
+ * A file or input that breaks the subprocess contract (docs/contract.md); also the name of
+ * src/contract/errors.ts's ContractError, which reaches workflows as a failure of this type.
+ */
+export const CONTRACT_ERROR = 'ContractError';
+
+/** A run directory that is not this loop's (trainRun leaves it untouched). */
+export const STALE_RUN_DIR = 'StaleRunDir';
+
+/** A candidates file the generation cannot start from (the loop fails, naming the problem). */
+export const CANDIDATES_INVALID = 'CandidatesInvalid';

@@ -9,7 +9,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { LoopActivities } from './activity-types.js';
+import type { packageActivities } from '../activities/index.js';
 import type { LoopPaths, PackageOutcome } from '../activities/types.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../ledger/packaging-fold.js';
@@ -35,7 +35,7 @@ export async function packaging(input: PackagingInput): Promise<void> {
     { key: LOOP_ID, value: input.loopId },
     { key: LOOP_KIND, value: 'packaging' },
   ]);
-  const { packageChampion } = proxyActivities<LoopActivities>({
+  const { packageChampion } = proxyActivities<typeof packageActivities>({
     taskQueue: PACKAGE_QUEUE,
     startToCloseTimeout: input.timeouts.package,
     heartbeatTimeout: input.timeouts.heartbeat,

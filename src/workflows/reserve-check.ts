@@ -3,7 +3,7 @@ import type { LoopActivities } from './activity-types.js';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
-import { reserveReportedSignal, type ReserveReport } from './messages.js';
+import { COMMAND_NOT_FOUND, CONTRACT_ERROR, reserveReportedSignal, type ReserveReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 
 export interface ReserveCheckInput extends JobInput {
@@ -20,7 +20,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     scheduleToStartTimeout: timeouts.schedule_to_start,
     startToCloseTimeout: timeouts.evaluate,
     heartbeatTimeout: timeouts.heartbeat,
-    retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: ['CommandNotFound', 'ContractError'] },
+    retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND, CONTRACT_ERROR] },
   });
   let reserve: EvalRow | null;
   try {

@@ -1,6 +1,6 @@
 import { ROUND_ENSEMBLE_FROM, ROUND_ENSEMBLE_MAX } from '../rules/constants.js';
 
-// Round ensembles (SPEC section 7): from round 3, each finished round scores the ensemble of the
+// Round ensembles (docs/behaviour.md, section 7): from round 3, each finished round scores the ensemble of the
 // selected checkpoints of every trained ordinary run so far, at most 24 ranked by validation.
 // The generation keeps only the best 24 of the rounds already folded in plus the members of
 // rounds not yet finished, so what it carries stays small however long the generation runs.

@@ -3,7 +3,7 @@ import type { TeacherMember } from '../activities/types.js';
 import type { TeacherRow } from '../ledger/rows.js';
 import type { LoopActivities } from './activity-types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
-import { teacherReportedSignal, type TeacherReport } from './messages.js';
+import { COMMAND_NOT_FOUND, teacherReportedSignal, type TeacherReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 
 export interface TeacherBuildInput extends JobInput {
@@ -19,7 +19,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
     scheduleToStartTimeout: input.timeouts.schedule_to_start,
     startToCloseTimeout: input.timeouts.evaluate,
     heartbeatTimeout: input.timeouts.heartbeat,
-    retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: ['CommandNotFound'] },
+    retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
   });
   const started = new Date().toISOString();
   let row: TeacherRow | null;

@@ -1,7 +1,7 @@
 import type { TeacherMember } from '../activities/types.js';
 import type { RunRow } from '../ledger/rows.js';
 
-// The in-sample teacher of a generation (SPEC section 7): once every ordinary (non-student) run
+// The in-sample teacher of a generation (docs/behaviour.md, section 7): once every ordinary (non-student) run
 // of rounds <= teacher_after_round is final, one build from the trained ones; offered once.
 
 export interface TeacherPlan {

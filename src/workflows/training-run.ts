@@ -15,7 +15,7 @@ import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js';
-import { runReportedSignal, type RunReport } from './messages.js';
+import { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, runReportedSignal, type RunReport } from './messages.js';
 import { ORCHESTRATOR_QUEUE } from './queues.js';
 import type { JobInput } from './job-input.js';
 
@@ -82,7 +82,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
       scheduleToStartTimeout: timeouts.schedule_to_start,
       startToCloseTimeout: timeout,
       heartbeatTimeout: timeouts.heartbeat,
-      retry: { maximumAttempts: attempts, nonRetryableErrorTypes: ['CommandNotFound', 'ContractError'] },
+      retry: { maximumAttempts: attempts, nonRetryableErrorTypes: [COMMAND_NOT_FOUND, CONTRACT_ERROR] },
     });
 
   let run = input.run;
@@ -190,7 +190,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
  */
 function badConfig(error: unknown): boolean {
   const failure = error instanceof ActivityFailure ? error.cause : error;
-  return failure instanceof ApplicationFailure && failure.type === 'ConfigError';
+  return failure instanceof ApplicationFailure && failure.type === CONFIG_ERROR;
 }
 
 async function reportTo(parentId: string, report: RunReport): Promise<void> {

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { onTestFinished } from 'vitest';
-import { prepareRun } from '../../src/activities/config.js';
-import { buildSplit } from '../../src/activities/split.js';
+import { prepareRun } from '../../src/activities/prepare-run.js';
+import { buildSplit } from '../../src/activities/build-split.js';
 import type { LoopPaths, StepCommands, TrainInput, TrainOutcome } from '../../src/activities/types.js';
 import type { RunRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
@@ -98,17 +98,6 @@ function statFields(pid: number): string[] | null {
     return text.slice(text.lastIndexOf(')') + 2).split(' ');
   } catch {
     return null;
-  }
-}
-
-/** Waits until `check` holds, polling; fails after `ms`. */
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 10_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

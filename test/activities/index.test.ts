@@ -1,5 +1,6 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import * as activities from '../../src/activities/index.js';
 import { createLaneActivities, laneActivities, orchestratorActivities, packageActivities } from '../../src/activities/index.js';
@@ -30,6 +31,22 @@ describe('activities', () => {
         'writeEnsembleManifest',
       ],
     );
+  });
+
+  it('keeps every activity in a file named after it, and nothing else beside index.ts and types.ts', async () => {
+    const dir = fileURLToPath(new URL('../../src/activities/', import.meta.url));
+    const files = (await readdir(dir)).filter((name) => name.endsWith('.ts') && name !== 'index.ts' && name !== 'types.ts');
+    const camel = (file: string) => file.replace(/\.ts$/, '').replace(/-(\w)/g, (_, letter: string) => letter.toUpperCase());
+    for (const file of files) {
+      const module = (await import(join(dir, file))) as Record<string, unknown>;
+      const name = camel(file);
+      // requestPackaging needs a client: its file exports the factory that makes it.
+      const factory = `create${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+      expect(typeof module[name] === 'function' || typeof module[factory] === 'function', `${file} exports ${name}`).toBe(true);
+    }
+    for (const name of Object.keys({ ...orchestratorActivities, ...laneActivities, ...packageActivities })) {
+      expect(files.map(camel)).toContain(name);
+    }
   });
 
   it('gives each lane made by createLaneActivities its own device, even in one process', async () => {

@@ -28,7 +28,7 @@ describe('percentiles', () => {
   });
 });
 
-describe('the seed policy simulation', () => {
+describe("the Python loop's policy simulation", () => {
   it('launches one job per 30 s turn, so a lane freed at 10 s waits until the 60 s turn', () => {
     // t=0 job 0 on lane 0 (ends 10); t=30 job 1 on lane 1, never used (ends 40); t=60 job 2 on lane 0, free since 10.
     const seed = simulateSeedLoop([10_000, 10_000, 10_000], 2);

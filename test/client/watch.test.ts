@@ -88,7 +88,7 @@ describe('watch: the events between two looks at a loop', () => {
   });
 
   it('reports a failed reserve check as failed, the end of the generation, then the next generation with its reason', () => {
-    // A failed check counts as a reserve check too (SPEC section 6).
+    // A check with verdict fail counts as a reserve check too (docs/behaviour.md, section 6).
     const failed = view({ reserve_checks: 1, advance_reason: 'reserve_failed' });
     expect(loopEvents(view(), failed)).toEqual([
       'reserve check 1 failed: the champion is significantly worse on the reserve set; generation ends (reserve_failed)',

@@ -3,12 +3,15 @@
 // as many lanes as the loop runs jobs at once (`parallel`), nothing else can run, and the loop is
 // then stopped at once.
 import { expect } from 'vitest';
+import { historyLedger } from '../../src/client/ledger-export.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
+import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import { foldSettingsOf, type StateJson } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopNowSignal } from '../../src/workflows/messages.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { CandidateSpec } from './loop-harness.js';
 import { evalKey, rowsOf, stateOf } from './loop-checks.js';
@@ -48,6 +51,8 @@ export interface BoundedLoop {
   readonly rows: LedgerRow[];
   readonly state: StateJson;
   readonly folded: StateJson;
+  /** The ledger copy in the state dir, once it caught up with history. */
+  readonly copy: LedgerRow[];
 }
 
 export interface BoundedOptions {
@@ -72,13 +77,31 @@ export async function runBounded(driver: LoopDriver, loopId: string, options: Bo
       options.timeoutMs ?? 180_000,
     ),
   ]);
-  await driver.client.workflow.getHandle(loopWorkflowId(loopId)).signal('stopNow');
+  await driver.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopNowSignal);
   const result = await driver.result(loopId);
-  const { rows, state } = await driver.ledger(loopId);
   const config = driver.configFor(loopId, options.settings);
+  const copy = await copyCaughtUp(driver, loopId, config.state_dir);
+  const { rows, state } = await driver.ledger(loopId);
   const jsonl = rows.map((row) => JSON.stringify(row)).join('\n');
   const folded = stateFromLedger(jsonl, 'ledger.jsonl', foldSettingsOf(config), config.state_dir);
-  return { loopId, result, rows, state, folded };
+  return { loopId, result, rows, state, folded, copy };
+}
+
+/** A ledger's rows as sorted lines: the same rows, each as often, whatever the order they were appended in. */
+export function sortedLines(rows: readonly LedgerRow[]): string[] {
+  return rows.map((row) => JSON.stringify(row)).sort();
+}
+
+/**
+ * The ledger copy in the loop's state dir once it holds what history holds (the orchestrator's
+ * keeper appends seconds behind): the same rows, each once, as the export from history alone.
+ */
+export async function copyCaughtUp(driver: Pick<LoopDriver, 'client'>, loopId: string, stateDir: string): Promise<LedgerRow[]> {
+  const fromHistory = sortedLines((await historyLedger(driver.client, loopId)).rows);
+  await expect
+    .poll(async () => sortedLines(await readLedgerCopy(stateDir, { repair: false })), { timeout: 30_000, interval: 250, message: `the ledger copy of ${loopId} equals the export from history` })
+    .toEqual(fromHistory);
+  return readLedgerCopy(stateDir, { repair: false });
 }
 
 /** What must not differ between two runs of one loop: each run and eval once, with the same outcome (times and paths aside). */
@@ -98,6 +121,7 @@ export function expectConsistent(loop: BoundedLoop): void {
   expect(stateOf(loop.state)).toEqual(stateOf(loop.result.view));
   expect(stateOf(loop.folded)).toEqual(stateOf(loop.result.view));
   expect(loop.result.view.test_evals).toBe(rowsOf(loop.rows, 'eval').filter((row) => row.role === 'test' && row.status === 'ok').length);
+  expect(sortedLines(loop.copy), `${loop.loopId}: the ledger copy holds what the export holds`).toEqual(sortedLines(loop.rows));
 }
 
 /**

@@ -1,7 +1,7 @@
 // The lane faults: a lane worker process killed (SIGKILL) or stopped (SIGTERM) while one run trains
 // on it, checked the way an operator would on the box: /proc, not the loop's own word.
-import { expect } from 'vitest';
-import { eventually, processesMentioning } from './loop-checks.js';
+import { expect, vi } from 'vitest';
+import { processesMentioning } from './loop-checks.js';
 import type { ProcessLoop } from './process-loop.js';
 import { groupMembers, killWorker, processGroup, terminateWorker } from './worker-processes.js';
 
@@ -17,11 +17,14 @@ function rootOf(loop: ProcessLoop, loopId: string, step: RunStep): string {
 /** The trainer (or evaluator) process of one run in one loop, once it runs. */
 export async function stepProcessOf(loop: ProcessLoop, loopId: string, runId: string, step: RunStep = 'train'): Promise<{ pid: number; cmdline: string }> {
   const root = rootOf(loop, loopId, step);
-  return eventually(
-    async () =>
-      (await processesMentioning(root)).find((p) => p.cmdline.includes(runId) && p.cmdline.includes(`${step}.mjs`)),
-    60_000,
-    async () => `no ${step} process of ${runId}: ${JSON.stringify(await processesMentioning(root))}`,
+  return vi.waitFor(
+    async () => {
+      const processes = await processesMentioning(root);
+      const found = processes.find((p) => p.cmdline.includes(runId) && p.cmdline.includes(`${step}.mjs`));
+      if (found === undefined) throw new Error(`no ${step} process of ${runId}: ${JSON.stringify(processes)}`);
+      return found;
+    },
+    { timeout: 60_000, interval: 250 },
   );
 }
 
@@ -53,7 +56,7 @@ export async function loseLaneWhile(loop: ProcessLoop, loopId: string, runId: st
   if (signal === 'SIGKILL') {
     expect((await killWorker(worker)).signal).toBe('SIGKILL');
     // The worker's group reaper saw its end of the pipe close and killed the whole group.
-    await eventually(async () => (await groupMembers(pgid as number)).length === 0, 10_000, async () => `group ${pgid} still has ${JSON.stringify(await groupMembers(pgid as number))}`);
+    await expect.poll(() => groupMembers(pgid as number), { timeout: 10_000, interval: 250, message: `group ${pgid} is gone` }).toEqual([]);
   } else {
     // A graceful shutdown: the worker cancels the step, which kills the group, then drains and exits 0.
     expect(await terminateWorker(worker)).toEqual({ exitCode: 0, signal: null });

@@ -63,17 +63,6 @@ export async function processesMentioning(text: string): Promise<{ pid: number; 
   return found;
 }
 
-/** Waits until `check` holds, polling; throws with `describe()` after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | null | undefined | false>, timeoutMs: number, describe: () => string | Promise<string>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== null && value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms: ${await describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 /** The parts of a loop's view that say where it stands, for a timed-out wait. */
 export function describeView(view: LoopView | undefined): string {
   if (!view) return 'no answer to the state query';

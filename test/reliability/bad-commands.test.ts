@@ -1,13 +1,13 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchEvalLog, trainLog } from '../../src/activities/paths.js';
+import { batchEvalLog, trainLog } from '../../src/activities/support/paths.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
-import { packagingQuery } from '../../src/workflows/messages.js';
+import { packagingQuery, stopSignal } from '../../src/workflows/messages.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
-import { eventually, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 
 // Commands of loop.yaml that do not exist, are not executable, fail, or print megabytes: each
@@ -30,7 +30,7 @@ describe('commands that cannot run or misbehave', () => {
   async function runUntil(loopId: string, settings: Partial<LoopConfig>, done: (view: LoopView) => boolean) {
     await harness.startWith(loopId, { saturation_evals: 1000, ...settings });
     const seen = await harness.waitFor(loopId, done, 90_000);
-    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
     const { rows, state } = await harness.ledger(loopId);
     expect(stateOf(state)).toEqual(stateOf(result.view));
@@ -103,10 +103,15 @@ describe('commands that cannot run or misbehave', () => {
 
     await packageMissing;
     const handle = harness.client.workflow.getHandle(packagingWorkflowId('package-missing'));
-    await eventually(async () => {
-      const view = await handle.query(packagingQuery);
-      return view.running === null && view.queued === null;
-    }, 60_000, () => 'packaging did not settle');
+    await expect
+      .poll(
+        async () => {
+          const view = await handle.query(packagingQuery);
+          return { running: view.running, queued: view.queued };
+        },
+        { timeout: 60_000, interval: 250, message: 'packaging did not settle' },
+      )
+      .toEqual({ running: null, queued: null });
     const packages = rowsOf((await harness.ledger('package-missing')).rows, 'package');
     expect(packages.length).toBeGreaterThanOrEqual(1);
     for (const row of packages.filter((r) => r.event !== 'dropped')) {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import type { LoopView } from '../../src/workflows/loop-view.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopSignal } from '../../src/workflows/messages.js';
 import { rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -69,7 +70,7 @@ describe('configuration going bad under a running loop', () => {
     await writeFile(baseB, stringify({ fixture_epochs: 2, fixture_quality: 0.7 }));
     view = await next(view, 3);
 
-    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
     const { rows, state } = await harness.ledger(loopId);
     expect(stateOf(state)).toEqual(stateOf(result.view));

@@ -2,13 +2,14 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { batchEvalLog } from '../../src/activities/paths.js';
+import { batchEvalLog } from '../../src/activities/support/paths.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopSignal } from '../../src/workflows/messages.js';
 import { rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 
-// A training stack that writes files breaking the subprocess contract (SPEC section 10), one way
+// A training stack that writes files breaking the subprocess contract (docs/contract.md), one way
 // per candidate in round 1. Each is answered by a train_failed run or failed eval rows with an
 // error naming the file and what is wrong; no loop crashes, and round 2 trains them all again.
 const CORRUPT = fileURLToPath(new URL('./fixtures/corrupt-outputs.mjs', import.meta.url));
@@ -50,7 +51,7 @@ describe('contract files that break the contract', () => {
     const commands = { ...harness.config.commands, train: wrap(FIXTURE_COMMANDS.train), evaluate: wrap(FIXTURE_COMMANDS.evaluate) };
     await harness.startWith('contract', { commands, saturation_evals: 1000 });
     await harness.waitFor('contract', (view) => view.round >= 3, 120_000);
-    await harness.client.workflow.getHandle(loopWorkflowId('contract')).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId('contract')).signal(stopSignal);
     const result = await harness.result('contract');
     const { rows, state } = await harness.ledger('contract');
     expect(stateOf(state)).toEqual(stateOf(result.view));

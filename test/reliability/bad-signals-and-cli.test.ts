@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
-import { packagingQuery } from '../../src/workflows/messages.js';
-import { championLoopCli, eventually, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
+import { advanceSignal, championSignal, packagingQuery, reserveReportedSignal, runReportedSignal, stopSignal, teacherReportedSignal } from '../../src/workflows/messages.js';
+import { championLoopCli, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
@@ -34,30 +34,30 @@ describe('signals and CLI calls with wrong arguments', () => {
     await harness.startWith('signals', { saturation_evals: 1000 });
     const before = await harness.waitFor('signals', (view) => view.test_evals >= 2);
     const malformed: [string, string | undefined][] = [
-      ['runReported', 'null'],
-      ['runReported', '{}'],
-      ['runReported', '{"childId": 5, "evals": "all"}'],
-      ['runReported', '"text"'],
-      ['reserveReported', 'null'],
-      ['reserveReported', '{"childId": "champion-loop/signals/g001/r0001/a"}'],
-      ['teacherReported', '[]'],
+      [runReportedSignal.name, 'null'],
+      [runReportedSignal.name, '{}'],
+      [runReportedSignal.name, '{"childId": 5, "evals": "all"}'],
+      [runReportedSignal.name, '"text"'],
+      [reserveReportedSignal.name, 'null'],
+      [reserveReportedSignal.name, '{"childId": "champion-loop/signals/g001/r0001/a"}'],
+      [teacherReportedSignal.name, '[]'],
       ['noSuchSignal', '{"x": 1}'],
     ];
     for (const [name, input] of malformed) await signal(loopWorkflowId('signals'), name, input);
     // The loop's packaging workflow takes champions by signal too.
     const packagingSignals = ['null', '{"run_id": "x"}'];
-    for (const input of packagingSignals) await signal(packagingWorkflowId('signals'), 'champion', input);
+    for (const input of packagingSignals) await signal(packagingWorkflowId('signals'), championSignal.name, input);
     // The loop still runs its rounds: its workflow tasks did not fail on any of them.
     const after = await harness.waitFor('signals', (view) => view.round >= before.round + 2, 60_000);
     expect(after.generation).toBe(1);
 
     // An advance whose reason is not a text (no input at all, a number): the loop advances, recorded as requested.
-    await signal(loopWorkflowId('signals'), 'advance');
+    await signal(loopWorkflowId('signals'), advanceSignal.name);
     await harness.waitFor('signals', (view) => view.generation === 2 && view.test_evals >= 1, 60_000);
-    await signal(loopWorkflowId('signals'), 'advance', '42');
+    await signal(loopWorkflowId('signals'), advanceSignal.name, '42');
     await harness.waitFor('signals', (view) => view.generation === 3 && view.test_evals >= 1, 60_000);
 
-    await harness.client.workflow.getHandle(loopWorkflowId('signals')).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId('signals')).signal(stopSignal);
     const result = await harness.result('signals');
     const { rows, state } = await harness.ledger('signals');
     expect(stateOf(state)).toEqual(stateOf(result.view));
@@ -69,14 +69,15 @@ describe('signals and CLI calls with wrong arguments', () => {
     const runIds = rowsOf(rows, 'run').map((row) => row.run_id);
     expect(new Set(runIds).size).toBe(runIds.length);
     // Packaging went on: the champions of generations 2 and 3 were packaged or replaced, none lost to the bad signals.
-    await eventually(
-      async () => {
-        const view = await harness.client.workflow.getHandle(packagingWorkflowId('signals')).query(packagingQuery);
-        return view.running === null && view.queued === null;
-      },
-      60_000,
-      () => 'packaging did not settle',
-    );
+    await expect
+      .poll(
+        async () => {
+          const view = await harness.client.workflow.getHandle(packagingWorkflowId('signals')).query(packagingQuery);
+          return { running: view.running, queued: view.queued };
+        },
+        { timeout: 60_000, interval: 250, message: 'packaging did not settle' },
+      )
+      .toEqual({ running: null, queued: null });
     const packageRows = rowsOf((await harness.ledger('signals')).rows, 'package');
     expect(packageRows.some((row) => row.event === 'finished' && row.generation === 3 && row.exit_code === 0)).toBe(true);
     expect(packageRows.every((row) => typeof row.run_id === 'string' && row.run_id.startsWith('champ-'))).toBe(true);

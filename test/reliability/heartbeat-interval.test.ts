@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { heartbeatInterval } from '../../src/activities/activity-context.js';
+import { heartbeatInterval } from '../../src/activities/support/activity-context.js';
 
 // A step beat every 5 s whatever the activity's heartbeat timeout was: with `heartbeat: 5s` in
 // loop.yaml (as the fault tests use) every beat raced the server's timer, and a busy worker lost.

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runIdFor } from '../../src/rules/ids.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import { expectConsistent, jobsOf, type BoundedLoop } from '../helpers/bounded-loop.js';
+import { stopSignal } from '../../src/workflows/messages.js';
+import { copyCaughtUp, expectConsistent, jobsOf, type BoundedLoop } from '../helpers/bounded-loop.js';
 import { processesMentioning, rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
@@ -39,12 +40,13 @@ describe('a training command that hangs', () => {
     await harness.waitFor(loopId, (view) => view.in_flight.some((flight) => flight.jobId === HUNG));
     await harness.writeCandidates('candidates: []\n', candidates);
     await Promise.all([watch?.(), harness.waitFor(loopId, (view) => view.idle && view.in_flight.length === 0 && view.queued === 0, 120_000)]);
-    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
-    const { rows, state } = await harness.ledger(loopId);
     const config = harness.configFor(loopId, settings);
+    const copy = await copyCaughtUp(harness, loopId, config.state_dir);
+    const { rows, state } = await harness.ledger(loopId);
     const folded = stateFromLedger(rows.map((row) => JSON.stringify(row)).join('\n'), 'ledger.jsonl', foldSettingsOf(config), config.state_dir);
-    return { loopId, result, rows, state, folded };
+    return { loopId, result, rows, state, folded, copy };
   }
 
   it('is timed out by timeouts.train, retried per retries.train, recorded as train_failed, its processes killed; the loop goes on', async () => {

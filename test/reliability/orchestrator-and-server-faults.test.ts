@@ -6,9 +6,9 @@ import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import { stateQuery } from '../../src/workflows/messages.js';
+import { stateQuery, stopNowSignal } from '../../src/workflows/messages.js';
 import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
-import { eventually, processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { FIXTURE_COMMANDS } from '../helpers/loop-harness.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 import { killWorker } from '../helpers/worker-processes.js';
@@ -41,17 +41,19 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
   /** Wait until TARGET trains in a loop: the generation is in the middle of round 2. */
   async function whileTargetTrains(loopId: string): Promise<void> {
     const runsRoot = loop.configFor(loopId).runs_root;
-    await eventually(
-      async () => (await processesMentioning(runsRoot)).some((p) => p.cmdline.includes(`--run-id ${TARGET}`) && p.cmdline.includes('train.mjs')),
-      60_000,
-      () => `no trainer of ${TARGET}`,
-    );
+    await expect
+      .poll(async () => (await processesMentioning(runsRoot)).some((p) => p.cmdline.includes(`--run-id ${TARGET}`) && p.cmdline.includes('train.mjs')), {
+        timeout: 60_000,
+        interval: 250,
+        message: `a trainer of ${TARGET} runs`,
+      })
+      .toBe(true);
   }
 
   /** How long until the loop answers its state query again (a worker polls and runs workflow tasks). */
   async function answersAgain(loopId: string, since: number): Promise<number> {
     const handle = loop.client.workflow.getHandle(loopWorkflowId(loopId));
-    await eventually(() => handle.query(stateQuery).then(() => true, () => false), 120_000, () => `loop ${loopId} does not answer`);
+    await expect.poll(() => handle.query(stateQuery).then(() => true, () => false), { timeout: 120_000, interval: 250, message: `loop ${loopId} answers` }).toBe(true);
     return Date.now() - since;
   }
 
@@ -84,12 +86,18 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
     await loop.startWith('crossing', { candidates, commands, saturation_evals: 1000 });
     const stateDir = loop.configFor('crossing').state_dir;
     const b = runIdFor(1, 1, 'b');
-    await eventually(async () => (await processesMentioning(stateDir)).some((p) => p.cmdline.includes('evaluate.mjs') && p.cmdline.includes(b)), 60_000, () => `${b} is not evaluated`);
+    await expect
+      .poll(async () => (await processesMentioning(stateDir)).some((p) => p.cmdline.includes('evaluate.mjs') && p.cmdline.includes(b)), { timeout: 60_000, interval: 250, message: `${b} is evaluated` })
+      .toBe(true);
     // The orchestrator goes; the stop comes while b's evaluation finishes, so b's report and the stop meet when it is back.
     await killWorker(loop.orchestrator);
-    await loop.client.workflow.getHandle(loopWorkflowId('crossing')).signal('stopNow');
-    await eventually(async () => (await readdir(path.join(stateDir, 'evals', b)).catch(() => [])).some((file) => file.endsWith('.test.json')), 60_000, () => `${b} has no report`);
-    await eventually(async () => !(await processesMentioning(stateDir)).some((p) => p.cmdline.includes('evaluate.mjs')), 30_000, () => 'the evaluator still runs');
+    await loop.client.workflow.getHandle(loopWorkflowId('crossing')).signal(stopNowSignal);
+    await expect
+      .poll(async () => (await readdir(path.join(stateDir, 'evals', b)).catch(() => [])).some((file) => file.endsWith('.test.json')), { timeout: 60_000, interval: 250, message: `${b} has a report` })
+      .toBe(true);
+    await expect
+      .poll(async () => (await processesMentioning(stateDir)).filter((p) => p.cmdline.includes('evaluate.mjs')), { timeout: 30_000, interval: 250, message: 'the evaluator has exited' })
+      .toEqual([]);
     // Past the dead worker's sticky queue timeout (10 s), both workflow tasks wait on the normal
     // queue: the new orchestrator takes them together, and b's report lands while the stop cancels.
     await new Promise((resolve) => setTimeout(resolve, 11_000));

@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { ChampionRow, LedgerRow, PackageRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
-import { packagingQuery } from '../../src/workflows/messages.js';
-import { eventually, processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { advanceSignal, packagingQuery, stopSignal } from '../../src/workflows/messages.js';
+import { processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 
 // The package command failing, hanging, and champions arriving faster than it packages them:
@@ -35,19 +35,18 @@ describe('packaging faults', () => {
   /** Wait until the loop's packaging workflow has nothing running or queued. */
   async function packagingIdle(loopId: string): Promise<void> {
     const handle = harness.client.workflow.getHandle(packagingWorkflowId(loopId));
-    await eventually(
+    await vi.waitFor(
       async () => {
-        const view = await handle.query(packagingQuery).catch(() => null);
-        return view !== null && view.running === null && view.queued === null;
+        const view = await handle.query(packagingQuery).catch((error: unknown) => String(error));
+        if (typeof view === 'string' || view.running !== null || view.queued !== null) throw new Error(`packaging did not settle: ${JSON.stringify(view)}`);
       },
-      60_000,
-      async () => JSON.stringify(await handle.query(packagingQuery).catch((error: unknown) => String(error))),
+      { timeout: 60_000, interval: 250 },
     );
   }
 
   /** Stop the loop, wait for packaging to settle, and read the ledger. */
   async function stopAndRead(loopId: string) {
-    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
     await packagingIdle(loopId);
     const { rows, state } = await harness.ledger(loopId);
@@ -93,7 +92,7 @@ describe('packaging faults', () => {
     const handle = harness.client.workflow.getHandle(loopWorkflowId('pkg-hang'));
     await harness.waitFor('pkg-hang', (view) => view.champion !== null);
     for (const generation of [2, 3]) {
-      await handle.signal('advance', `packaging drill ${generation}`);
+      await handle.signal(advanceSignal, `packaging drill ${generation}`);
       await harness.waitFor('pkg-hang', (view) => view.generation === generation && view.champion !== null);
     }
     const rows = await stopAndRead('pkg-hang');

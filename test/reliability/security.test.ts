@@ -1,11 +1,12 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse } from 'yaml';
-import { WORKER_SECRETS } from '../../src/activities/subprocess.js';
+import { WORKER_SECRETS } from '../../src/activities/support/subprocess.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import { eventually, processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { stopSignal } from '../../src/workflows/messages.js';
+import { processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 import { startWorkerProcess } from '../helpers/worker-processes.js';
 
@@ -69,7 +70,7 @@ describe('security: no shell, no path outside the loop, no secret in a log', () 
     expect(refused.candidates_error).toContain('safe file name');
     expect(refused.candidates).toEqual(['a', 'b', 'student']);
     await harness.waitFor('tricks', (view) => view.round >= refused.round + 1);
-    await harness.client.workflow.getHandle(loopWorkflowId('tricks')).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId('tricks')).signal(stopSignal);
     const result = await harness.result('tricks');
     const { rows, state } = await harness.ledger('tricks');
     expect(stateOf(state)).toEqual(stateOf(result.view));
@@ -102,10 +103,13 @@ describe('security: no shell, no path outside the loop, no secret in a log', () 
     try {
       await harness.startWith('secret', { candidates, teacher_after_round: 0 });
       const runsRoot = harness.configFor('secret').runs_root;
-      const trainer = await eventually(
-        async () => (await processesMentioning(runsRoot)).find((p) => p.cmdline.includes('train.mjs')),
-        60_000,
-        () => 'no trainer',
+      const trainer = await vi.waitFor(
+        async () => {
+          const found = (await processesMentioning(runsRoot)).find((p) => p.cmdline.includes('train.mjs'));
+          if (found === undefined) throw new Error('no trainer');
+          return found;
+        },
+        { timeout: 60_000, interval: 250 },
       );
       const environ = (await readFile(`/proc/${trainer.pid}/environ`, 'utf8')).split('\0');
       for (const name of WORKER_SECRETS) expect(environ.filter((entry) => entry.startsWith(`${name}=`))).toEqual([]);
@@ -114,7 +118,7 @@ describe('security: no shell, no path outside the loop, no secret in a log', () 
     } finally {
       delete process.env.TEMPORAL_API_KEY;
     }
-    await harness.client.workflow.getHandle(loopWorkflowId('secret')).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId('secret')).signal(stopSignal);
     await harness.result('secret');
     const stateDir = harness.configFor('secret').state_dir;
     for (const file of await filesUnder(stateDir)) expect(await readFile(path.join(stateDir, file), 'utf8'), file).not.toContain(SECRET);

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { historyFromJSON, historyToJSON, type History } from '@temporalio/common/lib/proto-utils.js';
+import { generation, packaging } from '../../src/workflows/index.js';
 
 /** Where recorded histories live: one JSON file per workflow run, committed. */
 export const HISTORIES_DIR = fileURLToPath(new URL('./histories/', import.meta.url));
@@ -32,7 +33,7 @@ export async function recordScenario(client: Client, scenario: string, perType =
   const runIndex = new Map<string, number>();
   const written: string[] = [];
   for (const execution of executions) {
-    const loopLevel = execution.type === 'generation' || execution.type === 'packaging';
+    const loopLevel = execution.type === generation.name || execution.type === packaging.name;
     const seen = kept.get(execution.type) ?? 0;
     if (!loopLevel && seen >= perType) continue;
     kept.set(execution.type, seen + 1);

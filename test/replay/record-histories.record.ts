@@ -4,6 +4,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'vitest';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { advanceSignal, stopNowSignal, stopSignal } from '../../src/workflows/messages.js';
 import { createLoopHarness, type HarnessOptions, type LoopHarness } from '../helpers/loop-harness.js';
 import { HISTORIES_DIR, recordScenario } from './histories.js';
 
@@ -39,9 +40,9 @@ describe('recording histories', () => {
       async (harness) => {
         await harness.waitFor('loop', (view) => view.generation >= 2, 180_000);
         const handle = harness.client.workflow.getHandle(loopWorkflowId('loop'));
-        await handle.signal('advance', 'advanced by hand');
+        await handle.signal(advanceSignal, 'advanced by hand');
         await harness.waitFor('loop', (view) => view.generation >= 3 && view.round >= 1, 120_000);
-        await handle.signal('stop');
+        await handle.signal(stopSignal);
       },
     );
 
@@ -52,7 +53,7 @@ describe('recording histories', () => {
         { candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }], loop: { saturation_evals: 4 } },
         async (harness) => {
           await harness.waitFor('reserve-fail', (view) => view.generation >= 2 && view.in_flight.length > 0, 120_000);
-          await harness.client.workflow.getHandle(loopWorkflowId('reserve-fail')).signal('stopNow');
+          await harness.client.workflow.getHandle(loopWorkflowId('reserve-fail')).signal(stopNowSignal);
         },
       );
     } finally {
@@ -68,7 +69,7 @@ describe('recording histories', () => {
       },
       async (harness) => {
         await harness.waitFor('forced-can', (view) => view.round >= 4, 120_000);
-        await harness.client.workflow.getHandle(loopWorkflowId('forced-can')).signal('stop');
+        await harness.client.workflow.getHandle(loopWorkflowId('forced-can')).signal(stopSignal);
       },
     );
   });

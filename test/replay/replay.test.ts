@@ -2,6 +2,8 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import type { GenerationInput } from '../../src/workflows/generation.js';
+import { generation, packaging, reserveCheck, teacherBuild, trainingRun } from '../../src/workflows/index.js';
+import { advanceSignal, reserveReportedSignal, runReportedSignal, stopNowSignal, stopSignal, teacherReportedSignal } from '../../src/workflows/messages.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { loadHistories, type RecordedHistory } from './histories.js';
 
@@ -29,17 +31,17 @@ describe('recorded histories', () => {
   it('cover every workflow and the paths that matter: continue-as-new, advance, stop, stop at once, reserve fail', async () => {
     const histories = await loadHistories();
     expect(new Set(histories.map((recorded) => recorded.workflowType))).toEqual(
-      new Set(['generation', 'trainingRun', 'reserveCheck', 'teacherBuild', 'packaging']),
+      new Set([generation, trainingRun, reserveCheck, teacherBuild, packaging].map((workflow) => workflow.name)),
     );
     const generationEvents = histories
-      .filter((recorded) => recorded.workflowType === 'generation')
+      .filter((recorded) => recorded.workflowType === generation.name)
       .flatMap((recorded) => recorded.history.events ?? []);
     const signals = new Set(generationEvents.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean));
-    expect([...signals].sort()).toEqual(expect.arrayContaining(['advance', 'stop', 'stopNow', 'runReported', 'reserveReported', 'teacherReported']));
+    expect([...signals].sort()).toEqual(expect.arrayContaining([advanceSignal, stopSignal, stopNowSignal, runReportedSignal, reserveReportedSignal, teacherReportedSignal].map((signal) => signal.name)));
     const continued = generationEvents.filter((event) => event.workflowExecutionContinuedAsNewEventAttributes);
     expect(continued.length).toBeGreaterThan(2);
     const openings = histories
-      .filter((recorded) => recorded.workflowType === 'generation')
+      .filter((recorded) => recorded.workflowType === generation.name)
       .map((recorded) => {
         const payload = recorded.history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
         return payload ? defaultPayloadConverter.fromPayload<GenerationInput>(payload).carry?.opening?.reason : undefined;
@@ -48,7 +50,7 @@ describe('recorded histories', () => {
   });
 
   it('cover both sides of every patch: training runs that write their job config by activity (kept) and by local activity', async () => {
-    const runs = (await loadHistories()).filter((recorded) => recorded.workflowType === 'trainingRun');
+    const runs = (await loadHistories()).filter((recorded) => recorded.workflowType === trainingRun.name);
     const events = (recorded: RecordedHistory) => recorded.history.events ?? [];
     const byActivity = runs.filter((recorded) => events(recorded).some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'prepareRun'));
     const byLocalActivity = runs.filter((recorded) => events(recorded).some((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'));

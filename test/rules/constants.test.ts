@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import * as constants from '../../src/rules/constants.js';
 
 describe('constants', () => {
-  it('keep the seed values', () => {
+  it('keep the values of the Python loop', () => {
     expect({ ...constants }).toEqual({
       TRAIN_SEED_BASE: 20260928,
       DEFAULT_BASE_SEED: 20261200,

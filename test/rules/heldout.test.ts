@@ -27,7 +27,7 @@ describe('heldoutResult', () => {
     });
   });
 
-  it('keeps exactly the fields the ledger stores, in the seed order', () => {
+  it('keeps exactly the fields the ledger stores, in ledger order', () => {
     expect(Object.keys(heldoutResult(report))).toEqual([
       'fail_to_pass_count',
       'fail_count',
@@ -41,7 +41,7 @@ describe('heldoutResult', () => {
     ]);
   });
 
-  it('refuses a report without fail items, as the seed does by dividing by zero', () => {
+  it('refuses a report without fail items, as the Python loop does by dividing by zero', () => {
     expect(() => heldoutResult({ ...report, fail_count: 0, fail_to_pass_count: 0 })).toThrow(RangeError);
   });
 

@@ -30,7 +30,7 @@ describe('reserveVerdict', () => {
 
   it('tests Fail->Pass over fail items and Pass->Fail over pass items', () => {
     const verdict = reserveVerdict(rates(3, 120, 12, 300), rates(11, 95, 1, 310));
-    // Expected: the seed's worse_z_test in python3 3.11.7 on this machine.
+    // Expected: the Python loop's z-test in python3 3.11.7 on this machine.
     expect(verdict.f2p_z).toBe(2.679446608231013);
     expect(verdict.p2f_z).toBe(-3.144059147303484);
   });

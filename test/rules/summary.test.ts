@@ -38,7 +38,7 @@ const row: EvalRow = {
 };
 
 describe('evalSummary', () => {
-  it('keeps the summary keys, in the seed order', () => {
+  it('keeps the summary keys, in ledger order', () => {
     expect(evalSummary(row)).toEqual({
       run_id: 'champ-g001-r0001-a',
       candidate: 'a',

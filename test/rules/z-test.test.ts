@@ -6,8 +6,8 @@ const expectRelative = (actual: number, expected: number, tolerance: number): vo
   expect(Math.abs(actual - expected) / Math.abs(expected), `${actual} vs ${expected}`).toBeLessThan(tolerance);
 };
 
-// Expected values: the seed's worse_z_test run with python3 3.11.7 (`math.erfc`) on this machine;
-// z is bit-identical (same IEEE operations), p agrees to the accuracy of erfc.
+// Expected values: the Python loop's one-sided two-proportion z-test run with python3 3.11.7
+// (`math.erfc`) on this machine; z is bit-identical (same IEEE operations), p agrees to the accuracy of erfc.
 const cases: readonly (readonly [number, number, number, number, number, number])[] = [
   [9, 188, 20, 188, 2.1262918339523074, 0.016739483787513408],
   [20, 188, 9, 188, -2.1262918339523074, 0.9832605162124866],
@@ -17,7 +17,7 @@ const cases: readonly (readonly [number, number, number, number, number, number]
 ];
 
 describe('worseZTest', () => {
-  it('reproduces the seed on known cases', () => {
+  it('reproduces the Python loop on known cases', () => {
     for (const [h1, n1, h2, n2, z, p] of cases) {
       const result = worseZTest(h1, n1, h2, n2);
       expect(result.z).toBe(z);

@@ -4,6 +4,7 @@ import { ApplicationFailure, WorkflowFailedError, WorkflowNotFoundError } from '
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { CANDIDATES_INVALID, stopSignal } from '../../src/workflows/messages.js';
 import { championLoopCli, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -41,7 +42,7 @@ describe('the candidates file, re-read every round', () => {
     const fixed = await harness.waitFor('changing', (view) => view.candidates_error === null);
     expect(fixed.candidates).toEqual(['a', 'b', 'c']);
     await harness.waitFor('changing', (view) => view.round > fixed.round);
-    await harness.client.workflow.getHandle(loopWorkflowId('changing')).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId('changing')).signal(stopSignal);
     const result = await harness.result('changing');
     const { rows, state } = await harness.ledger('changing');
     expect(stateOf(state)).toEqual(stateOf(result.view));
@@ -67,7 +68,7 @@ describe('the candidates file, re-read every round', () => {
     expect(failure).toBeInstanceOf(WorkflowFailedError);
     const cause = (failure as WorkflowFailedError).cause;
     expect(cause).toBeInstanceOf(ApplicationFailure);
-    expect((cause as ApplicationFailure).type).toBe('CandidatesInvalid');
+    expect((cause as ApplicationFailure).type).toBe(CANDIDATES_INVALID);
     expect((cause as ApplicationFailure).nonRetryable).toBe(true);
     expect((cause as ApplicationFailure).message).toContain(`${file}:2:`);
     expect((cause as ApplicationFailure).message).toContain('an existing base config file for candidate "c"');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { applyTestEval, compareKeyFor, evalSummary, openChampionState, paretoFront, type ChampionMode, type EvalRow, type EvalSummary } from '../../src/rules/index.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import { stateQuery } from '../../src/workflows/messages.js';
+import { stateQuery, stopSignal } from '../../src/workflows/messages.js';
 import { rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -91,7 +91,7 @@ describe('champion and Pareto front on one lane', () => {
   it('the champion and Pareto rows are what the rules make of the eval rows, and the state query agrees', async () => {
     await harness.startWith('default');
     await harness.waitFor('default', (view) => view.round >= 3);
-    await harness.client.workflow.getHandle(loopWorkflowId('default')).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId('default')).signal(stopSignal);
     const result = await harness.result('default');
     const { rows, state } = await harness.ledger('default');
 
@@ -116,7 +116,7 @@ describe('champion and Pareto front on one lane', () => {
   it('in band-decision mode the champion is the front member with the fewest decided errors, as the rules say', async () => {
     await harness.startWith('band', { band_decisions: true });
     await harness.waitFor('band', (view) => view.round >= 3);
-    await harness.client.workflow.getHandle(loopWorkflowId('band')).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId('band')).signal(stopSignal);
     const result = await harness.result('band');
     const { rows, state } = await harness.ledger('band');
 

@@ -4,6 +4,7 @@ import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopNowSignal } from '../../src/workflows/messages.js';
 import { evalKey, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness } from '../helpers/loop-harness.js';
 
@@ -29,7 +30,7 @@ async function runLoop(dynamicConfig?: Record<string, unknown>) {
       (view) => view.round === ROUNDS + 1 && view.in_flight.length === 2 && view.in_flight.every((flight) => flight.jobId.includes(`-r000${ROUNDS + 1}-`)),
       120_000,
     );
-    await harness.client.workflow.getHandle(loopWorkflowId('same')).signal('stopNow');
+    await harness.client.workflow.getHandle(loopWorkflowId('same')).signal(stopNowSignal);
     const result = await harness.result('same');
     const { rows, state } = await harness.ledger('same');
     const chain = await generationHistories(harness.client, 'same');

@@ -2,7 +2,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopLoop } from '../../src/client/loop-control.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import { eventually, processesMentioning, rowsOf, signalWithCli, stateOf } from '../helpers/loop-checks.js';
+import { stopNowSignal, stopSignal } from '../../src/workflows/messages.js';
+import { processesMentioning, rowsOf, signalWithCli, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type CandidateSpec, type LoopHarness } from '../helpers/loop-harness.js';
 
 describe('stopping, resuming and starting a loop twice', () => {
@@ -58,7 +59,7 @@ describe('stopping, resuming and starting a loop twice', () => {
     expect(twice.kind === 'already-running' && twice.view?.generation).toBe(1);
 
     await harness.waitFor('graceful', (view) => view.round > result.view.round && view.in_flight.length > 0);
-    await signalWithCli(harness.server, 'graceful', 'stop');
+    await signalWithCli(harness.server, 'graceful', stopSignal.name);
     const second = await harness.result('graceful');
     expect(second.view.stopping).toBe(true);
     const after = await harness.ledger('graceful');
@@ -74,13 +75,13 @@ describe('stopping, resuming and starting a loop twice', () => {
     await startLoopWith('now', [{ name: 'a', overrides: hang }, { name: 'b', overrides: hang }]);
     const trainers = () => processesMentioning(loopDir('now')).then((found) => found.filter((p) => p.cmdline.includes('train.mjs')));
     await harness.waitFor('now', (view) => view.in_flight.length === 2);
-    await eventually(async () => (await trainers()).length === 2, 30_000, async () => JSON.stringify(await processesMentioning(loopDir('now'))));
+    await expect.poll(async () => (await trainers()).length, { timeout: 30_000, interval: 250, message: 'both trainers run' }).toBe(2);
 
     await stopLoop(harness.client, 'now', true);
     const result = await harness.result('now');
     expect(result.view.in_flight).toEqual([]);
     const gone = Date.now();
-    await eventually(async () => (await processesMentioning(loopDir('now'))).length === 0, 30_000, async () => JSON.stringify(await processesMentioning(loopDir('now'))));
+    await expect.poll(() => processesMentioning(loopDir('now')), { timeout: 30_000, interval: 250, message: 'no process of the loop is left' }).toEqual([]);
     console.log(`stop --now: the loop's subprocesses were gone ${Date.now() - gone} ms after the workflow closed`);
     for (const childId of ['a', 'b'].map((name) => `${loopWorkflowId('now')}/g001/r0001/${name}`)) {
       expect((await harness.client.workflow.getHandle(childId).describe()).status.name).toBe('CANCELLED');
@@ -95,11 +96,11 @@ describe('stopping, resuming and starting a loop twice', () => {
     const retried = await harness.waitFor('now', (view) => view.in_flight.length === 2);
     expect(retried.in_flight.map((flight) => flight.childId).sort()).toEqual(['a', 'b'].map((name) => `${loopWorkflowId('now')}/g001/r0001/${name}.2`));
     expect(retried.queued).toBe(0);
-    await eventually(async () => (await trainers()).length === 2, 30_000, async () => JSON.stringify(await processesMentioning(loopDir('now'))));
+    await expect.poll(async () => (await trainers()).length, { timeout: 30_000, interval: 250, message: 'both trainers run' }).toBe(2);
 
-    await signalWithCli(harness.server, 'now', 'stopNow');
+    await signalWithCli(harness.server, 'now', stopNowSignal.name);
     const second = await harness.result('now');
-    await eventually(async () => (await processesMentioning(loopDir('now'))).length === 0, 30_000, async () => JSON.stringify(await processesMentioning(loopDir('now'))));
+    await expect.poll(() => processesMentioning(loopDir('now')), { timeout: 30_000, interval: 250, message: 'no process of the loop is left' }).toEqual([]);
     expect(rowsOf((await harness.ledger('now')).rows, 'run')).toEqual([]);
     expect(second.resume.queue.map((job) => job.jobId).sort()).toEqual(['champ-g001-r0001-a', 'champ-g001-r0001-b']);
   });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { stopSignal } from '../../src/workflows/messages.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 const STATE_KEYS = ['generation', 'split', 'champion', 'pareto_set', 'test_evals', 'tests_since_reserve_check', 'reserve_checks', 'advance_reason'] as const;
@@ -31,7 +32,7 @@ describe('a loop with three candidates on two lanes', () => {
   it('runs generations end to end and its exported ledger folds to the state the query returns', async () => {
     await harness.start('e2e');
     await harness.waitFor('e2e', (view) => view.generation >= 3, 120_000);
-    await harness.client.workflow.getHandle('champion-loop/e2e').signal('stop');
+    await harness.client.workflow.getHandle('champion-loop/e2e').signal(stopSignal);
     const result = await harness.result('e2e');
     const { rows, state } = await harness.ledger('e2e');
 

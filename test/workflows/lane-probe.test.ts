@@ -1,7 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as probe from '../../src/activities/probe.js';
+import * as probe from '../../src/activities/probe-lane.js';
 import { laneProbe } from '../../src/workflows/lane-probe.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';

@@ -1,12 +1,14 @@
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { advanceLoop } from '../../src/client/loop-control.js';
 import { NoSuchLoopError } from '../../src/client/history.js';
 import type { LedgerRow, ReserveCheckRow } from '../../src/ledger/rows.js';
 import { reserveVerdict } from '../../src/rules/index.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { generation as generationWorkflow } from '../../src/workflows/generation.js';
+import { advanceSignal, stopSignal } from '../../src/workflows/messages.js';
 import { ORCHESTRATOR_QUEUE } from '../../src/workflows/queues.js';
-import { championLoopCli, eventually, rowsOf, signalWithCli, stateOf } from '../helpers/loop-checks.js';
+import { championLoopCli, rowsOf, signalWithCli, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 /** Rows of generation 1 of one type. */
@@ -51,7 +53,7 @@ describe('saturation, reserve checks and generation advance', () => {
 
   /** Stop a loop gracefully and return its result and exported ledger, checked to fold to the same state. */
   async function stopAndExport(loopId: string) {
-    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
     const ledger = await harness.ledger(loopId);
     expect(stateOf(ledger.state)).toEqual(stateOf(result.view));
@@ -107,10 +109,13 @@ describe('saturation, reserve checks and generation advance', () => {
   it('a reserve check that cannot run resets the counter but does not count as a check', async () => {
     process.env.FIXTURE_FAIL_EVALUATE = 'fail:reserve';
     await harness.startWith('no-run', { ...oneLane(), saturation_evals: 3, max_reserve_checks: 1 });
-    await eventually(
-      async () => firstGeneration((await harness.ledger('no-run')).rows, 'reserve_check').length >= 2,
-      60_000,
-      async () => JSON.stringify(stateOf(await harness.view('no-run'))),
+    await vi.waitFor(
+      async () => {
+        if (firstGeneration((await harness.ledger('no-run')).rows, 'reserve_check').length < 2) {
+          throw new Error(`fewer than two reserve checks: ${JSON.stringify(stateOf(await harness.view('no-run')))}`);
+        }
+      },
+      { timeout: 60_000, interval: 250 },
     );
     const { result, rows } = await stopAndExport('no-run');
 
@@ -171,7 +176,7 @@ describe('saturation, reserve checks and generation advance', () => {
     const before = await advanceLoop(harness.client, 'advance', 'corpus relabelled');
     expect(before.generation).toBe(1);
     await harness.waitFor('advance', (view) => view.generation === 2 && view.champion !== null);
-    await signalWithCli(harness.server, 'advance', 'advance', '"labels changed"');
+    await signalWithCli(harness.server, 'advance', advanceSignal.name, '"labels changed"');
     await harness.waitFor('advance', (view) => view.generation === 3 && view.test_evals > 0);
     const { rows } = await stopAndExport('advance');
 
@@ -194,11 +199,11 @@ describe('saturation, reserve checks and generation advance', () => {
 
   it('an advance signalled before the loop took its first step opens generation 2 at once, in the live state and the ledger alike', async () => {
     // As when an operator signals a loop that no orchestrator worker has picked up yet.
-    await harness.client.workflow.signalWithStart('generation', {
+    await harness.client.workflow.signalWithStart(generationWorkflow, {
       workflowId: loopWorkflowId('early'),
       taskQueue: ORCHESTRATOR_QUEUE,
       args: [{ loopId: 'early', config: harness.configFor('early', oneLane()) }],
-      signal: 'advance',
+      signal: advanceSignal,
       signalArgs: ['signalled early'],
     });
     await harness.waitFor('early', (view) => view.generation === 2 && view.test_evals > 0);
@@ -216,7 +221,7 @@ describe('saturation, reserve checks and generation advance', () => {
     expect(cli.stderr).toMatch(/no loop 'ghost' here/);
 
     // A loop started while no orchestrator worker runs it has not opened generation 1 yet.
-    const handle = await harness.client.workflow.start('generation', {
+    const handle = await harness.client.workflow.start(generationWorkflow, {
       workflowId: loopWorkflowId('unopened'),
       taskQueue: 'no-worker-polls-this',
       args: [{ loopId: 'unopened', config: harness.configFor('unopened') }],

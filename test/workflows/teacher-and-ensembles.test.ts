@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalRow } from '../../src/rules/types.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopSignal } from '../../src/workflows/messages.js';
 import { rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -37,7 +38,7 @@ describe('teachers, students and ensembles', () => {
       if (Date.now() > deadline) throw new Error('the student never trained');
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    await harness.client.workflow.getHandle(loopWorkflowId('teach')).signal('stop');
+    await harness.client.workflow.getHandle(loopWorkflowId('teach')).signal(stopSignal);
     const result = await harness.result('teach');
     const { rows, state } = await harness.ledger('teach');
     expect(stateOf(state)).toEqual(stateOf(result.view));
@@ -113,7 +114,7 @@ describe('a loop whose only candidate is a waiting student', () => {
     await writeFile(`${harness.dir}/teachers/given.jsonl.tmp`, '{"id": "item-000001", "margin": 1.5}\n');
     await rename(`${harness.dir}/teachers/given.jsonl.tmp`, `${harness.dir}/teachers/given.jsonl`);
     await harness.waitFor('idle', (view) => view.test_evals > 0, 30_000);
-    await handle.signal('stop');
+    await handle.signal(stopSignal);
     await harness.result('idle');
     // No round was planned while the student waited: its first round is round 1 (two lanes may
     // finish round 2 first, so look it up rather than take the first row).

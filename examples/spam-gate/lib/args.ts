@@ -1,3 +1,5 @@
+import { Command, CommanderError, Option } from 'commander';
+
 /** A bad command line or input file: the script exits 2 with one line on stderr. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
@@ -5,38 +7,53 @@ export class UsageError extends Error {
 
 type Arity = 'one' | 'many';
 
-/** Command-line options: `--name value`, `--name=value`, or `--name v1 v2 ...` for lists. */
+/** Command-line options, parsed by commander: `--name value`, `--name=value`, or `--name v1 v2 ...` for lists. */
 export class CliArgs {
-  private readonly values = new Map<string, string[]>();
+  private readonly values: Record<string, string[] | undefined>;
+  private readonly keys = new Map<string, string>();
 
   constructor(argv: readonly string[], spec: Readonly<Record<string, Arity>>) {
-    let current = '';
-    for (const token of argv) {
-      if (token.startsWith('--')) {
-        const [name = '', inline] = token.slice(2).split(/=(.*)/s, 2);
-        if (!(name in spec)) throw new UsageError(`unknown option --${name}`);
-        if (this.values.has(name)) throw new UsageError(`--${name} given twice`);
-        this.values.set(name, inline === undefined ? [] : [inline]);
-        current = inline === undefined ? name : '';
-        continue;
+    const program = new Command()
+      .exitOverride()
+      .configureOutput({ writeOut: () => undefined, writeErr: () => undefined })
+      .helpOption(false)
+      .allowExcessArguments(false);
+    for (const [name, arity] of Object.entries(spec)) {
+      // commander appends a list option's repeats; here a second `--inputs` is a mistake too.
+      if (arity === 'many' && argv.filter((token) => token === `--${name}` || token.startsWith(`--${name}=`)).length > 1) {
+        throw new UsageError(`--${name} given twice`);
       }
-      const list = current === '' ? undefined : this.values.get(current);
-      if (list === undefined || (spec[current] === 'one' && list.length === 1)) {
-        throw new UsageError(`unexpected argument ${token}`);
-      }
-      list.push(token);
+      const option = new Option(`--${name} <${arity === 'many' ? 'values...' : 'value'}>`);
+      // A value that is itself an option means the value is missing; a second `--name` is a mistake.
+      option.argParser((value: string, previous: string[] | undefined): string[] => {
+        if (value.startsWith('--')) throw new UsageError(`--${name} needs a value`);
+        if (previous !== undefined && arity === 'one') throw new UsageError(`--${name} given twice`);
+        return [...(previous ?? []), value];
+      });
+      program.addOption(option);
+      this.keys.set(name, option.attributeName());
     }
-    for (const [name, list] of this.values) {
-      if (list.length === 0) throw new UsageError(`--${name} needs a value`);
+    try {
+      program.parse(argv, { from: 'user' });
+    } catch (error) {
+      // commander's words, but the same `--name needs a value` as a value that is another option.
+      if (error instanceof CommanderError) throw new UsageError(error.message.replace(/^error: /, '').replace(/^option '(--[^ ']+)[^']*' argument missing$/, '$1 needs a value'));
+      throw error;
     }
+    this.values = program.opts<Record<string, string[] | undefined>>();
+  }
+
+  private all(name: string): string[] | undefined {
+    const key = this.keys.get(name);
+    return key === undefined ? undefined : this.values[key];
   }
 
   has(name: string): boolean {
-    return this.values.has(name);
+    return this.all(name) !== undefined;
   }
 
   get(name: string): string | undefined {
-    return this.values.get(name)?.[0];
+    return this.all(name)?.[0];
   }
 
   need(name: string): string {
@@ -46,7 +63,7 @@ export class CliArgs {
   }
 
   list(name: string): string[] {
-    return this.values.get(name) ?? [];
+    return this.all(name) ?? [];
   }
 
   number(name: string): number {

@@ -1,4 +1,4 @@
-import { escapeHtml } from './html.js';
+import { html, type Html } from './html.js';
 import type { GenerationReport, PlotPoint } from './report-model.js';
 
 // The Pareto front of one generation as inline SVG: every test point, the front as a step line,
@@ -26,7 +26,7 @@ const fixed = (value: number): string => value.toFixed(1);
 
 function pointTitle(point: PlotPoint): string {
   const { f2p, failCount, p2f, passCount } = point.counts;
-  return `${point.runId} ${point.checkpointName}: Fail->Pass ${f2p}/${failCount}, Pass->Fail ${p2f}/${passCount}`; // escaped by the caller
+  return `${point.runId} ${point.checkpointName}: Fail->Pass ${f2p}/${failCount}, Pass->Fail ${p2f}/${passCount}`;
 }
 
 /** The front as a staircase: right along a member's Pass->Fail level, then down to the next member. */
@@ -40,7 +40,7 @@ export function stepPath(front: readonly PlotPoint[], x: (value: number) => numb
 }
 
 /** The generation's plot, or null when it has no test evaluation yet. */
-export function frontPlot(report: GenerationReport, compared: 'result' | 'decided'): string | null {
+export function frontPlot(report: GenerationReport, compared: 'result' | 'decided'): Html | null {
   if (report.points.length === 0) return null;
   const plotted = [...report.points, ...report.front, ...(report.champion ? [report.champion] : [])];
   // One count of headroom keeps the largest point off the plot's edge.
@@ -50,67 +50,63 @@ export function frontPlot(report: GenerationReport, compared: 'result' | 'decide
   const yMax = yTicks[yTicks.length - 1] ?? 1;
   const x = (value: number): number => PLOT.left + (value / xMax) * (PLOT.right - PLOT.left);
   const y = (value: number): number => PLOT.bottom - (value / yMax) * (PLOT.bottom - PLOT.top);
+  const at = (point: PlotPoint): Html => html`cx="${fixed(x(point.counts.f2p))}" cy="${fixed(y(point.counts.p2f))}"`;
   const counts = compared === 'decided' ? ' (decided)' : '';
-  const parts: string[] = [];
-  parts.push(
-    `<svg class="front-plot" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" data-generation="${escapeHtml(report.generation)}" data-points="${report.points.length}" data-front="${report.front.length}">`,
-    `<title>${escapeHtml(`Generation ${report.generation}: ${report.points.length} test evaluations, Pareto front of ${report.front.length}`)}</title>`,
-  );
   // Grid, ticks and tick labels.
-  parts.push('<g class="axes">');
-  for (const tick of xTicks) {
-    parts.push(
-      `<line class="grid" x1="${fixed(x(tick))}" y1="${PLOT.top}" x2="${fixed(x(tick))}" y2="${PLOT.bottom}"/>`,
-      `<line class="tick" x1="${fixed(x(tick))}" y1="${PLOT.bottom}" x2="${fixed(x(tick))}" y2="${PLOT.bottom + 5}"/>`,
-      `<text class="tick-label x" x="${fixed(x(tick))}" y="${PLOT.bottom + 18}" text-anchor="middle">${tick}</text>`,
-    );
-  }
-  for (const tick of yTicks) {
-    parts.push(
-      `<line class="grid" x1="${PLOT.left}" y1="${fixed(y(tick))}" x2="${PLOT.right}" y2="${fixed(y(tick))}"/>`,
-      `<line class="tick" x1="${PLOT.left - 5}" y1="${fixed(y(tick))}" x2="${PLOT.left}" y2="${fixed(y(tick))}"/>`,
-      `<text class="tick-label y" x="${PLOT.left - 8}" y="${fixed(y(tick) + 4)}" text-anchor="end">${tick}</text>`,
-    );
-  }
-  parts.push(
-    `<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}"/>`,
-    `<line class="axis" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${PLOT.bottom}"/>`,
-    `<text class="axis-label" x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 12}" text-anchor="middle">${escapeHtml(`Fail->Pass count${counts} (failing items let through)`)}</text>`,
-    `<text class="axis-label" transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle">${escapeHtml(`Pass->Fail count${counts} (passing items rejected)`)}</text>`,
-    '</g>',
-  );
-  parts.push('<g class="points">');
-  for (const point of report.points) {
-    parts.push(`<circle class="point" cx="${fixed(x(point.counts.f2p))}" cy="${fixed(y(point.counts.p2f))}" r="4"><title>${escapeHtml(pointTitle(point))}</title></circle>`);
-  }
-  parts.push('</g>');
-  if (report.front.length > 0) {
-    parts.push(`<path class="front-line" d="${stepPath(report.front, x, y)}"/>`, '<g class="front-members">');
-    for (const point of report.front) {
-      parts.push(`<circle class="front-member" cx="${fixed(x(point.counts.f2p))}" cy="${fixed(y(point.counts.p2f))}" r="6"><title>${escapeHtml(`front: ${pointTitle(point)}`)}</title></circle>`);
-    }
-    parts.push('</g>');
-  }
-  if (report.champion) {
-    const cx = x(report.champion.counts.f2p);
-    const cy = y(report.champion.counts.p2f);
-    parts.push(
-      `<path class="champion" d="M${fixed(cx)},${fixed(cy - 9)}L${fixed(cx + 9)},${fixed(cy)}L${fixed(cx)},${fixed(cy + 9)}L${fixed(cx - 9)},${fixed(cy)}Z"><title>${escapeHtml(`champion: ${pointTitle(report.champion)}`)}</title></path>`,
-    );
-  }
-  parts.push(legend(PLOT.right + 24, PLOT.top + 8), '</svg>');
-  return parts.join('');
+  const xAxis = xTicks.map((tick) => [
+    html`<line class="grid" x1="${fixed(x(tick))}" y1="${PLOT.top}" x2="${fixed(x(tick))}" y2="${PLOT.bottom}"/>`,
+    html`<line class="tick" x1="${fixed(x(tick))}" y1="${PLOT.bottom}" x2="${fixed(x(tick))}" y2="${PLOT.bottom + 5}"/>`,
+    html`<text class="tick-label x" x="${fixed(x(tick))}" y="${PLOT.bottom + 18}" text-anchor="middle">${tick}</text>`,
+  ]);
+  const yAxis = yTicks.map((tick) => [
+    html`<line class="grid" x1="${PLOT.left}" y1="${fixed(y(tick))}" x2="${PLOT.right}" y2="${fixed(y(tick))}"/>`,
+    html`<line class="tick" x1="${PLOT.left - 5}" y1="${fixed(y(tick))}" x2="${PLOT.left}" y2="${fixed(y(tick))}"/>`,
+    html`<text class="tick-label y" x="${PLOT.left - 8}" y="${fixed(y(tick) + 4)}" text-anchor="end">${tick}</text>`,
+  ]);
+  const axes = [
+    html`<g class="axes">`,
+    xAxis,
+    yAxis,
+    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}"/>`,
+    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${PLOT.bottom}"/>`,
+    html`<text class="axis-label" x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 12}" text-anchor="middle">Fail-&gt;Pass count${counts} (failing items let through)</text>`,
+    html`<text class="axis-label" transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle">Pass-&gt;Fail count${counts} (passing items rejected)</text>`,
+    html`</g>`,
+  ];
+  const points = report.points.map((point) => html`<circle class="point" ${at(point)} r="4"><title>${pointTitle(point)}</title></circle>`);
+  const front =
+    report.front.length === 0
+      ? []
+      : [
+          html`<path class="front-line" d="${stepPath(report.front, x, y)}"/>`,
+          html`<g class="front-members">`,
+          report.front.map((point) => html`<circle class="front-member" ${at(point)} r="6"><title>front: ${pointTitle(point)}</title></circle>`),
+          html`</g>`,
+        ];
+  const champion = report.champion ? championMark(report.champion, x(report.champion.counts.f2p), y(report.champion.counts.p2f)) : '';
+  return html`${[
+    html`<svg class="front-plot" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" data-generation="${report.generation}" data-points="${report.points.length}" data-front="${report.front.length}">`,
+    html`<title>Generation ${report.generation}: ${report.points.length} test evaluations, Pareto front of ${report.front.length}</title>`,
+    axes,
+    html`<g class="points">${points}</g>`,
+    front,
+    champion,
+    legend(PLOT.right + 24, PLOT.top + 8),
+    html`</svg>`,
+  ]}`;
 }
 
-function legend(left: number, top: number): string {
-  const row = (index: number, symbol: string, label: string): string =>
-    `<g transform="translate(${left} ${top + index * 24})">${symbol}<text x="26" y="4">${escapeHtml(label)}</text></g>`;
-  return [
-    '<g class="legend">',
-    row(0, '<circle class="point-key" cx="8" cy="0" r="4"/>', 'test evaluation (a checkpoint)'),
-    row(1, '<circle class="front-member-key" cx="8" cy="0" r="6"/>', 'Pareto front member'),
-    row(2, '<path class="front-line-key" d="M-1,-6H9V6H18"/>', 'Pareto front'),
-    row(3, '<path class="champion-key" d="M8,-9L17,0L8,9L-1,0Z"/>', 'champion'),
-    '</g>',
-  ].join('');
+function championMark(champion: PlotPoint, cx: number, cy: number): Html {
+  const d = `M${fixed(cx)},${fixed(cy - 9)}L${fixed(cx + 9)},${fixed(cy)}L${fixed(cx)},${fixed(cy + 9)}L${fixed(cx - 9)},${fixed(cy)}Z`;
+  return html`<path class="champion" d="${d}"><title>champion: ${pointTitle(champion)}</title></path>`;
+}
+
+function legend(left: number, top: number): Html {
+  const row = (index: number, symbol: Html, label: string): Html => html`<g transform="translate(${left} ${top + index * 24})">${symbol}<text x="26" y="4">${label}</text></g>`;
+  return html`<g class="legend">${[
+    row(0, html`<circle class="point-key" cx="8" cy="0" r="4"/>`, 'test evaluation (a checkpoint)'),
+    row(1, html`<circle class="front-member-key" cx="8" cy="0" r="6"/>`, 'Pareto front member'),
+    row(2, html`<path class="front-line-key" d="M-1,-6H9V6H18"/>`, 'Pareto front'),
+    row(3, html`<path class="champion-key" d="M8,-9L17,0L8,9L-1,0Z"/>`, 'champion'),
+  ]}</g>`;
 }

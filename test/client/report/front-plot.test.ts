@@ -38,7 +38,7 @@ describe('the Pareto front plot', () => {
   });
 
   it('has one point per test evaluation, a marker per front member, the champion, axes with labels and a legend', () => {
-    const svg = frontPlot(second as GenerationReport, 'result') ?? '';
+    const svg = String(frontPlot(second as GenerationReport, 'result') ?? '');
     expect(svg.startsWith('<svg class="front-plot"')).toBe(true);
     expect(count(svg, /<circle class="point"/g)).toBe(4);
     expect(count(svg, /<circle class="front-member"/g)).toBe(2);
@@ -53,7 +53,7 @@ describe('the Pareto front plot', () => {
   });
 
   it('places fewer errors toward the origin: the champion lies left of and below a point it dominates', () => {
-    const svg = frontPlot(second as GenerationReport, 'result') ?? '';
+    const svg = String(frontPlot(second as GenerationReport, 'result') ?? '');
     const centre = (run: string) => {
       const match = new RegExp(`<circle class="point" cx="([\\d.]+)" cy="([\\d.]+)" r="4"><title>${run} checkpoint-0002.pt`).exec(svg);
       return { x: Number(match?.[1]), y: Number(match?.[2]) };
@@ -67,7 +67,7 @@ describe('the Pareto front plot', () => {
 
   it('escapes run and checkpoint names in the tooltips', () => {
     const report: GenerationReport = { ...(second as GenerationReport), points: [point(1, 2, '<img src=x onerror=alert(1)>')], front: [], champion: null };
-    const svg = frontPlot(report, 'decided') ?? '';
+    const svg = String(frontPlot(report, 'decided') ?? '');
     expect(svg).not.toContain('<img');
     expect(svg).toContain('&lt;img src=x onerror=alert(1)&gt;');
     expect(svg).toContain('Fail-&gt;Pass count (decided)');

@@ -68,6 +68,17 @@ describe('the HTML report', () => {
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
   });
 
+  it('escapes a <script> in a candidate name wherever the name appears: tables and plot tooltips', () => {
+    const evil = '<script>alert(1)</script>';
+    const renamed = rows.map((row) => JSON.parse(JSON.stringify(row).replaceAll('wide', evil)) as LedgerRow);
+    const page = renderReport(renamed, { loopId: 'renamed', generatedAt: new Date(0), state });
+    expect(page).not.toMatch(/<script/i);
+    const escaped = `champ-g001-r0001-${'&lt;script&gt;alert(1)&lt;/script&gt;'}`;
+    const timeline = page.split('<h3>Champion timeline</h3>')[2]?.split('<h3>')[0] ?? '';
+    expect(timeline).toContain(escaped);
+    expect(page).toContain(`<title>${escaped} checkpoint-0002.pt`);
+  });
+
   it('escapes values that should be numbers but are not (a hand-edited ledger)', () => {
     const odd = '<i>x</i>';
     const tampered = rows.map((row): LedgerRow => {

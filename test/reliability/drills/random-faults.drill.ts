@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../bench/lib/durations.js';
 import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../../helpers/bounded-loop.js';
-import { eventually, processesMentioning } from '../../helpers/loop-checks.js';
+import { processesMentioning } from '../../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../../helpers/process-loop.js';
 import { killWorker, terminateWorker } from '../../helpers/worker-processes.js';
 
@@ -111,7 +111,7 @@ describe('random faults drill', () => {
     });
     const compared = expectSameLedger(disturbed, baseline);
     // No subprocess of the loop outlived the drill (the hanging round was stopped at once).
-    await eventually(async () => (await processesMentioning(loop.configFor('drill').runs_root)).length === 0, 30_000, async () => JSON.stringify(await processesMentioning(loop.configFor('drill').runs_root)));
+    await expect.poll(() => processesMentioning(loop.configFor('drill').runs_root), { timeout: 30_000, interval: 250, message: 'no process of the loop is left' }).toEqual([]);
     expect(injected.length).toBeGreaterThanOrEqual(Math.min(FAULTS, 5));
     console.log(`random faults (seed ${SEED}): ${injected.join('; ')}`);
     console.log(`random faults (seed ${SEED}): ${injected.length} faults injected, ${compared} rows compared, ${Math.round((Date.now() - started) / 1000)} s`);

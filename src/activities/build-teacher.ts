@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { padGeneration } from '../rules/ids.js';
+import { readSelection } from '../contract/read.js';
+import { activityHooks } from './support/activity-context.js';
+import { describeEnd, runLoopStep } from './support/loop-step.js';
+import { exists, moveAside } from './support/move-aside.js';
+import { logsDir, runDir, scoreCacheArgs } from './support/paths.js';
+import { lineageKey } from './support/teacher-lineage.js';
+import type { TeacherInput, TeacherMember, TeacherOutcome } from './types.js';
+
+/** One member scored on the development role: its selected checkpoint and where its report and scores go. */
+interface MemberJob {
+  readonly member: TeacherMember;
+  readonly checkpointName: string;
+  readonly report: string;
+  readonly scores: string;
+}
+
+function sha256(bytes: Buffer | string): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * Builds a generation's in-sample teacher (docs/behaviour.md, teachers and ensembles):
+ * every member's selected checkpoint scores the development role, members of one input lineage
+ * in one evaluator process, each with its own config; the teacher-scores command averages the
+ * margins into a temp file that is renamed into place. Never throws for a failed step: the
+ * outcome says `failed` and why, as the `teacher` ledger row records it.
+ */
+export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome> {
+  const started = new Date().toISOString();
+  const { paths, commands, teacherPath } = input;
+  const members: TeacherOutcome['members'] = [];
+  const done = (status: 'ok' | 'failed', extra: Partial<TeacherOutcome> = {}): TeacherOutcome => ({
+    status,
+    path: teacherPath,
+    members,
+    started,
+    finished: new Date().toISOString(),
+    ...extra,
+  });
+  const namespace = `teacher-g${padGeneration(input.generation)}`;
+  try {
+    const folder = join(dirname(teacherPath), 'members');
+    const jobs: MemberJob[] = [];
+    for (const member of input.members) {
+      const selection = await readSelection(join(runDir(paths, member.run_id), 'selection.json'));
+      const checkpoint = join(runDir(paths, member.run_id), selection.checkpoint);
+      members.push({ run_id: member.run_id, checkpoint_name: selection.checkpoint, config: member.config_path, checkpoint });
+      jobs.push({
+        member,
+        checkpointName: selection.checkpoint,
+        report: join(folder, `${member.run_id}.dev.json`),
+        scores: join(folder, `${member.run_id}.dev.scores.jsonl`),
+      });
+    }
+    const groups = new Map<string, MemberJob[]>();
+    const hashes = new Map<string, string>();
+    for (const job of jobs) {
+      if (await exists(job.report)) continue;
+      const text = await readFile(job.member.config_path, 'utf8');
+      if (sha256(text) !== job.member.config_sha256) {
+        return done('failed', { error: `teacher member config ${job.member.config_path} changed since ${job.member.run_id} trained (sha256 differs)` });
+      }
+      const key = await lineageKey(text, paths.workdir, hashes);
+      groups.set(key, [...(groups.get(key) ?? []), job]);
+    }
+    let index = 0;
+    for (const group of groups.values()) {
+      const jobsPath = join(logsDir(paths.stateDir), `${namespace}.development.compatible-${String(index).padStart(4, '0')}.jobs.json`);
+      const log = join(logsDir(paths.stateDir), `${namespace}.development.compatible-${String(index).padStart(4, '0')}.log`);
+      index += 1;
+      await mkdir(folder, { recursive: true });
+      await mkdir(dirname(jobsPath), { recursive: true });
+      for (const job of group) await moveAside(job.scores);
+      await moveAside(jobsPath);
+      const entries = group.map((job) => ({
+        config: job.member.config_path,
+        config_sha256: job.member.config_sha256,
+        checkpoint: join(runDir(paths, job.member.run_id), job.checkpointName),
+        output: job.report,
+        scores_output: job.scores,
+      }));
+      await writeFile(jobsPath, `${JSON.stringify(entries, null, 1)}\n`, { flag: 'wx' });
+      const first = group[0] as MemberJob;
+      const result = await runLoopStep(paths, {
+        step: 'teacher evaluate development',
+        commandKey: 'evaluate',
+        command: [...commands.evaluate, '--config', first.member.config_path, '--role', 'development', '--jobs', jobsPath, ...scoreCacheArgs(paths)],
+        log,
+      });
+      if (result.exitCode !== 0) return done('failed', { error: `development scoring ended with ${describeEnd(result)} (log ${log})` });
+    }
+    for (const job of jobs) {
+      if (!(await exists(job.report))) return done('failed', { error: `no development report for ${job.member.run_id} at ${job.report}` });
+    }
+    const tmp = `${teacherPath}.tmp`;
+    await mkdir(dirname(teacherPath), { recursive: true });
+    await moveAside(tmp);
+    const log = join(logsDir(paths.stateDir), `${namespace}.log`);
+    const result = await runLoopStep(paths, {
+      step: 'teacher scores',
+      commandKey: 'teacher_scores',
+      command: [...commands.teacher_scores, '--inputs', ...jobs.map((job) => job.scores), '--output', tmp],
+      log,
+    });
+    if (result.exitCode !== 0) return done('failed', { error: `teacher scores ended with ${describeEnd(result)} (log ${log})` });
+    await rename(tmp, teacherPath);
+    return done('ok', { sha256: sha256(await readFile(teacherPath)) });
+  } catch (error) {
+    // Cancellation and a command that cannot start are not a failed build: the workflow hears them.
+    if (activityHooks().signal?.aborted || (error as { nonRetryable?: boolean }).nonRetryable) throw error;
+    return done('failed', { error: (error as Error).message });
+  }
+}

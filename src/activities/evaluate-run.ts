@@ -1,0 +1,36 @@
+import { isEnsembleRun } from '../ledger/eval-row.js';
+import { isCheckpointName } from '../contract/selection.js';
+import type { EvalRow } from '../rules/types.js';
+import { evalRow } from './support/eval-rows.js';
+import { bandScores, evaluateMany } from './support/evaluator.js';
+import { badInput, CONTRACT_ERROR } from './support/step-errors.js';
+import type { EvaluateRunInput } from './types.js';
+
+/**
+ * Scores the given checkpoints of a run on one role and returns one eval row each
+ * (docs/behaviour.md, evaluation): band scores per checkpoint first, then one evaluator process for all of
+ * them. A retry reuses every report already finished. A synthetic ensemble run (its config
+ * path is the manifest) goes through the ensemble evaluator instead.
+ */
+export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
+  const { paths, run, checkpoints, role } = input;
+  if (!isEnsembleRun(run)) {
+    const bad = checkpoints.filter((name) => !isCheckpointName(name));
+    if (bad.length > 0) {
+      throw badInput(`run ${run.run_id}: checkpoint names without a -NNNN epoch suffix: ${bad.join(', ')}`, CONTRACT_ERROR);
+    }
+  }
+  const bands = new Map<string, string | null>();
+  for (const name of checkpoints) {
+    bands.set(name, await bandScores(input, run, name));
+  }
+  const reads = await evaluateMany(input, run, checkpoints, role, bands);
+  const rows: EvalRow[] = [];
+  for (const name of checkpoints) {
+    const read = reads.get(name);
+    if (read !== undefined) {
+      rows.push(await evalRow(paths, run, name, role, read));
+    }
+  }
+  return rows;
+}

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { expandGeneration } from '../rules/ids.js';
+import { exists, moveAside } from './support/move-aside.js';
+import { isStale } from './support/owner.js';
+import { configFile } from './support/paths.js';
+import { badInput, CONFIG_ERROR } from './support/step-errors.js';
+import type { Candidate, PrepareRunInput, PreparedRun } from './types.js';
+
+/**
+ * Writes the job config of one run (docs/behaviour.md, the job config) and says whether its run directory
+ * is stale: there already, and not marked as this owner's by an earlier attempt of trainRun.
+ * The same inputs give the same file; a different file at that path is moved aside first.
+ */
+export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
+  const { paths, candidate, generation, round } = input;
+  const text = configText(await readBaseConfig(candidate), candidate, generation, input.split, input.seed);
+  const path = configFile(paths.stateDir, generation, round, candidate.name);
+  await writeConfig(path, text);
+  return {
+    configPath: path,
+    configSha256: createHash('sha256').update(text, 'utf8').digest('hex'),
+    stale: await isStale(paths, input.runId, input.owner),
+  };
+}
+
+/**
+ * Base config + overrides (string values `{generation}`-expanded) + split + seed, dumped in key
+ * order: overridden keys keep their place, new keys follow, as Python's dict.update leaves them.
+ */
+export function configText(base: Map<unknown, unknown>, candidate: Candidate, generation: number, split: string, seed: number): string {
+  const config = new Map(base);
+  for (const [key, value] of Object.entries(candidate.overrides)) {
+    config.set(key, typeof value === 'string' ? expandGeneration(value, generation) : value);
+  }
+  config.set('split', split);
+  config.set('seed', seed);
+  // PyYAML's block style: sequences flush under their key, long strings never folded.
+  return stringify(config, { indentSeq: false, lineWidth: 0 });
+}
+
+async function readBaseConfig(candidate: Candidate): Promise<Map<unknown, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(candidate.base_config, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : (error as Error).message;
+    throw badInput(`base config of candidate "${candidate.name}" cannot be read: ${candidate.base_config} ${reason}`, CONFIG_ERROR);
+  }
+  let value: unknown;
+  try {
+    // Maps, not objects: keys like `1` keep their place and type, as PyYAML keeps them.
+    value = parse(text, { mapAsMap: true });
+  } catch (error) {
+    throw badInput(`base config of candidate "${candidate.name}" is not valid YAML: ${candidate.base_config}: ${(error as Error).message}`, CONFIG_ERROR);
+  }
+  if (!(value instanceof Map)) {
+    throw badInput(`base config of candidate "${candidate.name}" must be a YAML mapping: ${candidate.base_config}`, CONFIG_ERROR);
+  }
+  return value;
+}
+
+async function writeConfig(path: string, text: string): Promise<void> {
+  if (await exists(path)) {
+    if ((await readFile(path, 'utf8')) === text) {
+      return;
+    }
+    await moveAside(path);
+  }
+  await mkdir(dirname(path), { recursive: true });
+  // Exclusive create: a half-written file from a crash differs, so the next attempt moves it aside.
+  await writeFile(path, text, { flag: 'wx' });
+}

@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import { checkpointStem, padGeneration, padRound } from '../../rules/ids.js';
+import type { Role } from '../../rules/types.js';
+import type { LoopPaths } from '../types.js';
+
+// Where each step's files go (docs/contract.md, the loop's own files); existing tools read these folders.
+
+/** The folder every step's log goes to. */
+export function logsDir(stateDir: string): string {
+  return join(stateDir, 'logs');
+}
+
+/** `logs/split-gen-GGG.log`: the three split commands of one generation. */
+export function splitLog(stateDir: string, generation: number): string {
+  return join(logsDir(stateDir), `split-gen-${padGeneration(generation)}.log`);
+}
+
+/** `logs/<runId>.train.log`. */
+export function trainLog(stateDir: string, runId: string): string {
+  return join(logsDir(stateDir), `${runId}.train.log`);
+}
+
+/** `logs/<runId>.<stem>.<role>.eval.log`: one checkpoint scored by the single-checkpoint form. */
+export function evalLog(stateDir: string, runId: string, checkpointName: string, role: Role): string {
+  return join(logsDir(stateDir), `${runId}.${checkpointStem(checkpointName)}.${role}.eval.log`);
+}
+
+/** `logs/<runId>.<role>.eval.log`: one batch evaluator process for a run's checkpoints. */
+export function batchEvalLog(stateDir: string, runId: string, role: Role): string {
+  return join(logsDir(stateDir), `${runId}.${role}.eval.log`);
+}
+
+/** `logs/<runId>.<role>.jobs.json`: the batch evaluator's jobs file. */
+export function jobsFile(stateDir: string, runId: string, role: Role): string {
+  return join(logsDir(stateDir), `${runId}.${role}.jobs.json`);
+}
+
+/** `configs/gen-GGG/round-RRRR/NAME.yaml`: the job config of one candidate in one round. */
+export function configFile(stateDir: string, generation: number, round: number, candidate: string): string {
+  return join(stateDir, 'configs', `gen-${padGeneration(generation)}`, `round-${padRound(round)}`, `${candidate}.yaml`);
+}
+
+/** `owners/<runId>`: holds the owner (training workflow id) of a run directory the loop created. */
+export function ownerMarker(stateDir: string, runId: string): string {
+  return join(stateDir, 'owners', runId);
+}
+
+/** A run's directory under the runs root. */
+export function runDir(paths: Pick<LoopPaths, 'runsRoot'>, runId: string): string {
+  return join(paths.runsRoot, runId);
+}
+
+/** `--score-cache-dir D` when the loop has a score cache. */
+export function scoreCacheArgs(paths: Pick<LoopPaths, 'scoreCacheDir'>): string[] {
+  return paths.scoreCacheDir === null ? [] : ['--score-cache-dir', paths.scoreCacheDir];
+}

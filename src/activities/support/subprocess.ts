@@ -1,0 +1,217 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { closeSync, openSync } from 'node:fs';
+import { appendFile, mkdir, open } from 'node:fs/promises';
+import { constants } from 'node:os';
+import { dirname } from 'node:path';
+import process from 'node:process';
+import { CancelledFailure } from '@temporalio/common';
+import { execa } from 'execa';
+import { releaseGroup, watchGroup } from './group-reaper.js';
+import { commandNotFound } from './step-errors.js';
+import { programProblem } from './find-program.js';
+
+/** Heartbeat details while a step runs: enough to find its processes on the lane's host. */
+export interface StepHeartbeat {
+  readonly step: string;
+  /** The command's pid. */
+  readonly pid: number;
+  /** Its process group: the command leads it, so the same number. */
+  readonly pgid: number;
+  readonly elapsedMs: number;
+}
+
+export interface RunStepOptions {
+  /** What runs, for heartbeats and messages, e.g. `train`. */
+  readonly step: string;
+  /** Where the command comes from, for the not-found message, e.g. `loop.yaml commands.train`. */
+  readonly source?: string;
+  /** Program and arguments: never a shell line. */
+  readonly command: readonly string[];
+  readonly cwd: string;
+  /** stdout and stderr are appended here; the folder is created. */
+  readonly log: string;
+  readonly env?: Readonly<Record<string, string>>;
+  readonly heartbeat?: (details: StepHeartbeat) => void;
+  readonly heartbeatIntervalMs?: number;
+  /** Aborting kills the whole process group and makes runStep reject with the abort reason. */
+  readonly signal?: AbortSignal;
+  /** How long the group gets between SIGTERM and SIGKILL. */
+  readonly killGraceMs?: number;
+  /** Called once the command runs (tests use it to watch the group). */
+  readonly onStart?: (processes: { readonly pid: number; readonly pgid: number }) => void;
+}
+
+/** How a step ended. `exitCode` is null when a signal ended it. */
+export interface StepResult {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly pid: number;
+  readonly pgid: number;
+  readonly started: string;
+  readonly finished: string;
+  /** Byte offset in the log where this run's output begins (earlier attempts come before). */
+  readonly logStart: number;
+}
+
+let subprocessEnv: Readonly<Record<string, string>> = {};
+const scopedEnv = new AsyncLocalStorage<Readonly<Record<string, string>>>();
+
+/**
+ * Sets variables every later step's subprocess in this process gets, e.g. a lane's
+ * CUDA_VISIBLE_DEVICES. With several lanes in one process, use withSubprocessEnv instead.
+ */
+export function setSubprocessEnv(env: Readonly<Record<string, string>>): void {
+  subprocessEnv = { ...env };
+}
+
+/** Runs `work` with variables its steps' subprocesses get on top of setSubprocessEnv's. */
+export function withSubprocessEnv<T>(env: Readonly<Record<string, string>>, work: () => Promise<T>): Promise<T> {
+  return scopedEnv.run({ ...scopedEnv.getStore(), ...env }, work);
+}
+
+/**
+ * The worker's own Temporal credentials: no step of the contract needs them, and a stack that
+ * prints its environment (a crash dump, an experiment tracker) would put them in the loop's logs.
+ */
+export const WORKER_SECRETS: readonly string[] = ['TEMPORAL_API_KEY', 'TEMPORAL_TLS_CLIENT_KEY_DATA'];
+
+function withoutWorkerSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const kept = { ...env };
+  for (const name of WORKER_SECRETS) delete kept[name];
+  return kept;
+}
+
+/** The exit status as Python's Popen reports it (docs/ledger.md): the code, or minus the signal number. */
+export function returnCode(result: Pick<StepResult, 'exitCode' | 'signal'>): number {
+  if (result.exitCode !== null) {
+    return result.exitCode;
+  }
+  const number = result.signal === null ? undefined : constants.signals[result.signal as NodeJS.Signals];
+  return number === undefined ? -1 : -number;
+}
+
+/**
+ * Runs one command to its end in a process group of its own (the command leads it; the worker's
+ * group reaper kills the group if the worker dies), with its output appended to a log file
+ * (never held in memory). Heartbeats while it runs; on abort
+ * the whole group gets SIGTERM, then SIGKILL after the grace period, and the abort rethrows.
+ */
+export async function runStep(options: RunStepOptions): Promise<StepResult> {
+  const [program] = options.command;
+  if (program === undefined || program === '') {
+    throw commandNotFound(`empty command for ${options.step} (${options.source ?? options.step}): give a program and its arguments`);
+  }
+  const env = { ...withoutWorkerSecrets(process.env), ...subprocessEnv, ...scopedEnv.getStore(), ...options.env };
+  const problem = await programProblem(program, options.cwd, env);
+  if (problem !== null) {
+    const what = problem.kind === 'not_found' ? 'command not found' : 'command not executable';
+    throw commandNotFound(
+      `${what}: ${program} (${options.source ?? options.step}): ${problem.detail}; install it or fix the command in loop.yaml`,
+    );
+  }
+  throwIfAborted(options.signal);
+  return runInGroup(options, env, await writeLogHeader(options));
+}
+
+/** Appends one line naming the step and its command; returns where the command's output will begin. */
+async function writeLogHeader(options: RunStepOptions): Promise<number> {
+  await mkdir(dirname(options.log), { recursive: true });
+  const log = await open(options.log, 'a');
+  try {
+    await log.write(`--- ${new Date().toISOString()} ${options.step}: ${JSON.stringify(options.command)}\n`);
+    return (await log.stat()).size;
+  } finally {
+    await log.close();
+  }
+}
+
+/** Starts the command leading a process group of its own, its output appended to the log by its own descriptor. */
+function spawnInGroup(program: string, args: readonly string[], options: RunStepOptions, env: NodeJS.ProcessEnv) {
+  // execa passes a descriptor number to the spawn as it is; its types only spell out 3 to 9.
+  const output = openSync(options.log, 'a') as 3;
+  try {
+    return execa(program, [...args], {
+      cwd: options.cwd,
+      env,
+      extendEnv: false,
+      // The command leads its own process group, so it and its children end together.
+      detached: true,
+      cleanup: false,
+      stdin: 'ignore',
+      stdout: output,
+      stderr: output,
+      buffer: false,
+      reject: false,
+    });
+  } finally {
+    // The child has its own copy of the descriptor once spawned; the output never passes through here.
+    closeSync(output);
+  }
+}
+
+async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logStart: number): Promise<StepResult> {
+  const [program = '', ...args] = options.command;
+  const startedMs = Date.now();
+  const started = new Date(startedMs).toISOString();
+  const subprocess = spawnInGroup(program, args, options, env);
+  const pgid = subprocess.pid;
+  // In the same tick as the spawn: from here on the group dies with this process, however it ends.
+  if (pgid !== undefined) {
+    watchGroup(pgid);
+    options.onStart?.({ pid: pgid, pgid });
+  }
+
+  const beat = (): void => {
+    if (pgid === undefined) return;
+    try {
+      options.heartbeat?.({ step: options.step, pid: pgid, pgid, elapsedMs: Date.now() - startedMs });
+    } catch {
+      // A heartbeat that cannot be sent must not stop the step; the server's timeout judges.
+    }
+  };
+  beat();
+  const heartbeats = setInterval(beat, options.heartbeatIntervalMs ?? 5_000);
+  let killTimer: NodeJS.Timeout | undefined;
+  const onAbort = (): void => {
+    if (pgid === undefined) return;
+    signalGroup(pgid, 'SIGTERM');
+    killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), options.killGraceMs ?? 5_000);
+  };
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted === true) onAbort();
+
+  try {
+    const result = await subprocess;
+    if (pgid !== undefined) {
+      // What the command left running (its own children) goes with its group.
+      signalGroup(pgid, 'SIGKILL');
+      releaseGroup(pgid);
+    }
+    throwIfAborted(options.signal);
+    if (pgid === undefined) {
+      const why = result.originalMessage ?? result.shortMessage;
+      await appendFile(options.log, `${options.step}: cannot start ${program}: ${why}\n`).catch(() => undefined);
+      throw commandNotFound(`command could not start: ${program} (${options.source ?? options.step}): ${why}`);
+    }
+    const finished = new Date().toISOString();
+    return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, pid: pgid, pgid, started, finished, logStart };
+  } finally {
+    clearInterval(heartbeats);
+    if (killTimer !== undefined) clearTimeout(killTimer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function signalGroup(pgid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pgid, signal);
+  } catch {
+    // ESRCH: the group is already gone.
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted !== true) return;
+  const reason: unknown = signal.reason;
+  throw reason instanceof Error ? reason : new CancelledFailure(typeof reason === 'string' ? reason : 'cancelled');
+}

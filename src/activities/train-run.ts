@@ -1,0 +1,72 @@
+import { describeEnd, runLoopStep } from './support/loop-step.js';
+import { logContains } from './support/log-search.js';
+import { exists, moveAside } from './support/move-aside.js';
+import { readOwner, writeOwner } from './support/owner.js';
+import { runDir, scoreCacheArgs, trainLog } from './support/paths.js';
+import { collectCheckpoints, epochsRun, selectedCheckpoint } from './support/run-dir.js';
+import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
+import { returnCode } from './support/subprocess.js';
+import type { TrainInput, TrainOutcome } from './types.js';
+
+/**
+ * Trains one run (docs/behaviour.md, training). The run directory is marked as this owner's before the
+ * trainer creates it; a directory of ours from a crashed earlier attempt is moved aside and the
+ * run trained afresh, while anybody else's directory is refused untouched.
+ *
+ * trained: exit 0 and the checkpoints could be collected; no_eligible_checkpoint: exit 1 and
+ * this attempt's log holds the trainer's marker line; otherwise train_failed.
+ */
+export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
+  const { paths, runId, owner } = input;
+  const started = new Date().toISOString();
+  const dir = runDir(paths, runId);
+  const marked = await readOwner(paths.stateDir, runId);
+  if (await exists(dir)) {
+    if (marked !== owner) {
+      const whose = marked === null ? 'it has no owner marker' : `its owner marker names ${marked}`;
+      throw badInput(`run directory ${dir} is not this loop's (${whose}); it is left untouched`, STALE_RUN_DIR);
+    }
+    await moveAside(dir);
+  }
+  if (marked !== owner) {
+    await writeOwner(paths.stateDir, runId, owner);
+  }
+  const log = trainLog(paths.stateDir, runId);
+  const result = await runLoopStep(paths, {
+    step: 'train',
+    commandKey: 'train',
+    command: [
+      ...input.commands.train,
+      ...['--config', input.configPath],
+      ...['--output-root', paths.runsRoot],
+      ...['--run-id', runId],
+      ...scoreCacheArgs(paths),
+    ],
+    log,
+  });
+  const train_rc = returnCode(result);
+  const common = { train_rc, epochs_run: await epochsRun(dir), started };
+  if (train_rc === 0) {
+    try {
+      const checkpoints = await collectCheckpoints(dir);
+      return {
+        ...common,
+        status: 'trained',
+        checkpoints,
+        error: null,
+        finished: new Date().toISOString(),
+        selected: await selectedCheckpoint(dir),
+      };
+    } catch (error) {
+      return failed(common, `checkpoints could not be collected: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  if (train_rc === 1 && (await logContains(log, result.logStart, input.noCheckpointMarker))) {
+    return { ...common, status: 'no_eligible_checkpoint', checkpoints: [], error: null, finished: new Date().toISOString(), selected: null };
+  }
+  return failed(common, `trainer ended with ${describeEnd(result)}; see ${log}`);
+}
+
+function failed(common: Pick<TrainOutcome, 'train_rc' | 'epochs_run' | 'started'>, error: string): TrainOutcome {
+  return { ...common, status: 'train_failed', checkpoints: [], error, finished: new Date().toISOString(), selected: null };
+}

@@ -1,0 +1,62 @@
+// The loop's own ledger.jsonl and state.json in its state dir, at the seed's paths: a copy of
+// what history holds, appended as rows are decided, so the record outlives history.
+import { mkdir, open, readFile, rename, truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ledgerLine, parseLedger } from '../ledger/ledger-lines.js';
+import type { StateJson } from '../ledger/loop-state.js';
+import type { LedgerRow } from '../ledger/rows.js';
+
+export const LEDGER_FILE = 'ledger.jsonl';
+export const STATE_FILE = 'state.json';
+
+export function ledgerCopyPath(stateDir: string): string {
+  return path.join(stateDir, LEDGER_FILE);
+}
+
+export function stateCopyPath(stateDir: string): string {
+  return path.join(stateDir, STATE_FILE);
+}
+
+/**
+ * The copy's rows; none when there is no copy yet. A last line a crash tore mid-write is left out;
+ * with `repair` (the writer, before it appends) it is cut off the file, so the next append starts
+ * on a line of its own and no row is half there.
+ */
+export async function readLedgerCopy(stateDir: string, { repair }: { repair: boolean }): Promise<LedgerRow[]> {
+  const file = ledgerCopyPath(stateDir);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const parsed = parseLedger(text, file);
+  if (!repair) return parsed.rows;
+  if (parsed.wholeLength < text.length) await truncate(file, Buffer.byteLength(text.slice(0, parsed.wholeLength)));
+  // A whole row the crash left without its newline: end its line before anything is appended.
+  else if (text.length > 0 && !text.endsWith('\n')) await writeFile(file, '\n', { flag: 'a' });
+  return parsed.rows;
+}
+
+/** Append rows in one write, flushed to disk before this returns. */
+export async function appendLedgerRows(stateDir: string, rows: readonly LedgerRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await mkdir(stateDir, { recursive: true });
+  const handle = await open(ledgerCopyPath(stateDir), 'a');
+  try {
+    await handle.write(rows.map((row) => `${ledgerLine(row)}\n`).join(''));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Replace state.json whole (write beside it, then rename), so a reader never sees half of one. */
+export async function writeStateCopy(stateDir: string, state: StateJson): Promise<void> {
+  await mkdir(stateDir, { recursive: true });
+  const file = stateCopyPath(stateDir);
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`);
+  await rename(temporary, file);
+}

@@ -1,0 +1,157 @@
+// A loop's runs as history holds them now, folded run by run; closed runs are folded once and
+// remembered, an open one again only when its history grew.
+import type { Client } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { generationRunOf, packagingRunOf, type HistoryEvent } from '../client/history.js';
+import { foldGenerationRun, foldPackagingRun } from '../ledger/history-fold.js';
+import type { LoopState } from '../ledger/loop-state.js';
+import { idlePackaging, type PackagingState } from '../ledger/packaging-fold.js';
+import type { LedgerRow, PackageRow } from '../ledger/rows.js';
+import type { GenerationInput } from '../workflows/generation.js';
+import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
+
+interface ListedRun {
+  readonly runId: string;
+  readonly start: number;
+  readonly open: boolean;
+}
+
+interface FoldedGenerationRun {
+  readonly input: GenerationInput;
+  /** The run a reset of this one replaced: its history up to the reset point is this run's too. */
+  readonly resetFrom: string | null;
+  readonly rows: LedgerRow[];
+  readonly state: LoopState;
+  readonly historyLength: number;
+}
+
+interface FoldedPackagingRun {
+  readonly events: readonly HistoryEvent[];
+  readonly historyLength: number;
+}
+
+/** What history holds of a loop now. */
+export interface HistoryLedger {
+  /** Generation-workflow rows and package rows, each in history order. */
+  readonly generationRows: LedgerRow[];
+  readonly packageRows: PackageRow[];
+  /** The state the newest generation run folds to; null when no run of the loop is in history. */
+  readonly state: LoopState | null;
+  /** The newest run's input (its loop.yaml); null when no run is in history. */
+  readonly input: GenerationInput | null;
+  /** Whether a run of the generation workflow is open. */
+  readonly running: boolean;
+}
+
+/** The base run of a reset whose result this run is, from the reset's workflow task failure. */
+function resetBaseRun(events: readonly HistoryEvent[]): string | null {
+  const RESET = proto.temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW;
+  for (const event of events) {
+    const failed = event.workflowTaskFailedEventAttributes;
+    if (failed?.cause === RESET && failed.baseRunId) return failed.baseRunId;
+  }
+  return null;
+}
+
+async function listRuns(client: Client, workflowId: string): Promise<ListedRun[]> {
+  const runs: ListedRun[] = [];
+  for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId.replace(/'/g, "\\'")}'` })) {
+    runs.push({ runId: execution.runId, start: execution.startTime.getTime(), open: execution.status.name === 'RUNNING' });
+  }
+  // Visibility can lag behind a fresh start or a continue-as-new: the latest run is asked directly.
+  try {
+    const latest = await client.workflow.getHandle(workflowId).describe();
+    const listed = runs.findIndex((run) => run.runId === latest.runId);
+    const run = { runId: latest.runId, start: latest.startTime.getTime(), open: latest.status.name === 'RUNNING' };
+    if (listed < 0) runs.push(run);
+    else runs[listed] = run;
+  } catch (error) {
+    if (!(error instanceof WorkflowNotFoundError)) throw error;
+  }
+  return runs.sort((a, b) => a.start - b.start);
+}
+
+/** Folds a loop's runs from history, remembering what cannot change any more. */
+export class HistoryRuns {
+  private readonly generation = new Map<string, FoldedGenerationRun>();
+  private readonly packaging = new Map<string, FoldedPackagingRun>();
+  private readonly closed = new Set<string>();
+
+  constructor(private readonly client: Client) {}
+
+  async read(loopId: string): Promise<HistoryLedger> {
+    const folded: { run: ListedRun; folded: FoldedGenerationRun }[] = [];
+    for (const run of await listRuns(this.client, loopWorkflowId(loopId))) {
+      const one = await this.generationRun(loopWorkflowId(loopId), run);
+      if (one !== null) folded.push({ run, folded: one });
+    }
+    // A reset replaces its base run (whose rows up to the reset point the new run holds again);
+    // a run without a carry is a fresh start (`start --fresh`): what came before it is another loop.
+    const replaced = new Set(folded.map((entry) => entry.folded.resetFrom).filter((runId) => runId !== null));
+    const current = folded.filter((entry) => !replaced.has(entry.run.runId));
+    const fresh = current.map((entry) => entry.folded.input.carry === undefined).lastIndexOf(true);
+    const generationRows: LedgerRow[] = [];
+    let last: FoldedGenerationRun | null = null;
+    let running = false;
+    for (const entry of current.slice(Math.max(0, fresh))) {
+      generationRows.push(...entry.folded.rows);
+      last = entry.folded;
+      running ||= entry.run.open;
+    }
+    let packagingState: PackagingState = idlePackaging;
+    const packageRows: PackageRow[] = [];
+    for (const run of await listRuns(this.client, packagingWorkflowId(loopId))) {
+      const events = await this.packagingRun(packagingWorkflowId(loopId), run);
+      if (events === null) continue;
+      const folded = foldPackagingRun(packagingRunOf(events), packagingState);
+      packagingState = folded.state;
+      packageRows.push(...folded.rows);
+    }
+    // Package rows of the loop that a fresh start replaced are not this loop's.
+    const since = fresh > 0 ? (current[fresh]?.run.start ?? 0) : 0;
+    const ownPackageRows = packageRows.filter((row) => Date.parse(row.time) >= since);
+    return { generationRows, packageRows: ownPackageRows, state: last?.state ?? null, input: last?.input ?? null, running };
+  }
+
+  private async generationRun(workflowId: string, run: ListedRun): Promise<FoldedGenerationRun | null> {
+    const key = `${workflowId}/${run.runId}`;
+    const known = this.generation.get(key);
+    if (known && this.closed.has(key)) return known;
+    const events = await this.events(workflowId, run, known?.historyLength ?? -1);
+    if (events === null) return known ?? null;
+    if (events === 'deleted') return null;
+    const history = generationRunOf(events);
+    const folded = { input: history.input, resetFrom: resetBaseRun(events), ...foldGenerationRun(history), historyLength: events.length };
+    this.generation.set(key, folded);
+    if (!run.open) this.closed.add(key);
+    return folded;
+  }
+
+  private async packagingRun(workflowId: string, run: ListedRun): Promise<readonly HistoryEvent[] | null> {
+    const key = `${workflowId}/${run.runId}`;
+    const known = this.packaging.get(key);
+    if (known && this.closed.has(key)) return known.events;
+    const events = await this.events(workflowId, run, known?.historyLength ?? -1);
+    if (events === null) return known?.events ?? null;
+    if (events === 'deleted') return null;
+    this.packaging.set(key, { events, historyLength: events.length });
+    if (!run.open) this.closed.add(key);
+    return events;
+  }
+
+  /** A run's events; null when an open run's history has not grown; 'deleted' when it is gone. */
+  private async events(workflowId: string, run: ListedRun, knownLength: number): Promise<HistoryEvent[] | null | 'deleted'> {
+    const handle = this.client.workflow.getHandle(workflowId, run.runId);
+    try {
+      if (run.open && knownLength >= 0) {
+        const { historyLength } = await handle.describe();
+        if (historyLength === knownLength) return null;
+      }
+      return (await handle.fetchHistory()).events ?? [];
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError || (error as { code?: number }).code === 5) return 'deleted';
+      throw error;
+    }
+  }
+}

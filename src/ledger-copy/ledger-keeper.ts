@@ -1,0 +1,117 @@
+// Keeps every running loop's ledger copy current: every few seconds it folds what history holds
+// of the loop and appends the rows the copy lacks. It reads history and writes files only, so it
+// adds no event to any workflow's history.
+import type { Client } from '@temporalio/client';
+import { missingRows, rowTime } from '../ledger/ledger-lines.js';
+import { stateJson } from '../ledger/loop-state.js';
+import type { LedgerRow } from '../ledger/rows.js';
+import { LOOP_ID, LOOP_KIND, type LoopKind } from '../workflows/search-attributes.js';
+import { appendLedgerRows, readLedgerCopy, writeStateCopy } from './copy-files.js';
+import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
+import { HistoryRuns } from './history-runs.js';
+import { historyRows } from './loop-ledger.js';
+
+export const LEDGER_COPY_INTERVAL_MS = 2_000;
+
+interface Copy {
+  rows: LedgerRow[];
+  stateText: string;
+}
+
+export interface LedgerKeeperOptions {
+  readonly client: Client;
+  readonly intervalMs?: number;
+  readonly log?: (message: string) => void;
+}
+
+export class LedgerKeeper {
+  private readonly runs: HistoryRuns;
+  private readonly copies = new Map<string, Copy>();
+  /** Loops seen running: synced once more after they stop, for their last rows. */
+  private readonly watched = new Set<string>();
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly options: LedgerKeeperOptions) {
+    this.runs = new HistoryRuns(options.client);
+  }
+
+  /** One pass over every loop with a running generation or packaging workflow. */
+  async syncAll(): Promise<void> {
+    const running = new Set<string>();
+    const kinds: LoopKind[] = ['generation', 'packaging'];
+    const query = `${LOOP_KIND.name} IN (${kinds.map((kind) => `'${kind}'`).join(', ')}) AND ExecutionStatus = 'Running'`;
+    for await (const execution of this.options.client.workflow.list({ query })) {
+      const loopId = execution.typedSearchAttributes.get(LOOP_ID);
+      if (loopId !== undefined) running.add(loopId);
+    }
+    for (const loopId of new Set([...running, ...this.watched])) {
+      try {
+        await this.syncLoop(loopId);
+        this.warned.delete(loopId);
+      } catch (error) {
+        if (!this.warned.has(loopId)) this.options.log?.(`ledger copy of loop ${loopId} not updated: ${(error as Error).message}`);
+        this.warned.add(loopId);
+      }
+      if (running.has(loopId)) this.watched.add(loopId);
+      else this.watched.delete(loopId);
+    }
+  }
+
+  /** Append what history holds of one loop and its copy lacks; rewrite state.json when it changed. */
+  async syncLoop(loopId: string): Promise<number> {
+    const history = await this.runs.read(loopId);
+    if (history.input === null || history.state === null) return 0;
+    const stateDir = history.input.config.state_dir;
+    if (!(await holdCopyLock(stateDir))) return 0;
+    let copy = this.copies.get(stateDir);
+    if (!copy) {
+      copy = { rows: await readLedgerCopy(stateDir, { repair: true }), stateText: '' };
+      this.copies.set(stateDir, copy);
+    }
+    const missing = missingRows(copy.rows, historyRows(history));
+    await appendLedgerRows(stateDir, missing);
+    copy.rows.push(...missing);
+    const last = copy.rows[copy.rows.length - 1];
+    const state = stateJson(history.state, stateDir, last ? rowTime(last) : '');
+    const stateText = JSON.stringify(state);
+    if (stateText !== copy.stateText) {
+      await writeStateCopy(stateDir, state);
+      copy.stateText = stateText;
+    }
+    return missing.length;
+  }
+
+  /** Forget what this keeper knows of a state dir's copy (someone moved it aside) and let go of its lock. */
+  async release(stateDir: string): Promise<void> {
+    this.copies.delete(stateDir);
+    await releaseCopyLock(stateDir);
+  }
+
+  async releaseAll(): Promise<void> {
+    for (const stateDir of [...this.copies.keys()]) await this.release(stateDir);
+  }
+}
+
+/** What the keeper needs of the worker it runs beside. */
+interface WorkerState {
+  getState(): string;
+}
+
+/**
+ * Run a keeper beside a worker: a pass every `intervalMs` while the worker runs; when the worker
+ * has stopped, the keeper lets go of its locks and ends.
+ */
+export function keepLedgerCopies(options: LedgerKeeperOptions & { readonly worker: WorkerState }): void {
+  const keeper = new LedgerKeeper(options);
+  const tick = (): void => {
+    const state = options.worker.getState();
+    if (state === 'STOPPED' || state === 'FAILED') {
+      void keeper.releaseAll().catch(() => undefined);
+      return;
+    }
+    (state === 'RUNNING' ? keeper.syncAll() : Promise.resolve())
+      .catch((error: unknown) => options.log?.(`ledger copy pass failed: ${(error as Error).message}`))
+      .finally(() => setTimeout(tick, options.intervalMs ?? LEDGER_COPY_INTERVAL_MS).unref());
+  };
+  setTimeout(tick, 0).unref();
+}

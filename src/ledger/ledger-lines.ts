@@ -1,0 +1,116 @@
+// The ledger as text: one JSON row per line, as the seed's ledger.jsonl holds it.
+import type { LedgerRow } from './rows.js';
+
+/** A row as its ledger line (no newline). */
+export function ledgerLine(row: LedgerRow): string {
+  return JSON.stringify(row);
+}
+
+/** A line of a ledger file that is not a row: names the file and line. */
+export class LedgerLineError extends Error {
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    reason: string,
+  ) {
+    super(`${file}:${line}: not a ledger row (${reason})`);
+    this.name = 'LedgerLineError';
+  }
+}
+
+export interface ParsedLedger {
+  readonly rows: LedgerRow[];
+  /** Characters of the text that hold whole rows; a write torn by a crash leaves a tail after them. */
+  readonly wholeLength: number;
+}
+
+/**
+ * The rows of a ledger text. A last line without its newline is a write a crash tore: it is left
+ * out (and `wholeLength` ends before it) when it does not parse, so the next append replaces it.
+ */
+export function parseLedger(text: string, file: string): ParsedLedger {
+  const rows: LedgerRow[] = [];
+  let offset = 0;
+  let lineNo = 0;
+  while (offset < text.length) {
+    const end = text.indexOf('\n', offset);
+    const line = end < 0 ? text.slice(offset) : text.slice(offset, end);
+    lineNo += 1;
+    const torn = end < 0;
+    if (line.trim() !== '') {
+      const row = parseRow(line, file, lineNo, torn);
+      if (row === null) return { rows, wholeLength: offset };
+      rows.push(row);
+    }
+    offset = torn ? text.length : end + 1;
+  }
+  return { rows, wholeLength: offset };
+}
+
+function parseRow(line: string, file: string, lineNo: number, torn: boolean): LedgerRow | null {
+  let row: unknown;
+  try {
+    row = JSON.parse(line);
+  } catch (error) {
+    if (torn) return null;
+    throw new LedgerLineError(file, lineNo, (error as Error).message);
+  }
+  if (typeof row !== 'object' || row === null || typeof (row as { type?: unknown }).type !== 'string') {
+    if (torn) return null;
+    throw new LedgerLineError(file, lineNo, 'no "type" field');
+  }
+  return row as LedgerRow;
+}
+
+/**
+ * The rows of `rows` that `have` lacks, in their order: each row counts as often as it occurs
+ * (a row is its whole line, times included), so a row is never added twice and never lost.
+ */
+export function missingRows(have: readonly LedgerRow[], rows: readonly LedgerRow[]): LedgerRow[] {
+  const counts = new Map<string, number>();
+  for (const row of have) {
+    const line = ledgerLine(row);
+    counts.set(line, (counts.get(line) ?? 0) + 1);
+  }
+  const missing: LedgerRow[] = [];
+  for (const row of rows) {
+    const line = ledgerLine(row);
+    const left = counts.get(line) ?? 0;
+    if (left > 0) counts.set(line, left - 1);
+    else missing.push(row);
+  }
+  return missing;
+}
+
+/** A row's time, for merging the generation's and packaging's rows into one ledger. */
+export function rowTime(row: LedgerRow): string {
+  switch (row.type) {
+    case 'generation':
+      return row.started;
+    case 'package':
+      return row.time;
+    default:
+      return row.finished;
+  }
+}
+
+/** Package rows go in before the first generation-workflow row that happened after them (both lists are in order). */
+export function mergeByTime(generationRows: readonly LedgerRow[], packageRows: readonly LedgerRow[]): LedgerRow[] {
+  const rows: LedgerRow[] = [];
+  let next = 0;
+  for (const row of generationRows) {
+    while (next < packageRows.length && rowTime(packageRows[next] as LedgerRow) < rowTime(row)) rows.push(packageRows[next++] as LedgerRow);
+    rows.push(row);
+  }
+  rows.push(...packageRows.slice(next));
+  return rows;
+}
+
+/** Generations below the newest that no `generation` row opens: their record is in neither history nor the copy. */
+export function missingGenerations(rows: readonly LedgerRow[]): number[] {
+  const opened = new Set(rows.filter((row) => row.type === 'generation').map((row) => row.generation));
+  const newest = Math.max(0, ...rows.map((row) => ('generation' in row && typeof row.generation === 'number' ? row.generation : 0)));
+  const missing: number[] = [];
+  for (let generation = 1; generation <= newest; generation += 1) if (!opened.has(generation)) missing.push(generation);
+  return missing;
+}

@@ -1,0 +1,39 @@
+// The orchestrator activities a generation calls, with the limits of each kind.
+import { proxyActivities, type ActivityInterfaceFor } from '@temporalio/workflow';
+import type { LoopConfig } from '../../config/loop-config.js';
+import type { LoopActivities } from '../activity-types.js';
+import { COMMAND_NOT_FOUND } from '../messages.js';
+import { ORCHESTRATOR_QUEUE } from '../queues.js';
+
+type Activities = ActivityInterfaceFor<LoopActivities>;
+
+export interface GenerationActivities {
+  /** Milliseconds of CPU work: candidates, manifests, file checks, packaging requests. */
+  readonly cpu: Activities;
+  /** One heartbeating wait of an idle loop for a teacher file or the candidates file to change. */
+  readonly idleWatch: Activities;
+  /** The generation's split command. */
+  readonly split: Activities;
+}
+
+export function generationActivities(config: LoopConfig): GenerationActivities {
+  return {
+    cpu: proxyActivities<LoopActivities>({
+      taskQueue: ORCHESTRATOR_QUEUE,
+      startToCloseTimeout: '5 minutes',
+      retry: { maximumAttempts: 5 },
+    }),
+    idleWatch: proxyActivities<LoopActivities>({
+      taskQueue: ORCHESTRATOR_QUEUE,
+      startToCloseTimeout: '70 minutes',
+      heartbeatTimeout: '1 minute',
+      retry: { maximumAttempts: 3 },
+    }),
+    split: proxyActivities<LoopActivities>({
+      taskQueue: ORCHESTRATOR_QUEUE,
+      startToCloseTimeout: config.timeouts.split,
+      heartbeatTimeout: config.timeouts.heartbeat,
+      retry: { maximumAttempts: 2, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
+    }),
+  };
+}

@@ -1,0 +1,77 @@
+// What one run of the generation workflow hands the next (continue-as-new) and what a stopped
+// loop returns to be resumed with. Adding a carried field: the interface and `firstCarry` below.
+import type { Candidate, PackageChampion } from '../../activities/types.js';
+import type { LoopConfig } from '../../config/loop-config.js';
+import { generationRow, initialLoopState, type LoopState } from '../../ledger/loop-state.js';
+import type { GenerationRow } from '../../ledger/rows.js';
+import type { LoopView } from '../loop-view.js';
+import { emptyRoundEnsembles, type RoundEnsembleState } from '../round-ensembles.js';
+import type { RoundProgress } from '../round-progress.js';
+import { emptyTeacherPlan, type TeacherPlan } from '../teacher-plan.js';
+import type { InFlight, Job } from './jobs.js';
+
+export interface GenerationCarry {
+  readonly state: LoopState;
+  /** The generation this run opens; null when it continues one mid-way. */
+  readonly opening: GenerationRow | null;
+  readonly split: string | null;
+  readonly round: number;
+  readonly queue: Job[];
+  readonly inFlight: InFlight[];
+  readonly candidates: Candidate[] | null;
+  readonly candidatesError: string | null;
+  readonly lanesDownUntil: Record<string, number>;
+  readonly stopping: boolean;
+  /** Runs of each round not final yet: a round is finished when it and all before it are done. */
+  readonly progress: RoundProgress;
+  readonly teacher: TeacherPlan;
+  /** Members of the teacher-member ensemble, set by a successful build until it is dispatched. */
+  readonly teacherEnsemble: { config: string; checkpoint: string }[] | null;
+  readonly roundEnsembles: RoundEnsembleState;
+  /** Teacher files students wait for, each reported once per generation. */
+  readonly waitsReported: string[];
+  /** New champions not yet handed to packaging (a stop at once leaves them for the resumption). */
+  readonly unpackaged: PackageChampion[];
+}
+
+export interface GenerationInput {
+  readonly loopId: string;
+  readonly config: LoopConfig;
+  /** Absent on the loop's very first start. */
+  readonly carry?: GenerationCarry;
+}
+
+/** What a generation workflow returns when the loop stops: its last state, and how to resume it. */
+export interface GenerationResult {
+  readonly view: LoopView;
+  /** Start the loop again with this carry to go on where it stopped (`champion-loop start` does). */
+  readonly resume: GenerationCarry;
+}
+
+/** What a generation starts with for rounds, its teacher and its ensembles. */
+export function freshGenerationPlans(): Pick<GenerationCarry, 'progress' | 'teacher' | 'teacherEnsemble' | 'roundEnsembles' | 'waitsReported'> {
+  return { progress: {}, teacher: emptyTeacherPlan, teacherEnsemble: null, roundEnsembles: emptyRoundEnsembles, waitsReported: [] };
+}
+
+/** The carry of a loop's very first run; also the defaults of fields an older carry lacks. */
+export function firstCarry(config: LoopConfig, started: string): GenerationCarry {
+  return {
+    state: initialLoopState(),
+    opening: generationRow(initialLoopState(), 'initial', config.base_seed, started),
+    split: null,
+    round: 0,
+    queue: [],
+    inFlight: [],
+    candidates: null,
+    candidatesError: null,
+    lanesDownUntil: {},
+    stopping: false,
+    ...freshGenerationPlans(),
+    unpackaged: [],
+  };
+}
+
+/** The carried fields' names, in one list taken from the first carry. */
+export function carriedKeys(first: GenerationCarry): (keyof GenerationCarry)[] {
+  return Object.keys(first) as (keyof GenerationCarry)[];
+}

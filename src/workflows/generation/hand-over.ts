@@ -1,0 +1,87 @@
+// Moments when the generation lets go of work: champions to packaging, continue-as-new, a stop
+// at once, and the waits between turns of the main loop.
+import { CancellationScope, condition, getExternalWorkflowHandle, log, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import type { PackageChampion } from '../../activities/types.js';
+import { packagingWorkflowId } from '../ids.js';
+import { failureText } from '../lane-failure.js';
+import { stopNowSignal } from '../messages.js';
+import { CHAMPION } from '../search-attributes.js';
+import type { GenerationActivities } from './activities.js';
+import { cancelAllInFlight } from './reports.js';
+import type { Generation } from './state.js';
+
+/** How long an idle loop (no active candidates, or the split failing) waits before it looks again. */
+const IDLE_POLL_MS = 60_000;
+
+/** Hand every new champion to the loop's packaging workflow, oldest first. */
+export async function sendChampionsToPackaging(gen: Generation, { cpu }: GenerationActivities): Promise<void> {
+  const { config, loopId } = gen;
+  while (gen.unpackaged.length > 0 && config.commands.package) {
+    const champion = gen.unpackaged[0] as PackageChampion;
+    await cpu.requestPackaging({
+      workflowId: packagingWorkflowId(loopId),
+      champion,
+      input: { loopId, paths: gen.paths, command: config.commands.package, timeouts: config.timeouts, retries: config.retries },
+    });
+    gen.unpackaged.shift();
+    upsertSearchAttributes([{ key: CHAMPION, value: `${champion.run_id}/${champion.checkpoint_name}` }]);
+    upsertMemo({ champion: gen.state.champion ? gen.state.champion.result : null });
+  }
+}
+
+/** Wait until every child this run launched exists, so that ending the run (or cancelling them) cannot lose one. */
+async function childrenStarted(gen: Generation): Promise<void> {
+  await condition(() => gen.startsPending === 0);
+}
+
+/** Before continue-as-new: no child start pending, no new champion left unsent (neither travels in the carry). */
+export async function settleBeforeHandOver(gen: Generation, activities: GenerationActivities): Promise<void> {
+  await childrenStarted(gen);
+  await sendChampionsToPackaging(gen, activities);
+}
+
+/** Cancel every running child (their subprocesses are killed) and stop packaging at once. */
+export async function stopAtOnce(gen: Generation): Promise<void> {
+  await childrenStarted(gen);
+  for (const { childId } of cancelAllInFlight(gen)) {
+    await getExternalWorkflowHandle(childId)
+      .cancel()
+      .catch((error: unknown) => log.warn('could not cancel child', { childId, error: failureText(error) }));
+  }
+  if (gen.config.commands.package) {
+    await getExternalWorkflowHandle(packagingWorkflowId(gen.loopId))
+      .signal(stopNowSignal)
+      .catch(() => undefined);
+  }
+}
+
+/** Between turns: an idle loop watches its files; a busy one waits for a report, a signal or a lane coming back. */
+export async function waitForWork(gen: Generation, activities: GenerationActivities): Promise<void> {
+  if (gen.idle && gen.splitError === null && !gen.stopping) await idleUntilChange(gen, activities);
+  else await condition(() => gen.dirty || gen.stopNow || gen.unpackaged.length > 0, wakeAfter(gen));
+}
+
+/**
+ * No active candidates: wait for a teacher file to appear or the candidates file to change, in
+ * one heartbeating activity (an idle loop adds nothing to its history while it waits), or for a signal.
+ */
+async function idleUntilChange(gen: Generation, { idleWatch }: GenerationActivities): Promise<void> {
+  const scope = new CancellationScope();
+  let finished = false;
+  const watching = scope.run(() => idleWatch.waitForChange({ files: gen.waitingFor, candidatesFile: gen.config.candidates, maxMs: 3_600_000 }));
+  watching.then(
+    () => (finished = true),
+    () => (finished = true),
+  );
+  await condition(() => finished || gen.dirty || gen.stopNow || gen.unpackaged.length > 0 || gen.builds.length > 0);
+  if (!finished) scope.cancel();
+}
+
+/** When to look again without a signal: an idle loop polls; a down lane comes back. */
+function wakeAfter(gen: Generation): number | undefined {
+  const waits: number[] = [];
+  if (gen.idle) waits.push(IDLE_POLL_MS);
+  const t = Date.now();
+  for (const until of Object.values(gen.lanesDownUntil)) if (until > t) waits.push(until - t);
+  return waits.length > 0 ? Math.max(1, Math.min(...waits)) : undefined;
+}

@@ -1,0 +1,125 @@
+// What the generation dispatches next: a due reserve check first, then due teacher builds and
+// ensembles, then the round queue, planning a round (re-reading the candidates) when it is empty.
+import { ApplicationFailure, log, upsertSearchAttributes } from '@temporalio/workflow';
+import { teacherTarget } from '../../config/candidate.js';
+import { reserveDue } from '../../ledger/loop-state.js';
+import { MANIFEST_NAME } from '../../rules/constants.js';
+import { expandGeneration, padGeneration, roundManifestName, runIdFor } from '../../rules/ids.js';
+import { trainingSeed } from '../../rules/seeds.js';
+import { roundEnsembleRun, teacherEnsembleRun } from '../ensemble-runs.js';
+import { failureText } from '../lane-failure.js';
+import { CANDIDATES_INVALID } from '../messages.js';
+import { foldFinishedRounds, openRound } from '../round-ensembles.js';
+import { openRoundProgress, roundFinished } from '../round-progress.js';
+import { ROUND } from '../search-attributes.js';
+import { planTeacherRound, teacherDue, teacherMembers } from '../teacher-plan.js';
+import type { GenerationActivities } from './activities.js';
+import { ensembleJob, newRunJob, reserveJob, type Job } from './jobs.js';
+import { inWorkdir, now, type Generation } from './state.js';
+
+/** The next job to dispatch, or null when there is none (the loop is idle). */
+export async function nextJob(gen: Generation, { cpu }: GenerationActivities): Promise<Job | null> {
+  const reserveBusy = [...gen.inFlight.map((flight) => flight.job), ...gen.queue].some((job) => job.kind === 'reserve');
+  if (!reserveBusy && reserveDue(gen.state, gen.settings) && gen.state.champion) return reserveJob(gen.state, gen.state.champion);
+  await queueDueBuilds(gen, cpu);
+  if (gen.builds.length > 0) return gen.builds.shift() ?? null;
+  if (gen.queue.length === 0 && !(await planRound(gen, cpu))) return null;
+  return gen.queue.shift() ?? null;
+}
+
+/** Re-read the candidates and queue one round: every active candidate trains once with the round's seed. */
+async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Promise<boolean> {
+  const { config } = gen;
+  const read = await cpu.readCandidates({ file: config.candidates, workdir: config.workdir });
+  if (read.ok) {
+    gen.candidates = read.candidates;
+    gen.candidatesError = null;
+  } else if (gen.candidates === null) {
+    throw ApplicationFailure.nonRetryable(`${read.error}\nFix the candidates file and start the loop again.`, CANDIDATES_INVALID);
+  } else if (gen.candidatesError !== read.error) {
+    gen.candidatesError = read.error;
+    log.warn('candidates file invalid, keeping the previous list', { error: read.error });
+  }
+  const all = gen.candidates ?? [];
+  const generation = gen.state.generation;
+  // Students sit the round out while their teacher file does not exist (each path reported once).
+  const targets = all.flatMap((candidate) => {
+    const target = teacherTarget(candidate, generation);
+    return target === null ? [] : [{ name: candidate.name, file: inWorkdir(config.workdir, target) }];
+  });
+  const missing = targets.length > 0 ? await cpu.missingFiles({ files: targets.map((target) => target.file) }) : [];
+  for (const file of missing) {
+    if (gen.waitsReported.includes(file)) continue;
+    gen.waitsReported.push(file);
+    log.info('waiting for teacher', { file });
+  }
+  const waiting = new Set(targets.filter((target) => missing.includes(target.file)).map((target) => target.name));
+  gen.waitingFor = missing;
+  const active = all.filter((candidate) => !waiting.has(candidate.name));
+  if (active.length === 0) {
+    if (!gen.idle) log.info('no active candidates; waiting');
+    gen.idle = true;
+    return false;
+  }
+  gen.idle = false;
+  gen.round += 1;
+  const round = gen.round;
+  upsertSearchAttributes([{ key: ROUND, value: round }]);
+  log.info('round start', { generation, round, seed: trainingSeed(round), candidates: active.map((c) => c.name) });
+  gen.progress = openRoundProgress(gen.progress, round, active.length);
+  gen.roundEnsembles = openRound(gen.roundEnsembles, round);
+  const ordinary = active.filter((candidate) => teacherTarget(candidate, generation) === null);
+  gen.teacher = planTeacherRound(gen.teacher, round, config.teacher_after_round, ordinary.map((candidate) => runIdFor(generation, round, candidate.name)));
+  for (const candidate of active) gen.queue.push(newRunJob(generation, round, candidate));
+  return true;
+}
+
+/** Due builds: the teacher build once its runs are final, then due ensembles (docs/behaviour.md, section 7). */
+async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu']): Promise<void> {
+  const { config, paths } = gen;
+  const generation = gen.state.generation;
+  if (teacherDue(gen.teacher, gen.round, config.teacher_after_round)) {
+    gen.teacher = { ...gen.teacher, offered: true };
+    const file = inWorkdir(config.workdir, expandGeneration(config.teacher_path, generation));
+    // An existing teacher file means no build.
+    if ((await cpu.missingFiles({ files: [file] })).length > 0) {
+      gen.builds.push({ kind: 'teacher', jobId: `teacher-g${padGeneration(generation)}`, generation, members: teacherMembers(gen.teacher), attempt: 1 });
+    }
+  }
+  if (gen.teacherEnsemble !== null) {
+    const members = gen.teacherEnsemble;
+    gen.teacherEnsemble = null;
+    const manifest = await cpu.writeEnsembleManifest({ paths, generation, name: MANIFEST_NAME, members });
+    gen.builds.push(ensembleJob(teacherEnsembleRun(generation, config.teacher_after_round, manifest, members, now())));
+  }
+  const folded = foldFinishedRounds(gen.roundEnsembles, (r) => roundFinished(gen.progress, r, gen.round));
+  gen.roundEnsembles = folded.state;
+  for (const due of folded.due) {
+    const members = due.members.map(({ round: _round, ...member }) => member);
+    const manifest = await cpu.writeEnsembleManifest({
+      paths,
+      generation,
+      name: roundManifestName(due.round),
+      members: members.map((member) => ({ config: member.config, checkpoint: member.checkpoint })),
+    });
+    log.info('round ensemble', { generation, round: due.round, members: members.length });
+    gen.builds.push(ensembleJob(roundEnsembleRun(generation, due.round, manifest, members, now())));
+  }
+}
+
+/** The generation's split, built once; false (and the loop idles a while) when the split command fails. */
+export async function ensureSplit(gen: Generation, { split }: GenerationActivities): Promise<boolean> {
+  if (gen.split !== null) return true;
+  try {
+    gen.splitError = null;
+    gen.split = (
+      await split.buildSplit({ paths: gen.paths, commands: gen.config.commands, generation: gen.state.generation, splitSeed: gen.config.base_seed + gen.state.generation })
+    ).path;
+    return true;
+  } catch (error) {
+    gen.splitError = failureText(error);
+    log.error('split generation failed; trying again after a pause', { error: gen.splitError });
+    gen.idle = true;
+    return false;
+  }
+}

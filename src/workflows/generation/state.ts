@@ -1,0 +1,176 @@
+// A generation's state: what it carries across continue-as-new plus what lives only in one run.
+// Its report handlers, planning and dispatch change it; `toCarry()` and `view()` read it whole.
+import { log } from '@temporalio/workflow';
+import type { LoopPaths, PackageChampion } from '../../activities/types.js';
+import { durationMs } from '../../config/duration.js';
+import type { LoopConfig } from '../../config/loop-config.js';
+import { foldSettingsOf, recordRow, stateJson, type FoldSettings } from '../../ledger/loop-state.js';
+import type { Folded } from '../../ledger/report-fold.js';
+import type { EvalRow } from '../../rules/types.js';
+import { loopWorkflowId } from '../ids.js';
+import { lanesOf, type Lane } from '../lanes.js';
+import type { LoopView } from '../loop-view.js';
+import { carriedKeys, firstCarry, type GenerationCarry, type GenerationInput, type GenerationResult } from './carry.js';
+import type { InFlight, Job } from './jobs.js';
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+/** The generation's mutable state: the carried fields, the loop's settings, and this run's own. */
+export interface Generation extends Mutable<GenerationCarry> {
+  readonly loopId: string;
+  readonly config: LoopConfig;
+  readonly settings: FoldSettings;
+  readonly paths: LoopPaths;
+  readonly lanes: Lane[];
+  readonly selfId: string;
+  readonly carriedKeys: (keyof GenerationCarry)[];
+  stopNow: boolean;
+  splitError: string | null;
+  idle: boolean;
+  /** Something changed since the main loop last looked (a report, a signal). */
+  dirty: boolean;
+  /**
+   * Children this run asked to start that have not started yet. The run must not end before they
+   * have: the service drops the start of a child whose parent closed first (ABANDON or not).
+   */
+  startsPending: number;
+  /** Jobs a stop at once cancelled (this run ends right after: never carried). */
+  readonly cancelling: InFlight[];
+  /** Due teacher builds and ensembles: dispatched before the round queue. */
+  readonly builds: Job[];
+  /** Teacher files the students of the last planning wait for (an idle loop watches them). */
+  waitingFor: string[];
+}
+
+export const now = (): string => new Date().toISOString();
+
+function pathsOf(config: LoopConfig): LoopPaths {
+  return {
+    workdir: config.workdir,
+    stateDir: config.state_dir,
+    runsRoot: config.runs_root,
+    dataRoot: config.data_root,
+    scoreCacheDir: config.score_cache_dir,
+  };
+}
+
+/** This run's state from its input: the carry (fields an older carry lacks take their first values). */
+export function openGeneration(input: GenerationInput, started: string): Generation {
+  const { loopId, config } = input;
+  const first = firstCarry(config, started);
+  const carry: GenerationCarry = { ...first, ...input.carry };
+  const settings = foldSettingsOf(config);
+  const gen: Generation = {
+    ...carry,
+    queue: [...carry.queue],
+    inFlight: [...carry.inFlight],
+    lanesDownUntil: { ...carry.lanesDownUntil },
+    waitsReported: [...carry.waitsReported],
+    unpackaged: [...carry.unpackaged],
+    loopId,
+    config,
+    settings,
+    paths: pathsOf(config),
+    lanes: lanesOf(config),
+    selfId: loopWorkflowId(loopId),
+    carriedKeys: carriedKeys(first),
+    stopNow: false,
+    splitError: null,
+    idle: false,
+    dirty: false,
+    startsPending: 0,
+    cancelling: [],
+    builds: [],
+    waitingFor: [],
+  };
+  // The generation opens before any handler runs: a signal delivered with the run's first task
+  // (an advance sent before a worker picked the run up) applies to the opened generation, as the
+  // ledger exporter folds it, instead of being wiped by the opening.
+  if (carry.opening) gen.state = recordRow(gen.state, carry.opening, settings).state;
+  return gen;
+}
+
+/** Everything the next run needs: the carried fields, due builds queued first. */
+export function toCarry(gen: Generation): GenerationCarry {
+  const carried = Object.fromEntries(gen.carriedKeys.map((key) => [key, gen[key]])) as unknown as GenerationCarry;
+  return { ...carried, opening: null, queue: [...gen.builds, ...gen.queue] };
+}
+
+/** The loop stopped: its view, and a carry that resumes it with nothing in flight. */
+export function stopped(gen: Generation): GenerationResult {
+  return { view: view(gen), resume: { ...toCarry(gen), stopping: false, inFlight: [] } };
+}
+
+export function busyLanes(gen: Generation): Map<string, number> {
+  const busy = new Map<string, number>();
+  for (const flight of gen.inFlight) busy.set(flight.lane, (busy.get(flight.lane) ?? 0) + 1);
+  return busy;
+}
+
+/** What the `state` query answers: the seed's state.json plus rounds, lanes and what runs where. */
+export function view(gen: Generation): LoopView {
+  const busy = busyLanes(gen);
+  return {
+    ...stateJson(gen.state, gen.paths.stateDir, now()),
+    loop_id: gen.loopId,
+    round: gen.round,
+    stopping: gen.stopping,
+    split_ready: gen.split !== null,
+    queued: gen.queue.length + gen.builds.length,
+    in_flight: gen.inFlight.map((flight) => ({
+      jobId: flight.job.jobId,
+      kind: flight.job.kind,
+      childId: flight.childId,
+      lane: flight.lane,
+      since: flight.since,
+    })),
+    lanes: gen.lanes.map((lane) => {
+      const downUntil = gen.lanesDownUntil[lane.queue] ?? 0;
+      return {
+        queue: lane.queue,
+        slots: lane.slots,
+        busy: busy.get(lane.queue) ?? 0,
+        down_until: downUntil > Date.now() ? new Date(downUntil).toISOString() : null,
+      };
+    }),
+    candidates: (gen.candidates ?? []).map((candidate) => candidate.name),
+    candidates_error: gen.candidatesError,
+    split_error: gen.splitError,
+    idle: gen.idle,
+  };
+}
+
+/** The champion fields packaging needs. */
+export function packageChampionOf(row: EvalRow, requested: string): PackageChampion {
+  return {
+    generation: row.generation,
+    run_id: row.run_id,
+    epoch: row.epoch,
+    checkpoint_name: row.checkpoint_name,
+    checkpoint: row.checkpoint,
+    config_path: row.config_path,
+    eval_json: row.eval_json,
+    ...(row.manifest === undefined ? {} : { manifest: row.manifest }),
+    requested,
+  };
+}
+
+/** Take a fold's result: its state, and its new champions go to packaging. */
+export function take(gen: Generation, folded: Folded): void {
+  gen.state = folded.state;
+  for (const champion of folded.newChampions) {
+    log.info('new champion', { generation: champion.generation, runId: champion.run_id, checkpoint: champion.checkpoint_name, result: champion.result });
+    if (gen.config.commands.package) gen.unpackaged.push(packageChampionOf(champion, champion.finished));
+  }
+}
+
+/** A lane that did not start work in time takes nothing for a while. */
+export function laneDown(gen: Generation, lane: string): void {
+  gen.lanesDownUntil[lane] = Date.now() + durationMs(gen.config.timeouts.schedule_to_start);
+  log.warn('lane did not start work in time; sending its jobs elsewhere for a while', { lane });
+}
+
+/** A path as the loop's subprocesses see it: relative ones resolve against the workdir. */
+export function inWorkdir(workdir: string, file: string): string {
+  return file.startsWith('/') ? file : `${workdir}/${file}`;
+}

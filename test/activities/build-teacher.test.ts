@@ -1,0 +1,90 @@
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeEnsembleManifest } from '../../src/activities/write-ensemble-manifest.js';
+import { missingFiles } from '../../src/activities/missing-files.js';
+import { buildTeacher } from '../../src/activities/build-teacher.js';
+import { trainRun } from '../../src/activities/train-run.js';
+import type { TeacherMember } from '../../src/activities/types.js';
+import { fixtureCommands, fixtureLoop, preparedTrain } from './fixture-loop.js';
+
+const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+
+async function trainedMembers(
+  names: string[],
+  lineage: Record<string, string> = {},
+): Promise<{ paths: Awaited<ReturnType<typeof fixtureLoop>>; members: TeacherMember[] }> {
+  const paths = await fixtureLoop();
+  const members: TeacherMember[] = [];
+  for (const name of names) {
+    const input = await preparedTrain(paths, name, { fixture_quality: 0.5 + members.length / 10, ...lineage });
+    const outcome = await trainRun(input);
+    expect(outcome.status).toBe('trained');
+    members.push({ run_id: input.runId, config_path: input.configPath, config_sha256: await sha256(input.configPath) });
+  }
+  return { paths, members };
+}
+
+describe('buildTeacher', () => {
+  it("averages the members' development margins into the teacher file and records its sha256", async () => {
+    const { paths, members } = await trainedMembers(['base', 'wide'], { data_root: 'data', cache_inventory: 'data/dataset.json' });
+    const teacherPath = join(paths.workdir, 'artifacts', 'teachers', 'gen-001', 'insample.jsonl');
+    const outcome = await buildTeacher({ paths, commands: fixtureCommands, generation: 1, teacherPath, members });
+    expect(outcome.status).toBe('ok');
+    expect(outcome.sha256).toBe(await sha256(teacherPath));
+    expect(outcome.members.map((member) => member.run_id)).toEqual(members.map((member) => member.run_id));
+    const lines = (await readFile(teacherPath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { id: string; margin: number });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(Number.isFinite(lines[0]?.margin)).toBe(true);
+    // Members of one lineage (same data root, split and cache inventory) share one evaluator process.
+    const jobs = JSON.parse(await readFile(join(paths.stateDir, 'logs', 'teacher-g001.development.compatible-0000.jobs.json'), 'utf8')) as unknown[];
+    expect(jobs).toHaveLength(2);
+  });
+
+  it('scores members whose configs name no lineage in one evaluator process each', async () => {
+    const { paths, members } = await trainedMembers(['base', 'wide']);
+    const outcome = await buildTeacher({ paths, commands: fixtureCommands, generation: 1, teacherPath: join(paths.workdir, 't.jsonl'), members });
+    expect(outcome.status).toBe('ok');
+    for (const index of ['0000', '0001']) {
+      const jobs = JSON.parse(await readFile(join(paths.stateDir, 'logs', `teacher-g001.development.compatible-${index}.jobs.json`), 'utf8')) as unknown[];
+      expect(jobs).toHaveLength(1);
+    }
+  });
+
+  it('fails, naming the file, when a member config changed since training', async () => {
+    const { paths, members } = await trainedMembers(['base']);
+    await writeFile(members[0]!.config_path, `${await readFile(members[0]!.config_path, 'utf8')}extra: 1\n`);
+    const teacherPath = join(paths.workdir, 'teacher.jsonl');
+    const outcome = await buildTeacher({ paths, commands: fixtureCommands, generation: 1, teacherPath, members });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toMatch(/changed since .* trained/);
+    expect(await missingFiles({ files: [teacherPath] })).toEqual([teacherPath]);
+  });
+
+  it('records a failing teacher-scores command as a failed build and leaves no teacher file', async () => {
+    const { paths, members } = await trainedMembers(['base']);
+    const teacherPath = join(paths.workdir, 'teacher.jsonl');
+    const outcome = await buildTeacher({
+      paths,
+      commands: { ...fixtureCommands, teacher_scores: [process.execPath, '-e', 'process.exit(4)', '--'] },
+      generation: 1,
+      teacherPath,
+      members,
+    });
+    expect(outcome).toMatchObject({ status: 'failed', error: expect.stringContaining('exit code 4') as unknown });
+    expect(await missingFiles({ files: [teacherPath] })).toEqual([teacherPath]);
+  });
+});
+
+describe('writeEnsembleManifest', () => {
+  it('writes the manifest once and reuses it on a retry', async () => {
+    const paths = await fixtureLoop();
+    const members = [{ config: 'a.yaml', checkpoint: 'runs/a/checkpoint-0001.pt' }];
+    const first = await writeEnsembleManifest({ paths, generation: 2, name: 'round-0003-all.json', members });
+    expect(first.path).toBe(join(paths.stateDir, 'ensembles', 'gen-002', 'round-0003-all.json'));
+    expect(JSON.parse(await readFile(first.path, 'utf8'))).toEqual({ members });
+    const again = await writeEnsembleManifest({ paths, generation: 2, name: 'round-0003-all.json', members: [] });
+    expect(again).toEqual(first);
+  });
+});

@@ -1,0 +1,241 @@
+import { readFile, readdir, stat, writeFile, chmod, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+import { ApplicationFailure } from '@temporalio/common';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+import { COMMAND_NOT_FOUND } from '../../../src/activities/support/step-errors.js';
+import { returnCode, runStep, setSubprocessEnv, type StepHeartbeat } from '../../../src/activities/support/subprocess.js';
+import { alive, fixtureLoop } from '../fixture-loop.js';
+
+const PARENT = fileURLToPath(new URL('./guarded-parent.ts', import.meta.url));
+const REAPER = fileURLToPath(new URL('../../../src/activities/support/group-reaper.mjs', import.meta.url));
+
+async function scratch(): Promise<{ dir: string; log: string }> {
+  const { workdir } = await fixtureLoop();
+  return { dir: workdir, log: join(workdir, 'state', 'logs', 'step.log') };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+describe('runStep', () => {
+  it('returns the exit code and appends stdout and stderr to the log', async () => {
+    const { dir, log } = await scratch();
+    const command = ['sh', '-c', 'echo out; echo err >&2; exit 3'];
+    const first = await runStep({ step: 'demo', command, cwd: dir, log });
+    const second = await runStep({ step: 'demo', command, cwd: dir, log });
+    expect(first.exitCode).toBe(3);
+    expect(first.signal).toBeNull();
+    // The command leads its own process group.
+    expect(first.pid).toBe(first.pgid);
+    const text = await readFile(log, 'utf8');
+    expect(text.match(/^out$/gm)).toHaveLength(2);
+    expect(text.match(/^err$/gm)).toHaveLength(2);
+    expect(text.slice(second.logStart)).toBe('out\nerr\n');
+  });
+
+  it('runs the command in the working directory it is given', async () => {
+    const { dir, log } = await scratch();
+    const result = await runStep({ step: 'pwd', command: ['sh', '-c', 'pwd > where.txt'], cwd: dir, log });
+    expect(result.exitCode).toBe(0);
+    expect((await readFile(join(dir, 'where.txt'), 'utf8')).trim()).toBe(dir);
+  });
+
+  it('reports a command killed by a signal as Python would: minus the signal number', async () => {
+    const { dir, log } = await scratch();
+    const result = await runStep({ step: 'crash', command: ['sh', '-c', 'kill -9 $$'], cwd: dir, log });
+    expect(result).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
+    expect(returnCode(result)).toBe(-9);
+  });
+
+  it('writes megabytes of output to the log file', async () => {
+    const { dir, log } = await scratch();
+    const script = 'const block = "x".repeat(1 << 20); for (let i = 0; i < 16; i++) process.stdout.write(block);';
+    const result = await runStep({ step: 'loud', command: [process.execPath, '-e', script], cwd: dir, log });
+    expect(result.exitCode).toBe(0);
+    expect((await stat(log)).size - result.logStart).toBe(16 << 20);
+  });
+
+  it('passes the variables set for subprocesses, such as a lane device', async () => {
+    const { dir, log } = await scratch();
+    setSubprocessEnv({ CUDA_VISIBLE_DEVICES: '3' });
+    try {
+      await runStep({ step: 'env', command: ['sh', '-c', 'echo "device=$CUDA_VISIBLE_DEVICES"'], cwd: dir, log });
+    } finally {
+      setSubprocessEnv({});
+    }
+    expect(await readFile(log, 'utf8')).toContain('device=3\n');
+  });
+
+  it('heartbeats with the pid, the process group and the time elapsed', async () => {
+    const { dir, log } = await scratch();
+    const beats: StepHeartbeat[] = [];
+    const result = await runStep({
+      step: 'sleepy',
+      command: ['sleep', '0.5'],
+      cwd: dir,
+      log,
+      heartbeat: (details) => beats.push(details),
+      heartbeatIntervalMs: 100,
+    });
+    expect(beats.length).toBeGreaterThanOrEqual(3);
+    expect(beats.every((beat) => beat.step === 'sleepy' && beat.pgid === result.pgid)).toBe(true);
+    expect(beats.at(-1)?.pid).toBe(result.pid);
+    expect(beats.at(-1)?.elapsedMs).toBeGreaterThan(200);
+  });
+
+  it('refuses a command that does not exist with a non-retryable error naming it and where it comes from', async () => {
+    const { dir, log } = await scratch();
+    const error = await rejection(runStep({ step: 'train', source: 'loop.yaml commands.train', command: ['/x/y', '--help'], cwd: dir, log }));
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    const failure = error as ApplicationFailure;
+    expect(failure.message).toMatch(/^command not found: \/x\/y \(loop\.yaml commands\.train\)/);
+    expect(failure.message).toContain('fix the command in loop.yaml');
+    expect(failure.type).toBe(COMMAND_NOT_FOUND);
+    expect(failure.nonRetryable).toBe(true);
+  });
+
+  it('refuses a program missing from the PATH', async () => {
+    const { dir, log } = await scratch();
+    const error = await rejection(runStep({ step: 'evaluate', source: 'loop.yaml commands.evaluate', command: ['no-such-program-xyz'], cwd: dir, log }));
+    expect((error as Error).message).toMatch(/^command not found: no-such-program-xyz \(loop\.yaml commands\.evaluate\): no program named/);
+  });
+
+  it('refuses a file that is not executable', async () => {
+    const { dir, log } = await scratch();
+    const script = join(dir, 'bin', 'train.sh');
+    await mkdir(join(dir, 'bin'));
+    await writeFile(script, '#!/bin/sh\necho hi\n');
+    await chmod(script, 0o644);
+    const error = await rejection(runStep({ step: 'train', source: 'loop.yaml commands.train', command: ['bin/train.sh'], cwd: dir, log }));
+    expect((error as Error).message).toMatch(/^command not executable: bin\/train\.sh \(loop\.yaml commands\.train\): .*is not executable/);
+  });
+
+  it('kills the whole process group on cancellation and rethrows the reason', async () => {
+    const { dir, log } = await scratch();
+    const controller = new AbortController();
+    let group: { pid: number; pgid: number } | undefined;
+    const running = runStep({
+      step: 'stubborn',
+      // The child ignores SIGTERM, so only the SIGKILL after the grace period ends it.
+      command: ['sh', '-c', 'trap "" TERM; sleep 300 & sleep 301; wait'],
+      cwd: dir,
+      log,
+      signal: controller.signal,
+      killGraceMs: 300,
+      onStart: (processes) => {
+        group = processes;
+      },
+    });
+    await expect.poll(() => group !== undefined, { timeout: 10_000, message: 'the step started' }).toBe(true);
+    const reason = new Error('stop now');
+    controller.abort(reason);
+    expect(await rejection(running)).toBe(reason);
+    const { pid, pgid } = group ?? { pid: 0, pgid: 0 };
+    expect(alive(pid)).toBe(false);
+    // The SIGKILL reaches every member at once; the last ones may take a moment to be gone.
+    await expect.poll(() => alive(-pgid), { timeout: 5_000, message: 'the group is alive' }).toBe(false);
+  });
+
+  it('leaves no process of the group behind when the command exits', async () => {
+    const { dir, log } = await scratch();
+    let pgid = 0;
+    const result = await runStep({
+      step: 'leaky',
+      command: ['sh', '-c', 'sleep 300 & echo started'],
+      cwd: dir,
+      log,
+      onStart: (processes) => {
+        pgid = processes.pgid;
+      },
+    });
+    expect(result.exitCode).toBe(0);
+    // runStep kills the group once its leader exits; on a busy machine the signal lands a moment later.
+    await expect.poll(() => alive(-pgid), { timeout: 5_000, message: 'the leftover sleep is alive' }).toBe(false);
+  });
+});
+
+/** The parent pid of a process, from /proc; null once it is gone. */
+async function parentOf(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid ...: comm may hold spaces, so count from the last parenthesis.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** Start a stand-in worker that runs one step with runStep; resolves once the step runs. */
+async function guardedParent(log: string, command: readonly string[]) {
+  const parent = execa(process.execPath, ['--import', 'tsx', PARENT, log, ...command], {
+    cwd: fileURLToPath(new URL('../../..', import.meta.url)),
+    reject: false,
+  });
+  let line = '';
+  parent.stdout.on('data', (chunk: Buffer) => {
+    line += chunk.toString('utf8');
+  });
+  await expect.poll(() => line.includes('\n'), { timeout: 30_000, message: 'the parent started its step' }).toBe(true);
+  return { parent, ...(JSON.parse(line) as { pid: number; pgid: number; reaper: number }) };
+}
+
+describe('group reaper', () => {
+  it('kills the command and its group when the worker that started it is killed with SIGKILL', async () => {
+    const { log } = await scratch();
+    const { parent, pid, pgid, reaper } = await guardedParent(log, ['sh', '-c', 'sleep 300 & sleep 301; wait']);
+    expect(alive(pid)).toBe(true);
+    expect(await parentOf(reaper)).toBe(parent.pid);
+    parent.kill('SIGKILL');
+    await parent;
+    await expect.poll(() => ({ command: alive(pid), group: alive(-pgid) }), { timeout: 5_000, message: 'the command and its group are alive' }).toEqual({ command: false, group: false });
+    await expect.poll(() => alive(reaper), { timeout: 5_000, message: 'the reaper is alive' }).toBe(false);
+  });
+
+  it('is started again at once when it is killed, and still takes the running groups down with the worker', async () => {
+    const { log } = await scratch();
+    const { parent, pid, pgid, reaper } = await guardedParent(log, ['sh', '-c', 'sleep 300 & sleep 301; wait']);
+    process.kill(reaper, 'SIGKILL');
+    // The new reaper is the parent's child too, and another process.
+    const reapers = async () => {
+      const found: number[] = [];
+      for (const entry of await readdir('/proc')) {
+        const other = Number(entry);
+        if (!Number.isInteger(other) || other === reaper) continue;
+        const cmdline = await readFile(`/proc/${other}/cmdline`, 'utf8').catch(() => '');
+        if (cmdline.includes('group-reaper.mjs') && (await parentOf(other)) === parent.pid) found.push(other);
+      }
+      return found;
+    };
+    let next: number[] = [];
+    await expect.poll(async () => (next = await reapers()).length, { timeout: 10_000, message: 'new reapers' }).toBe(1);
+    expect(alive(pid)).toBe(true);
+    parent.kill('SIGKILL');
+    await parent;
+    await expect.poll(() => ({ command: alive(pid), group: alive(-pgid) }), { timeout: 5_000, message: 'the command and its group are alive' }).toEqual({ command: false, group: false });
+    await expect.poll(() => next.filter((other) => alive(other)), { timeout: 5_000, message: 'new reapers alive' }).toEqual([]);
+  });
+
+  it('kills the groups registered with it, not those released, when its stdin closes; bad lines kill nothing', async () => {
+    const start = () => execa('sleep', ['300'], { detached: true, cleanup: false, reject: false, stdin: 'ignore' });
+    const kept = start();
+    const taken = start();
+    const reaper = execa(process.execPath, [REAPER], { stdin: 'pipe', reject: false });
+    reaper.stdin.write(`+${kept.pid}\n+${taken.pid}\n-${kept.pid}\n+0\n+1\n-x\n+-5\n`);
+    reaper.stdin.end();
+    const ended = await reaper;
+    expect(ended.exitCode).toBe(0);
+    expect((await taken).signal).toBe('SIGKILL');
+    expect(alive(kept.pid ?? 0)).toBe(true);
+    kept.kill('SIGKILL');
+    await kept;
+  });
+});

@@ -1,0 +1,123 @@
+import { readdir, readFile, stat, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readScores, readSelection } from '../../src/contract/read.js';
+import { STALE_RUN_DIR } from '../../src/activities/support/step-errors.js';
+import { setSubprocessEnv, type StepHeartbeat } from '../../src/activities/support/subprocess.js';
+import { trainRun } from '../../src/activities/train-run.js';
+import { gateAuc } from '../../src/rules/gate-auc.js';
+import { alive, fixtureLoop, preparedTrain, readJson } from './fixture-loop.js';
+
+afterEach(() => {
+  setSubprocessEnv({});
+});
+
+describe('trainRun', () => {
+  it('trains a run and collects the pareto checkpoints, then the selected one', async () => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base');
+    const outcome = await trainRun(input);
+    const dir = join(paths.runsRoot, input.runId);
+    const pareto = await readJson<{ checkpoints: { checkpoint: string }[] }>(join(dir, 'pareto.json'));
+    const selection = await readSelection(join(dir, 'selection.json'));
+    const expected = [...new Set([...pareto.checkpoints.map((entry) => entry.checkpoint), selection.checkpoint])];
+    expect(outcome).toMatchObject({ status: 'trained', train_rc: 0, epochs_run: 4, checkpoints: expected, error: null });
+    const scores = await readScores(join(dir, `validation-epoch-${String(selection.epoch).padStart(4, '0')}.scores.jsonl`));
+    expect(outcome.selected).toEqual({
+      checkpoint: selection.checkpoint,
+      falseNegatives: selection.false_negatives,
+      validationGateAuc: gateAuc(scores.map((row) => row.margin), scores.map((row) => row.target)),
+    });
+    expect(Date.parse(outcome.finished)).toBeGreaterThanOrEqual(Date.parse(outcome.started));
+    expect((await readFile(join(paths.stateDir, 'owners', input.runId), 'utf8')).trim()).toBe(input.owner);
+    expect(await readFile(join(paths.stateDir, 'logs', `${input.runId}.train.log`), 'utf8')).toContain('epoch 4/4');
+  });
+
+  it('reports no eligible checkpoint when the trainer exits 1 with its marker line', async () => {
+    const paths = await fixtureLoop();
+    const outcome = await trainRun(await preparedTrain(paths, 'base', { fixture_train: 'no_eligible_checkpoint' }));
+    expect(outcome).toMatchObject({ status: 'no_eligible_checkpoint', train_rc: 1, epochs_run: 4, checkpoints: [], selected: null });
+  });
+
+  it('looks for the marker line only in the output of this attempt', async () => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base', { fixture_train: 'no_eligible_checkpoint' });
+    expect((await trainRun(input)).status).toBe('no_eligible_checkpoint');
+    const exitOne = { ...input.commands, train: ['sh', '-c', 'exit 1', 'train'] };
+    expect(await trainRun({ ...input, commands: exitOne })).toMatchObject({ status: 'train_failed', train_rc: 1 });
+  });
+
+  it('reports a failing trainer as train_failed with its exit code', async () => {
+    const paths = await fixtureLoop();
+    const outcome = await trainRun(await preparedTrain(paths, 'base', { fixture_train: 'fail' }));
+    expect(outcome).toMatchObject({ status: 'train_failed', train_rc: 3, epochs_run: 0, checkpoints: [], selected: null });
+    expect(outcome.error).toMatch(/^trainer ended with exit code 3; see .*\.train\.log$/);
+  });
+
+  it('reports a selection that breaks the contract as train_failed with the reason', async () => {
+    const paths = await fixtureLoop();
+    const outcome = await trainRun(await preparedTrain(paths, 'base', { fixture_train: 'malformed_selection' }));
+    expect(outcome).toMatchObject({ status: 'train_failed', train_rc: 0, epochs_run: 4, checkpoints: [] });
+    expect(outcome.error).toMatch(/^checkpoints could not be collected: .*selection\.json.*valid JSON/);
+  });
+
+  it('reports a trainer killed by SIGKILL with train_rc -9, as Popen reports it', async () => {
+    const paths = await fixtureLoop();
+    const outcome = await trainRun(await preparedTrain(paths, 'base', { fixture_train: 'crash' }));
+    expect(outcome).toMatchObject({ status: 'train_failed', train_rc: -9, epochs_run: 2 });
+  });
+
+  it('moves its own half-written run directory aside on a retry and trains afresh', async () => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base');
+    setSubprocessEnv({ FIXTURE_FAIL_TRAIN: `crash:${input.runId}` });
+    expect((await trainRun(input)).status).toBe('train_failed');
+    setSubprocessEnv({});
+    const outcome = await trainRun(input);
+    expect(outcome).toMatchObject({ status: 'trained', epochs_run: 4 });
+    expect((await readdir(paths.runsRoot)).sort()).toEqual([input.runId, `${input.runId}.aside-1`]);
+    expect(await readdir(join(paths.runsRoot, `${input.runId}.aside-1`))).not.toContain('selection.json');
+  });
+
+  it("refuses somebody else's run directory and leaves it untouched", async () => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base');
+    const dir = join(paths.runsRoot, input.runId);
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'notes.txt'), 'mine\n');
+    const error = await trainRun(input).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect(error).toMatchObject({ type: STALE_RUN_DIR, nonRetryable: true });
+    expect((error as Error).message).toBe(`run directory ${dir} is not this loop's (it has no owner marker); it is left untouched`);
+    expect(await readdir(dir)).toEqual(['notes.txt']);
+    expect(await readdir(paths.runsRoot)).toEqual([input.runId]);
+  });
+
+  it('sends megabytes of trainer output to the log file', async () => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base');
+    setSubprocessEnv({ FIXTURE_MEGABYTES: '12' });
+    expect((await trainRun(input)).status).toBe('trained');
+    expect((await stat(join(paths.stateDir, 'logs', `${input.runId}.train.log`))).size).toBeGreaterThan(12 << 20);
+  });
+
+  it('heartbeats inside an activity and kills the trainer group when the activity is cancelled', async () => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base', { fixture_train: 'hang' });
+    const env = new MockActivityEnvironment();
+    const beats: StepHeartbeat[] = [];
+    env.on('heartbeat', (details: StepHeartbeat) => beats.push(details));
+    const running = env.run(trainRun, input);
+    const log = join(paths.stateDir, 'logs', `${input.runId}.train.log`);
+    await expect.poll(async () => (await readFile(log, 'utf8').catch(() => '')).includes('train: hanging'), { timeout: 20_000, message: 'the trainer hangs' }).toBe(true);
+    const [beat] = beats;
+    expect(beat).toMatchObject({ step: 'train' });
+    const pgid = beat?.pgid ?? 0;
+    expect(alive(-pgid)).toBe(true);
+    env.cancel();
+    await expect(running).rejects.toBeInstanceOf(CancelledFailure);
+    expect(alive(-pgid)).toBe(false);
+  });
+});

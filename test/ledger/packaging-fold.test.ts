@@ -1,0 +1,102 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../../src/ledger/packaging-fold.js';
+import type { PackageRow } from '../../src/ledger/rows.js';
+
+type Champion = Parameters<typeof requestPackage>[1];
+type Outcome = Parameters<typeof finishPackage>[1];
+
+const champion = (index: number): Champion => ({
+  generation: 1 + Math.floor(index / 10),
+  run_id: `champ-g001-r0001-c${index}`,
+  epoch: index,
+  checkpoint_name: `checkpoint-${index}.pt`,
+  checkpoint: `runs/c${index}/checkpoint-${index}.pt`,
+  config_path: `configs/c${index}.yaml`,
+  eval_json: `evals/c${index}.test.json`,
+  requested: `2026-01-05T08:00:${String(index % 60).padStart(2, '0')}Z`,
+});
+
+const launched = (exitCode: number | null): Outcome => ({
+  launched: true,
+  command: ['package'],
+  pid: 42,
+  log: 'package.log',
+  started: '2026-01-05T09:00:00Z',
+  exitCode,
+  finished: '2026-01-05T09:01:00Z',
+});
+const notLaunched: Outcome = { launched: false, error: 'no such command', time: '2026-01-05T09:00:00Z' };
+
+describe('the packaging fold', () => {
+  it('runs the first champion at once, queues the next, and drops a queued one a newer replaces', () => {
+    const [a, b, c] = [champion(1), champion(2), champion(3)];
+    const first = requestPackage(idlePackaging, a);
+    expect(first).toEqual({ state: { running: a, queued: null }, rows: [] });
+    const second = requestPackage(first.state, b);
+    expect(second).toEqual({ state: { running: a, queued: b }, rows: [] });
+    const third = requestPackage(second.state, c);
+    expect(third.state).toEqual({ running: a, queued: c });
+    expect(third.rows).toEqual([
+      { type: 'package', event: 'dropped', generation: b.generation, run_id: b.run_id, epoch: b.epoch, checkpoint_name: b.checkpoint_name, time: c.requested },
+    ]);
+  });
+
+  it('records a launched command as launched and finished, then runs the queued one', () => {
+    const [a, b] = [champion(1), champion(2)];
+    const state: PackagingState = { running: a, queued: b };
+    const step = finishPackage(state, launched(0));
+    expect(step.state).toEqual({ running: b, queued: null });
+    expect(step.rows.map((row) => [row.event, row.run_id, row.time])).toEqual([
+      ['launched', a.run_id, '2026-01-05T09:00:00Z'],
+      ['finished', a.run_id, '2026-01-05T09:01:00Z'],
+    ]);
+    expect(step.rows[0]).toMatchObject({ command: ['package'], pid: 42, log: 'package.log' });
+    expect(step.rows[1]).toMatchObject({ exit_code: 0 });
+  });
+
+  it('records a command that never launched as launch_failed with its error', () => {
+    const step = finishPackage({ running: champion(1), queued: null }, notLaunched);
+    expect(step.state).toEqual(idlePackaging);
+    expect(step.rows).toEqual([expect.objectContaining({ event: 'launch_failed', error: 'no such command', time: '2026-01-05T09:00:00Z' })]);
+  });
+
+  it('takes the same champion twice as one request, and an outcome with nothing running as nothing', () => {
+    const a = champion(1);
+    const once = requestPackage(idlePackaging, a).state;
+    expect(requestPackage(once, { ...a, requested: 'later' })).toEqual({ state: once, rows: [] });
+    const queued = requestPackage(once, champion(2)).state;
+    expect(requestPackage(queued, champion(2))).toEqual({ state: queued, rows: [] });
+    expect(finishPackage(idlePackaging, launched(0))).toEqual({ state: idlePackaging, rows: [] });
+  });
+
+  it('over any interleaving: one at a time, and every champion ends up packaged, dropped, running or queued exactly once', () => {
+    const steps = fc.array(fc.oneof(fc.constant('request' as const), fc.constant('finish' as const), fc.constant('repeat' as const)), { maxLength: 40 });
+    fc.assert(
+      fc.property(steps, fc.boolean(), (list, launches) => {
+        let state = idlePackaging;
+        const rows: PackageRow[] = [];
+        let requested = 0;
+        for (const step of list) {
+          let next;
+          if (step === 'request') next = requestPackage(state, champion((requested += 1)));
+          else if (step === 'repeat') {
+            // A retried delivery of the running or queued champion changes nothing.
+            const again = state.queued ?? state.running;
+            next = again === null ? { state, rows: [] } : requestPackage(state, { ...again, requested: 'retried' });
+            expect(next).toEqual({ state, rows: [] });
+          }
+          else next = finishPackage(state, launches ? launched(1) : notLaunched);
+          state = next.state;
+          rows.push(...next.rows);
+          if (state.running === null) expect(state.queued).toBeNull();
+        }
+        const ended = rows.filter((row) => row.event !== 'launched').map((row) => row.run_id);
+        const waiting = [state.running, state.queued].flatMap((entry) => (entry ? [entry.run_id] : []));
+        const all = Array.from({ length: requested }, (_, index) => champion(index + 1).run_id);
+        expect([...ended, ...waiting].sort()).toEqual(all.sort());
+        for (const row of rows) if (row.event === 'launched') expect(rows[rows.indexOf(row) + 1]?.event).toBe('finished');
+      }),
+    );
+  });
+});

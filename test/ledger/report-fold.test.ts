@@ -1,0 +1,150 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { initialLoopState, recordRow, type FoldSettings, type LoopState } from '../../src/ledger/loop-state.js';
+import { foldAdvance, foldReserveReport, foldRunReport } from '../../src/ledger/report-fold.js';
+import type { LedgerRow, RunRow } from '../../src/ledger/rows.js';
+import type { EvalRow } from '../../src/rules/types.js';
+
+const settings: FoldSettings = { mode: 'default', saturationEvals: 3, maxReserveChecks: 3 };
+const opened: LoopState = { ...initialLoopState(), generation: 1 };
+
+function evalRow(runId: string, epoch: number, f2p: number, p2f: number, role: EvalRow['role'] = 'test'): EvalRow {
+  return {
+    type: 'eval',
+    generation: 1,
+    role,
+    run_id: runId,
+    candidate: runId,
+    round: 1,
+    checkpoint: `runs/${runId}/checkpoint-${epoch}.pt`,
+    checkpoint_name: `checkpoint-${epoch}.pt`,
+    checkpoint_sha256: null,
+    epoch,
+    config_path: `configs/${runId}.yaml`,
+    status: 'ok',
+    validation: null,
+    result: {
+      fail_to_pass_count: f2p,
+      fail_count: 60,
+      fail_to_pass_rate: f2p / 60,
+      pass_to_fail_count: p2f,
+      pass_correct_count: 240 - p2f,
+      pass_count: 240,
+      pass_to_fail_rate: p2f / 240,
+      macro_f1: 0.9,
+      s_f1: 0.9,
+    },
+    gate_auc: null,
+    gate_curve: null,
+    reject_band: null,
+    decided: null,
+    eval_json: `evals/${runId}/checkpoint-${epoch}.${role}.json`,
+    finished: `2026-01-05T08:00:${String(epoch).padStart(2, '0')}Z`,
+  };
+}
+
+const runRow = (runId: string): RunRow => ({
+  type: 'run',
+  generation: 1,
+  round: 1,
+  seed: 1,
+  candidate: runId,
+  run_id: runId,
+  config_path: `configs/${runId}.yaml`,
+  config_sha256: 'sha',
+  status: 'trained',
+  train_rc: 0,
+  started: '2026-01-05T08:00:00Z',
+  finished: '2026-01-05T08:01:00Z',
+  epochs_run: 2,
+  checkpoints: [],
+  error: null,
+});
+
+/** The rows one by one through recordRow: what a report fold must equal. */
+function byHand(state: LoopState, rows: readonly LedgerRow[]) {
+  const out: LedgerRow[] = [];
+  const champions: EvalRow[] = [];
+  for (const row of rows) {
+    const recorded = recordRow(state, row, settings);
+    state = recorded.state;
+    out.push(...recorded.rows);
+    if (recorded.newChampion) champions.push(recorded.newChampion);
+  }
+  return { state, rows: out, newChampions: champions };
+}
+
+describe('foldRunReport', () => {
+  it('records the run row, then each eval with the champion and pareto_set rows it causes', () => {
+    const run = runRow('a');
+    const [first, second] = [evalRow('a', 1, 10, 20), evalRow('a', 2, 8, 18)];
+    const folded = foldRunReport(opened, { run, evals: [first, second] }, settings);
+    expect(folded.rows.map((row) => row.type)).toEqual(['run', 'eval', 'champion', 'pareto_set', 'eval', 'champion', 'pareto_set']);
+    expect(folded.newChampions).toEqual([first, second]);
+    expect(folded.state.champion).toBe(second);
+    expect(folded.state.testEvals).toBe(2);
+  });
+
+  it('records only the evals of a report without a run row (an ensemble scored on test)', () => {
+    const folded = foldRunReport(opened, { run: null, evals: [evalRow('e', 1, 5, 5)] }, settings);
+    expect(folded.rows[0]?.type).toBe('eval');
+  });
+
+  it('equals recording the rows one by one, for any evals', () => {
+    const evals = fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 240 }), fc.constantFrom<EvalRow['role']>('test', 'test', 'validation')), { maxLength: 12 });
+    fc.assert(
+      fc.property(evals, evals, (before, report) => {
+        const earlier = byHand(opened, before.map(([f2p, p2f, role], index) => evalRow('early', index + 1, f2p, p2f, role))).state;
+        const rows = report.map(([f2p, p2f, role], index) => evalRow('late', index + 1, f2p, p2f, role));
+        const run = runRow('late');
+        expect(foldRunReport(earlier, { run, evals: rows }, settings)).toEqual(byHand(earlier, [run, ...rows]));
+      }),
+    );
+  });
+});
+
+describe('foldReserveReport', () => {
+  const champion = evalRow('a', 1, 10, 20);
+  const withChampion = foldRunReport(opened, { run: null, evals: [champion] }, settings).state;
+  const reserve = evalRow('a', 1, 11, 21, 'reserve');
+
+  it('records the reserve eval and then the reserve_check judged against the champion', () => {
+    const folded = foldReserveReport(withChampion, { champion, testEvals: 1, reserve }, settings);
+    expect(folded.rows.map((row) => row.type)).toEqual(['eval', 'reserve_check']);
+    expect(folded.rows[1]).toMatchObject({ run_id: 'a', checkpoint_name: 'checkpoint-1.pt', test_evals: 1, status: 'ok', stale_champion: false, verdict: 'pass' });
+    expect(folded.state.reserveScored).toEqual(['a/checkpoint-1.pt']);
+    expect(folded.state.reserveChecks).toBe(1);
+    expect(folded.newChampions).toEqual([]);
+  });
+
+  it('does not record a checkpoint already scored on reserve in this generation a second time', () => {
+    const once = foldReserveReport(withChampion, { champion, testEvals: 1, reserve }, settings).state;
+    const again = foldReserveReport(once, { champion, testEvals: 2, reserve }, settings);
+    expect(again.rows.map((row) => row.type)).toEqual(['reserve_check']);
+    expect(again.state.reserveChecks).toBe(2);
+  });
+
+  it('marks the check stale when the champion changed while it ran, and then changes nothing', () => {
+    const newer = evalRow('b', 1, 1, 1);
+    const moved = foldRunReport(withChampion, { run: null, evals: [newer] }, settings).state;
+    const folded = foldReserveReport(moved, { champion, testEvals: 1, reserve }, settings);
+    expect(folded.rows[1]).toMatchObject({ stale_champion: true });
+    expect(folded.state.reserveChecks).toBe(0);
+    expect(folded.state.champion).toBe(newer);
+  });
+
+  it('fails the champion that is worse on reserve, and the generation is to advance', () => {
+    const worse = { ...reserve, result: { ...(reserve.result as NonNullable<EvalRow['result']>), fail_to_pass_count: 40, fail_to_pass_rate: 40 / 60 } };
+    const folded = foldReserveReport(withChampion, { champion, testEvals: 1, reserve: worse }, settings);
+    expect(folded.rows[1]).toMatchObject({ verdict: 'fail' });
+    expect(folded.state.advanceReason).toBe('reserve_failed');
+  });
+});
+
+describe('foldAdvance', () => {
+  it("sets the advance reason, 'requested' when none is given", () => {
+    expect(foldAdvance(opened, 'corpus relabelled').advanceReason).toBe('corpus relabelled');
+    expect(foldAdvance(opened, '').advanceReason).toBe('requested');
+    expect(foldAdvance(opened, 'x')).toEqual({ ...opened, advanceReason: 'x' });
+  });
+});

@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+// `npm run test:unit`: the pure modules' tests only (rules, config, contract, ledger folds, the
+// pure workflow helpers, the report, the bench's math). No dev server, no worker, no Temporal
+// CLI: no global setup, and it runs in seconds. `npm test` runs these too, with everything else.
+export default defineConfig({
+  test: {
+    include: [
+      'test/rules/**/*.test.ts',
+      'test/config/**/*.test.ts',
+      'test/contract/**/*.test.ts',
+      'test/ledger/**/*.test.ts',
+      'test/workflows/lanes.test.ts',
+      'test/workflows/round-progress.test.ts',
+      'test/workflows/teacher-plan.test.ts',
+      'test/client/report/**/*.test.ts',
+      'test/bench/bench-math.test.ts',
+    ],
+    pool: 'forks',
+    poolOptions: { forks: { maxForks: 2, minForks: 1 } },
+  },
+});
