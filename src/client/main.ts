@@ -163,9 +163,12 @@ connectionOptions(
     .command('report')
     .description("a self-contained HTML report of a loop's ledger: per generation the Pareto front plotted, the champion timeline, the reserve checks")
     .argument('<loop-id>')
-    .option('-o, --out <file.html>', 'where to write it (default: champion-loop-<loop-id>.html)'),
-).action(async (loopId: string, options: ConnectionFlags & { out?: string }) => {
-  const report = await withClient(options, (client) => loopReport(client, loopId, new Date()));
+    .option('-o, --out <file.html>', 'where to write it (default: champion-loop-<loop-id>.html)')
+    .option('-c, --config <loop.yaml>', "the loop's settings: where its ledger copy is when no history of it is left"),
+).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string }) => {
+  const fallback = options.config ? await copyOf(options.config) : undefined;
+  const report = await withClient(options, (client) => loopReport(client, loopId, new Date(), fallback));
+  if (report.note) console.warn(`note: ${report.note}`);
   const out = options.out ?? `champion-loop-${loopId}.html`;
   await mkdir(path.dirname(path.resolve(out)), { recursive: true });
   await writeFile(out, report.html);

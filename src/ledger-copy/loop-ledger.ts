@@ -11,6 +11,8 @@ export interface LoopLedger {
   readonly rows: LedgerRow[];
   readonly state: StateJson;
   readonly stateDir: string;
+  /** The loop.yaml of its newest run in history (or the one given); null when neither. */
+  readonly config: LoopConfig | null;
   /** Rows only the copy holds (history of their runs is gone). */
   readonly fromCopyOnly: number;
   /** Generations no row opens, in history or the copy: their record is lost. */
@@ -41,6 +43,7 @@ export async function loopLedger(history: HistoryLedger, fallback: { stateDir: s
     rows,
     state: stateJson(state, stateDir, last ? rowTime(last) : ''),
     stateDir,
+    config: config ?? null,
     fromCopyOnly: missingRows(fromHistory, copy).length,
     lostGenerations: missingGenerations(rows),
   };

@@ -6,6 +6,7 @@ import { expect } from 'vitest';
 import { historyLedger } from '../../src/client/ledger-export.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
+import { missingRows } from '../../src/ledger/ledger-lines.js';
 import { foldSettingsOf, type StateJson } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
@@ -102,6 +103,14 @@ export async function copyCaughtUp(driver: Pick<LoopDriver, 'client'>, loopId: s
     .poll(async () => sortedLines(await readLedgerCopy(stateDir, { repair: false })), { timeout: 30_000, interval: 250, message: `the ledger copy of ${loopId} equals the export from history` })
     .toEqual(fromHistory);
   return readLedgerCopy(stateDir, { repair: false });
+}
+
+/** Once the copy holds every row history holds (a copy may hold more: rows of runs whose history is gone). */
+export async function copyHoldsHistory(driver: Pick<LoopDriver, 'client'>, loopId: string, stateDir: string): Promise<void> {
+  const fromHistory = (await historyLedger(driver.client, loopId)).rows;
+  await expect
+    .poll(async () => missingRows(await readLedgerCopy(stateDir, { repair: false }), fromHistory).map((row) => JSON.stringify(row)), { timeout: 30_000, interval: 250, message: `the ledger copy of ${loopId} holds every row of history` })
+    .toEqual([]);
 }
 
 /** What must not differ between two runs of one loop: each run and eval once, with the same outcome (times and paths aside). */

@@ -1,0 +1,74 @@
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendLedgerRows, ledgerCopyPath, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
+import { holdCopyLock, releaseCopyLock } from '../../src/ledger-copy/copy-lock.js';
+import type { LedgerRow } from '../../src/ledger/rows.js';
+
+const row = (generation: number): LedgerRow => ({
+  type: 'generation',
+  event: 'start',
+  generation,
+  reason: 'initial',
+  split_seed: 7 + generation,
+  previous_champion: null,
+  previous_pareto_set: [],
+  started: `2026-11-30T00:00:0${generation}.000Z`,
+});
+
+describe('the ledger copy on disk', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'ledger-copy-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('appends whole lines and reads them back', async () => {
+    await appendLedgerRows(dir, [row(1), row(2)]);
+    await appendLedgerRows(dir, [row(3)]);
+    expect(await readLedgerCopy(dir, { repair: false })).toEqual([row(1), row(2), row(3)]);
+    expect((await readFile(ledgerCopyPath(dir), 'utf8')).split('\n')).toHaveLength(4);
+  });
+
+  it('cuts off a row a crash tore mid-write before the next append, so no row is half there', async () => {
+    await appendLedgerRows(dir, [row(1), row(2)]);
+    await appendFile(ledgerCopyPath(dir), JSON.stringify(row(3)).slice(0, 25));
+    expect(await readLedgerCopy(dir, { repair: false })).toEqual([row(1), row(2)]);
+    // A reader leaves the file alone; the writer repairs it before it appends.
+    expect(await readFile(ledgerCopyPath(dir), 'utf8')).toContain(JSON.stringify(row(3)).slice(0, 25));
+    expect(await readLedgerCopy(dir, { repair: true })).toEqual([row(1), row(2)]);
+    await appendLedgerRows(dir, [row(3)]);
+    expect(await readLedgerCopy(dir, { repair: false })).toEqual([row(1), row(2), row(3)]);
+  });
+
+  it('ends the line of a whole last row left without its newline before appending after it', async () => {
+    await writeFile(ledgerCopyPath(dir), JSON.stringify(row(1)));
+    expect(await readLedgerCopy(dir, { repair: true })).toEqual([row(1)]);
+    await appendLedgerRows(dir, [row(2)]);
+    expect(await readLedgerCopy(dir, { repair: false })).toEqual([row(1), row(2)]);
+  });
+
+  it('refuses a broken row in the middle of the file, naming its line', async () => {
+    await writeFile(ledgerCopyPath(dir), `${JSON.stringify(row(1))}\nnot json\n${JSON.stringify(row(2))}\n`);
+    await expect(readLedgerCopy(dir, { repair: false })).rejects.toThrow(/ledger\.jsonl:2: not a ledger row/);
+  });
+
+  it('reads no rows where there is no copy yet', async () => {
+    expect(await readLedgerCopy(path.join(dir, 'none'), { repair: true })).toEqual([]);
+  });
+
+  it('lets one live writer hold a state dir and takes over the lock of one that died', async () => {
+    expect(await holdCopyLock(dir)).toBe(true);
+    expect(await holdCopyLock(dir)).toBe(true);
+    await releaseCopyLock(dir);
+    // A holder on this host whose process is gone.
+    await writeFile(path.join(dir, 'ledger.jsonl.lock'), `${(await import('node:os')).hostname()} 999999999`);
+    expect(await holdCopyLock(dir)).toBe(true);
+    // A live holder (this test's parent process) keeps it.
+    await writeFile(path.join(dir, 'ledger.jsonl.lock'), `${(await import('node:os')).hostname()} ${process.ppid}`);
+    expect(await holdCopyLock(dir)).toBe(false);
+  });
+});
