@@ -4,11 +4,11 @@ import tseslint from 'typescript-eslint';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 import importX from 'eslint-plugin-import-x';
 
-const nodeBuiltins = [
-  'assert', 'async_hooks', 'buffer', 'child_process', 'cluster', 'crypto', 'dgram', 'dns',
-  'events', 'fs', 'fs/promises', 'http', 'http2', 'https', 'net', 'os', 'path', 'perf_hooks',
-  'process', 'readline', 'stream', 'timers', 'tls', 'url', 'util', 'v8', 'vm', 'worker_threads', 'zlib',
-];
+import { builtinModules } from 'node:module';
+import { workflowBundleFiles } from './scripts/lint/workflow-bundle-files.mjs';
+
+// Every Node built-in, with and without its `node:` prefix.
+const nodeBuiltins = [...new Set(builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`])))];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.temporal/**', 'artifacts/**', 'bin/**'] },
@@ -26,8 +26,9 @@ export default tseslint.config(
     },
   },
   {
-    // Workflow code is replayed: no Node built-ins, no I/O libraries, no clocks of its own.
-    files: ['src/workflows/**/*.ts', 'src/rules/**/*.ts'],
+    // Workflow code is replayed: no Node built-ins, no I/O libraries, no clocks of its own. It
+    // applies to every file the workflow bundle takes in, wherever it lives (rules, ledger folds, config).
+    files: workflowBundleFiles(import.meta.dirname),
     rules: {
       'no-restricted-imports': ['error', {
         paths: [...nodeBuiltins, 'execa', 'yaml', '@temporalio/activity', '@temporalio/client', '@temporalio/worker']

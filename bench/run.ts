@@ -12,6 +12,7 @@ import type { BenchContext } from './lib/context.js';
 import { renderTable, type Figure } from './lib/figures.js';
 import { parseOptions, usage } from './lib/options.js';
 import { runHistory } from './sections/history.js';
+import { runLedgerCopy } from './sections/ledger-copy.js';
 import { runUtilisation } from './sections/utilisation.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -76,8 +77,9 @@ if (options.sections.includes('scale-out')) {
   for (const processes of options.processes) await section(`scale-out-${processes}`, () => runUtilisation(ctx, processes));
 }
 if (options.sections.includes('history')) await section('history', () => runHistory(ctx));
+if (options.sections.includes('ledger-copy')) await section('ledger-copy', () => runLedgerCopy(ctx));
 
-const order = ['dispatch', 'utilisation', 'scale-out', 'history', 'replay', 'client'];
+const order = ['dispatch', 'utilisation', 'scale-out', 'history', 'replay', 'client', 'ledger-copy'];
 const rank = (f: Figure) => {
   const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);
   return index < 0 ? order.length : index;

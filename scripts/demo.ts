@@ -1,20 +1,23 @@
 // `npm run demo`: the main job. Starts (or reuses) the local Temporal dev server with its Web UI,
 // the workers (two CPU lanes, the orchestrator, the package worker), and the loop `demo` on the
 // spam-gate example stack; shows live progress until a generation has turned over and a
-// champion is packaged; then stops the loop and its workers (the dev server stays up for the UI).
-// Running it again resumes the same loop in its next generation; it never starts a second one.
+// champion is packaged; then stops the loop and its workers and returns the prompt (the dev server
+// stays up in the background for the UI). A loop terminated or cancelled under it (Web UI, the
+// `temporal` CLI) ends it with one line saying so and exit code 1. Running it again resumes the
+// same loop where it was; it never starts a second one.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import { connectClient } from '../src/client/connect.js';
 import { exportLedger } from '../src/client/ledger-export.js';
+import { loopClosed, loopEndedLine, loopResult, type LoopEnd } from '../src/client/loop-end.js';
 import { startLoop, stopLoop } from '../src/client/loop-control.js';
 import { watchLoop } from '../src/client/watch.js';
 import { loadLoopConfig } from '../src/config/load-loop-config.js';
 import { ensureBackgroundDevServer } from '../src/devserver/background.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 import type { GenerationResult } from '../src/workflows/generation.js';
-import { loopWorkflowId } from '../src/workflows/ids.js';
 import type { LedgerRow, PackageRow, ReserveCheckRow } from '../src/ledger/rows.js';
 
 const LOOP_ID = 'demo';
@@ -68,21 +71,42 @@ async function packagedAfter(since: number): Promise<PackageRow | undefined> {
   return rows.filter((row): row is PackageRow => row.type === 'package' && row.event === 'finished' && row.exit_code === 0 && row.generation >= since).pop();
 }
 
-// Progress until the generation we started in has ended and some champion of it is packaged.
+// Progress until the generation we started in has ended and some champion of it is packaged, or
+// the loop ends under us (terminated, cancelled, stopped from elsewhere). A watch that lost sight
+// of a loop that still runs (a query timed out) watches again.
 let done = false;
-await watchLoop(client, LOOP_ID, {
-  out: process.stdout,
-  saturationEvals: config.saturation_evals,
-  until: (view) => {
-    if (view.generation > startGeneration && !done) void packagedAfter(startGeneration).then((row) => (done = row !== undefined));
-    return done;
-  },
-});
+let ended: LoopEnd | null = null;
+while (!done && ended === null) {
+  let lost: Error | undefined;
+  await watchLoop(client, LOOP_ID, {
+    out: process.stdout,
+    saturationEvals: config.saturation_evals,
+    until: (view) => {
+      if (view.generation > startGeneration && !done) void packagedAfter(startGeneration).then((row) => (done = row !== undefined));
+      return done;
+    },
+    onLost: (error) => (lost = error),
+  }).catch((error: Error) => (lost = error));
+  if (done) break;
+  ended = await loopClosed(client, LOOP_ID);
+  if (ended === null) {
+    say(`lost sight of loop ${LOOP_ID} (${lost?.message ?? 'no answer'}); watching again`);
+    await sleep(1_000);
+  }
+}
 
-say('generation finished and a champion packaged; stopping the loop (running jobs finish first)...');
-await stopLoop(client, LOOP_ID, false).catch(() => undefined);
-const result = (await client.workflow.getHandle(loopWorkflowId(LOOP_ID)).result()) as GenerationResult;
+if (ended === null) {
+  say('generation finished and a champion packaged; stopping the loop (running jobs finish first)...');
+  await stopLoop(client, LOOP_ID, false).catch(() => undefined);
+  ended = await loopResult(client, LOOP_ID);
+}
 await stopWorkers();
+if (ended.kind === 'ended') {
+  say(loopEndedLine(LOOP_ID, ended, "run 'npm run demo' again to resume it where it was"));
+  await connection.close();
+  process.exit(1);
+}
+const result: GenerationResult = ended.result;
 
 const { rows, state } = await exportLedger(client, LOOP_ID);
 const ledgerDir = path.join(config.state_dir, 'exported');

@@ -1,12 +1,11 @@
 // The local Temporal dev server from temporal-dev.yaml.
 //   npm run dev-server              run in the foreground until Ctrl-C (then stop cleanly)
-//   npm run dev-server -- start     start in the background (or report the one already running)
+//   npm run dev-server -- start     start in the background and return (or report the one already running)
 //   npm run dev-server -- stop      stop the background server
 //   npm run dev-server -- status    say whether it answers
 import path from 'node:path';
 import { Command } from 'commander';
-import { DEV_CONFIG_FILE, DEV_LOG_FILE, devServerAddress, ensureBackgroundDevServer, stopBackgroundDevServer } from '../src/devserver/background.js';
-import { loadDevServerConfig } from '../src/devserver/dev-config.js';
+import { devServerAddress, devServerFiles, ensureBackgroundDevServer, stopBackgroundDevServer } from '../src/devserver/background.js';
 import { serverAnswers, startDevServer } from '../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
@@ -20,12 +19,12 @@ async function foreground(command: string | undefined): Promise<void> {
     console.log(`A Temporal server already answers at ${where.address} (namespace ${where.namespace}); using it.`);
     return;
   }
-  const config = await loadDevServerConfig(DEV_CONFIG_FILE);
+  const { config, logFile } = await devServerFiles();
   const cli = await ensureTemporalCli(provisionLog);
-  const server = await startDevServer({ cli: cli.path, config, projectRoot: PROJECT_ROOT, logFile: DEV_LOG_FILE });
+  const server = await startDevServer({ cli: cli.path, config, projectRoot: PROJECT_ROOT, logFile });
   console.log(`Temporal dev server ${cli.version} at ${server.address}, namespace ${server.namespace}`);
   console.log(`Web UI: ${server.uiUrl}`);
-  console.log(`Database: ${path.resolve(PROJECT_ROOT, config.db_filename)}; log: ${DEV_LOG_FILE}`);
+  console.log(`Database: ${path.resolve(PROJECT_ROOT, config.db_filename)}; log: ${logFile}`);
   console.log('Press Ctrl-C to stop.');
   const stop = async () => {
     console.log('Stopping the dev server...');
@@ -49,6 +48,7 @@ program
   .action(async () => {
     const server = await ensureBackgroundDevServer(provisionLog);
     console.log(`${server.started ? 'Started' : 'Already running:'} Temporal dev server at ${server.address}, namespace ${server.namespace}; Web UI ${server.uiUrl}`);
+    if (server.started) console.log(`It runs in the background (log: ${path.relative(process.cwd(), server.logFile) || server.logFile}); stop it with: npm run dev-server -- stop`);
   });
 
 program

@@ -2,7 +2,7 @@
 // with a flag (`--history-runs 1000`) or its variable (BENCH_HISTORY_RUNS=1000); a flag wins.
 import { Command, CommanderError, Option } from 'commander';
 
-export const SECTIONS = ['dispatch', 'scale-out', 'history'] as const;
+export const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {

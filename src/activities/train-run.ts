@@ -2,7 +2,7 @@ import { describeEnd, runLoopStep } from './support/loop-step.js';
 import { logContains } from './support/log-search.js';
 import { exists, moveAside } from './support/move-aside.js';
 import { readOwner, writeOwner } from './support/owner.js';
-import { runDir, scoreCacheArgs, trainLog } from './support/paths.js';
+import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, selectedCheckpoint } from './support/run-dir.js';
 import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
 import { returnCode } from './support/subprocess.js';
@@ -11,7 +11,9 @@ import type { TrainInput, TrainOutcome } from './types.js';
 /**
  * Trains one run (docs/behaviour.md, training). The run directory is marked as this owner's before the
  * trainer creates it; a directory of ours from a crashed earlier attempt is moved aside and the
- * run trained afresh, while anybody else's directory is refused untouched.
+ * run trained afresh, while anybody else's directory is refused untouched. The reports of an
+ * earlier training of the run (`<state_dir>/evals/<run_id>/`) are moved aside with it: they
+ * scored checkpoints this training replaces, and evaluation reuses every report it finds.
  *
  * trained: exit 0 and the checkpoints could be collected; no_eligible_checkpoint: exit 1 and
  * this attempt's log holds the trainer's marker line; otherwise train_failed.
@@ -28,6 +30,7 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
     }
     await moveAside(dir);
   }
+  await moveAside(evalsDir(paths.stateDir, runId));
   if (marked !== owner) {
     await writeOwner(paths.stateDir, runId, owner);
   }

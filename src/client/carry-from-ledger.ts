@@ -1,32 +1,69 @@
 // Where a loop goes on from when all that is left of it is its ledger (the copy in its state dir,
 // or a seed loop's): the same generation, champion, front and reserve checks, the runs of the
-// generation that were trained but not fully scored scored, and a champion never packaged packaged.
+// generation that were trained but not fully scored scored, its teacher plan, and a champion
+// never packaged packaged.
 import type { LoopConfig } from '../config/loop-config.js';
 import { foldRows } from '../ledger/from-ledger.js';
 import { foldSettingsOf } from '../ledger/loop-state.js';
-import type { LedgerRow, RunRow } from '../ledger/rows.js';
+import type { LedgerRow, RunRow, TeacherRow } from '../ledger/rows.js';
+import { ensembleRunId } from '../rules/ids.js';
 import { firstCarry, type GenerationCarry } from '../workflows/generation/carry.js';
 import type { RunJob } from '../workflows/generation/jobs.js';
 import { packageChampionOf } from '../workflows/generation/state.js';
+import { emptyTeacherPlan, type TeacherPlan } from '../workflows/teacher-plan.js';
 
-/** Checkpoints of a trained run that have a test eval row. */
+/** Checkpoints of a run that have a test eval row. */
 function scoredCheckpoints(rows: readonly LedgerRow[], runId: string): Set<string> {
   return new Set(rows.filter((row) => row.type === 'eval' && row.role === 'test' && row.run_id === runId).map((row) => (row.type === 'eval' ? row.checkpoint_name : '')));
 }
 
-/** A trained run with checkpoints left to score: an evaluation-only job. */
+/** A trained (or ensemble) run with checkpoints left to score: an evaluation-only job; its run row is in the ledger already. */
 function scoringJob(run: RunRow, unscored: string[]): RunJob {
   return {
     kind: 'run',
     jobId: run.run_id,
     generation: run.generation,
     round: run.round,
-    candidate: { name: run.candidate, base_config: '', overrides: {} },
+    // An ensemble's job is named after its run, as the generation names it (ensembleJob).
+    candidate: { name: run.status === 'ensemble' ? run.run_id : run.candidate, base_config: '', overrides: {} },
     attempt: 1,
     run,
     unscored,
     preferredLane: null,
   };
+}
+
+/**
+ * The generation's teacher plan from its rows (docs/behaviour.md, section 7): the runs of rounds
+ * up to `teacher_after_round` in the ledger are final (each has its row), the trained ones are the
+ * members, and a `teacher` row of the generation means the build was offered already and never
+ * runs again. A build that succeeded and whose member ensemble has no run row yet leaves that
+ * ensemble due. Students cannot be told from rows: every run counts as ordinary, which is what
+ * the seed plans before its teacher exists (students wait for the teacher file).
+ */
+export function teacherFromLedger(
+  rows: readonly LedgerRow[],
+  generation: number,
+  config: Pick<LoopConfig, 'teacher_after_round' | 'runs_root'>,
+): Pick<GenerationCarry, 'teacher' | 'teacherEnsemble'> {
+  const afterRound = config.teacher_after_round;
+  if (afterRound <= 0) return { teacher: emptyTeacherPlan, teacherEnsemble: null };
+  const ordinary = new Map<string, RunRow>();
+  for (const row of rows) if (row.type === 'run' && row.generation === generation && row.status !== 'ensemble' && row.round <= afterRound) ordinary.set(row.run_id, row);
+  const builds = rows.filter((row): row is TeacherRow => row.type === 'teacher' && row.generation === generation);
+  const teacher: TeacherPlan = {
+    pending: [],
+    planned: ordinary.size,
+    members: [...ordinary.values()].filter((run) => run.status === 'trained').map((run) => ({ run_id: run.run_id, config_path: run.config_path, config_sha256: run.config_sha256 })),
+    offered: builds.length > 0,
+  };
+  const built = builds.filter((row) => row.status === 'ok').at(-1);
+  const ensembleRecorded = rows.some((row) => row.type === 'run' && row.generation === generation && row.run_id === ensembleRunId(generation));
+  const teacherEnsemble =
+    built && !ensembleRecorded
+      ? built.members.map((member) => ({ config: ordinary.get(member.run_id)?.config_path ?? '', checkpoint: `${config.runs_root}/${member.run_id}/${member.checkpoint_name}` }))
+      : null;
+  return { teacher, teacherEnsemble };
 }
 
 /** The carry that continues a loop from its ledger rows; null when the rows hold no generation. */
@@ -35,10 +72,14 @@ export function carryFromLedger(rows: readonly LedgerRow[], config: LoopConfig, 
   if (state.generation < 1) return null;
   const generation = state.generation;
   const runs = new Map<string, RunRow>();
-  for (const row of rows) if (row.type === 'run' && row.generation === generation && row.status !== 'ensemble') runs.set(row.run_id, row);
+  const ensembles = new Map<string, RunRow>();
+  for (const row of rows) {
+    if (row.type !== 'run' || row.generation !== generation) continue;
+    (row.status === 'ensemble' ? ensembles : runs).set(row.run_id, row);
+  }
   const queue: RunJob[] = [];
-  for (const run of runs.values()) {
-    if (run.status !== 'trained') continue;
+  for (const run of [...runs.values(), ...ensembles.values()]) {
+    if (run.status !== 'trained' && run.status !== 'ensemble') continue;
     const scored = scoredCheckpoints(rows, run.run_id);
     const unscored = run.checkpoints.filter((name) => !scored.has(name));
     if (unscored.length > 0) queue.push(scoringJob(run, unscored));
@@ -52,6 +93,7 @@ export function carryFromLedger(rows: readonly LedgerRow[], config: LoopConfig, 
     opening: null,
     round: Math.max(0, ...[...runs.values()].map((run) => run.round)),
     queue,
+    ...teacherFromLedger(rows, generation, config),
     unpackaged,
   };
 }

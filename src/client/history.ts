@@ -2,8 +2,9 @@ import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { GenerationEvent, GenerationRunHistory, PackagingEvent, PackagingRunHistory } from '../ledger/history-fold.js';
+import { CHILD_OUTCOME, type ChildOutcome } from '../activities/child-outcome.js';
 import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
-import { advanceSignal, championSignal, reserveReportedSignal, runReportedSignal, teacherReportedSignal } from '../workflows/messages.js';
+import { advanceSignal, championSignal, reserveReportedSignal, runReportedSignal, stopNowSignal, teacherReportedSignal } from '../workflows/messages.js';
 import { advanceReasonOf, isPackageChampion, isReserveReport, isRunReport, isTeacherReport } from '../workflows/report-shapes.js';
 
 export type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -77,8 +78,13 @@ function notFound(error: unknown): boolean {
   return (error as Error).name === 'WorkflowNotFoundError' || (isGrpcServiceError(error) && Number(error.code) === GRPC_NOT_FOUND);
 }
 
-function generationEvent(event: HistoryEvent): GenerationEvent | null {
+function generationEvent(event: HistoryEvent, activityTypes: ReadonlyMap<string, string>): GenerationEvent | null {
   switch (event.eventType) {
+    case EventType.activityCompleted: {
+      const attributes = event.activityTaskCompletedEventAttributes;
+      if (activityTypes.get(String(attributes?.scheduledEventId)) !== CHILD_OUTCOME) return null;
+      return childOutcomeEvent(decode(attributes?.result?.payloads) as ChildOutcome | undefined);
+    }
     case EventType.childInitiated: {
       const workflowId = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
       return workflowId ? { kind: 'child-started', workflowId } : null;
@@ -127,11 +133,30 @@ export async function generationHistories(client: Client, loopId: string): Promi
 export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunHistory {
   const started = events[0]?.workflowExecutionStartedEventAttributes;
   const firstTask = events.find((event) => event.eventType === EventType.taskStarted);
+  const activityTypes = new Map<string, string>();
+  for (const event of events) {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name) activityTypes.set(String(event.eventId), name);
+  }
   return {
     input: decode(started?.input?.payloads) as GenerationRunHistory['input'],
     firstTaskTime: firstTask ? isoTime(firstTask) : '',
-    events: events.map(generationEvent).filter((event): event is GenerationEvent => event !== null),
+    events: events.map((event) => generationEvent(event, activityTypes)).filter((event): event is GenerationEvent => event !== null),
   };
+}
+
+/** A child's outcome the generation asked for (a child found started already): its report, or its loss. */
+function childOutcomeEvent(outcome: ChildOutcome | undefined): GenerationEvent | null {
+  if (outcome?.status === 'closed') return { kind: 'child-lost', workflowId: outcome.workflowId };
+  if (outcome?.status !== 'completed') return null;
+  switch (outcome.kind) {
+    case 'run':
+      return isRunReport(outcome.report) ? { kind: 'run-reported', report: outcome.report } : null;
+    case 'reserve':
+      return isReserveReport(outcome.report) ? { kind: 'reserve-reported', report: outcome.report } : null;
+    case 'teacher':
+      return isTeacherReport(outcome.report) ? { kind: 'teacher-reported', report: outcome.report } : null;
+  }
 }
 
 /** The packaging workflow's runs of a loop; none when the loop never had a champion to package. */
@@ -156,6 +181,8 @@ export function packagingRunOf(events: readonly HistoryEvent[]): PackagingRunHis
       const champion = decode(event.workflowExecutionSignaledEventAttributes.input?.payloads);
       // A malformed champion (sent by hand) is skipped, as the workflow skipped it.
       if (isPackageChampion(champion)) packaging.push({ kind: 'champion', champion });
+    } else if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === stopNowSignal.name) {
+      packaging.push({ kind: 'stopped-at-once', time: isoTime(event) });
     } else if (event.eventType === EventType.activityCompleted) {
       packaging.push({ kind: 'package-finished', outcome: decode(event.activityTaskCompletedEventAttributes?.result?.payloads) as never });
     } else if (event.eventType === EventType.activityFailed || event.eventType === EventType.activityTimedOut) {

@@ -9,7 +9,8 @@ import { advanceSignal, stateQuery, stopNowSignal, stopSignal } from '../workflo
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
 import { NoSuchLoopError } from './history.js';
-import { redeliverReports, resumptionOf } from './resume.js';
+import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
+import { seedResumption } from './seed-carry.js';
 
 /** Loop ids become part of workflow ids and file names. */
 export const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
@@ -17,7 +18,7 @@ export const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
   | { readonly kind: 'started'; readonly workflowId: string; readonly runId: string }
-  | { readonly kind: 'resumed'; readonly workflowId: string; readonly runId: string; readonly generation: number; readonly from: string }
+  | { readonly kind: 'resumed'; readonly workflowId: string; readonly runId: string; readonly generation: number; readonly from: string; readonly notes?: string[] }
   | { readonly kind: 'already-running'; readonly workflowId: string; readonly view: LoopView | null };
 
 async function runningView(client: Client, workflowId: string): Promise<LoopView | null> {
@@ -26,14 +27,15 @@ async function runningView(client: Client, workflowId: string): Promise<LoopView
 
 /**
  * Start a loop; a running loop is reported instead of started twice; any other goes on where it
- * was (see resumptionOf), unless `fresh` (the caller moved its old state aside).
+ * was (see resumptionOf), unless `fresh` (the caller moved its old state aside). `seedStateDir`:
+ * a loop with no history goes on from a Python seed loop's state dir (seedResumption).
  */
-export async function startLoop(client: Client, loopId: string, config: LoopConfig, options: { fresh?: boolean } = {}): Promise<StartOutcome> {
+export async function startLoop(client: Client, loopId: string, config: LoopConfig, options: { fresh?: boolean; seedStateDir?: string } = {}): Promise<StartOutcome> {
   if (!LOOP_ID_PATTERN.test(loopId)) throw new Error(`loop id '${loopId}' must be letters, digits, '_', '-', '.'`);
   const workflowId = loopWorkflowId(loopId);
-  const resumption = await resumptionOf(client, loopId, config);
+  const resumption = options.seedStateDir === undefined ? await resumptionOf(client, loopId, config) : await seedResumption(client, loopId, config, options.seedStateDir);
   if (resumption.kind === 'running') return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
-  const resume = resumption.kind === 'resume' && !options.fresh ? resumption : null;
+  const resume: (Extract<Resumption, { kind: 'resume' }> & { notes?: string[] }) | null = resumption.kind === 'resume' && !options.fresh ? resumption : null;
   try {
     const handle = await client.workflow.start(generation, {
       workflowId,
@@ -48,7 +50,7 @@ export async function startLoop(client: Client, loopId: string, config: LoopConf
     });
     if (!resume) return { kind: 'started', workflowId, runId: handle.firstExecutionRunId };
     await redeliverReports(client, loopId, resume.carry);
-    return { kind: 'resumed', workflowId, runId: handle.firstExecutionRunId, generation: resume.carry.state.generation, from: resume.from };
+    return { kind: 'resumed', workflowId, runId: handle.firstExecutionRunId, generation: resume.carry.state.generation, from: resume.from, ...(resume.notes ? { notes: resume.notes } : {}) };
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
     throw error;

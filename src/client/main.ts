@@ -7,6 +7,7 @@ import type { LoopConfig } from '../config/loop-config.js';
 import { stateFromLedger } from '../ledger/from-ledger.js';
 import { connectClient, type ConnectionFlags } from './connect.js';
 import { exportLedger, ledgerSources } from './ledger-export.js';
+import { checkOutDir, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
 import { advanceLoop, loopState, startLoop, stopLoop } from './loop-control.js';
@@ -48,8 +49,10 @@ connectionOptions(
     .description('start a loop (or report the one already running); a loop that ended in any way goes on where it was')
     .argument('<loop-id>', 'the loop id, e.g. gate-2026')
     .requiredOption('-c, --config <loop.yaml>', 'the loop settings')
-    .option('--fresh', "start over at generation 1: the loop's state dir and runs root are moved aside first (never deleted)"),
-).action(async (loopId: string, options: ConnectionFlags & { config: string; fresh?: boolean }) => {
+    .option('--fresh', "start over at generation 1: the loop's state dir and runs root are moved aside first (never deleted)")
+    .option('--from-seed-state-dir <dir>', "a new loop goes on from a Python seed loop: its state dir's ledger.jsonl (runs under the loop's runs_root)"),
+).action(async (loopId: string, options: ConnectionFlags & { config: string; fresh?: boolean; fromSeedStateDir?: string }) => {
+  if (options.fresh && options.fromSeedStateDir !== undefined) throw new Error('--fresh and --from-seed-state-dir do not go together: a seed loop is carried over into a loop id with no history');
   const config = await loadLoopConfig(options.config);
   // Refuse a broken candidates file now rather than in the workflow's first round.
   await loadCandidates(config.candidates, config.workdir);
@@ -59,13 +62,14 @@ connectionOptions(
       for (const [from, to] of moved) console.log(`moved ${from} aside to ${to}`);
     }
     await warnOnShortRetention(client, (line) => console.warn(line));
-    const outcome = await startLoop(client, loopId, config, { fresh: options.fresh === true });
+    const outcome = await startLoop(client, loopId, config, { fresh: options.fresh === true, ...(options.fromSeedStateDir === undefined ? {} : { seedStateDir: options.fromSeedStateDir }) });
     switch (outcome.kind) {
       case 'started':
         console.log(`started loop ${loopId} (workflow ${outcome.workflowId}); watch it with: champion-loop status ${loopId}`);
         break;
       case 'resumed':
         console.log(`resumed loop ${loopId} in generation ${outcome.generation} from ${outcome.from} (workflow ${outcome.workflowId})`);
+        for (const note of outcome.notes ?? []) console.log(`note: ${note}`);
         break;
       case 'already-running':
         console.log(`loop ${loopId} is already running (workflow ${outcome.workflowId}${outcome.view ? `, generation ${outcome.view.generation}, round ${outcome.view.round}` : ''}); nothing started`);
@@ -142,6 +146,8 @@ connectionOptions(
     .option('-o, --out <dir>', 'write ledger.jsonl and state.json into this folder (default: ledger.jsonl to stdout)')
     .option('-c, --config <loop.yaml>', "the loop's settings: where its copy is when no history of it is left"),
 ).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string }) => {
+  // A folder that cannot be written is said before the export, naming what stands in the way.
+  if (options.out) await checkOutDir(options.out);
   const fallback = options.config ? await copyOf(options.config) : undefined;
   const ledger = await withClient(options, (client) => exportLedger(client, loopId, fallback));
   const note = ledgerSources(ledger);
@@ -152,7 +158,7 @@ connectionOptions(
     process.stdout.write(jsonl);
     return;
   }
-  await mkdir(options.out, { recursive: true });
+  await makeOutDir(options.out);
   await writeFile(path.join(options.out, 'ledger.jsonl'), jsonl);
   await writeFile(path.join(options.out, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
   console.log(`${rows.length} rows -> ${path.join(options.out, 'ledger.jsonl')}; state -> ${path.join(options.out, 'state.json')}`);

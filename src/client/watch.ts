@@ -58,6 +58,8 @@ export interface WatchOptions {
   /** Stop watching once this holds (default: never). */
   readonly until?: (view: LoopView) => boolean;
   readonly signal?: AbortSignal;
+  /** The loop could no longer be read (it ended, a query failed): told here instead of printed. */
+  readonly onLost?: (error: Error) => void;
 }
 
 /**
@@ -74,7 +76,9 @@ export async function watchLoop(client: Client, loopId: string, options: WatchOp
       view = await loopStatus(client, loopId);
     } catch (error) {
       if (previous === null) throw error;
-      out.write(`${drawn > 0 ? `\x1b[${drawn}F\x1b[J` : ''}loop ${loopId}: ${(error as Error).message}\n`);
+      if (drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
+      if (options.onLost) options.onLost(error as Error);
+      else out.write(`loop ${loopId}: ${(error as Error).message}\n`);
       return previous;
     }
     const events = loopEvents(previous, view);

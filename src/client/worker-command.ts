@@ -1,4 +1,6 @@
+import { Client } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
+import { warnOnShortRetention } from './retention.js';
 import { connectionSettings, describeConnection } from '../workers/connection.js';
 import { createLaneWorker } from '../workers/lane-worker.js';
 import { installMetrics, metricsPort } from '../workers/metrics.js';
@@ -57,6 +59,10 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
       what = 'package worker';
   }
   console.log(`${what} connected to ${describeConnection(settings)}${metrics ? `; metrics at http://${metrics}/metrics` : ''}`);
+  if (kind === 'orchestrator') {
+    const client = new Client({ connection, namespace: settings.namespace });
+    await warnOnShortRetention(client, (line) => console.warn(line));
+  }
   await worker.run();
   await connection.close();
 }

@@ -11,6 +11,8 @@ const devConfigSchema = z.strictObject({
   port: z.number().int().min(1).max(65535),
   ui_port: z.number().int().min(1).max(65535),
   db_filename: z.string().min(1),
+  /** How long closed workflow histories are kept, e.g. `90d` (the dev server's own default is 24h). */
+  retention_days: z.number().int().min(1).max(3650).default(90),
   log_level: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
   search_attributes: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), z.enum(SEARCH_ATTRIBUTE_TYPES)),
   sqlite_pragmas: z.record(z.string(), z.union([z.string(), z.number()])).default({}),

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { closeSync, openSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
@@ -54,12 +56,53 @@ export async function serverAnswers(address: string, namespace: string): Promise
   }
 }
 
-async function waitForExit(child: ResultPromise, ms: number): Promise<boolean> {
-  const exited = child.then(
+/**
+ * Keep the namespace's closed histories for `days` (a weeks-long loop's generations must outlive
+ * their close), the way an operator does it: `temporal operator namespace update --retention`.
+ */
+export async function setRetention(cli: string, address: string, namespace: string, days: number): Promise<void> {
+  await execa(cli, ['operator', 'namespace', 'update', '--namespace', namespace, '--retention', `${days * 24}h`, '--address', address], { stdin: 'ignore' });
+}
+
+async function waitForExit(exit: Promise<unknown>, ms: number): Promise<boolean> {
+  const exited = exit.then(
     () => true,
     () => true,
   );
   return Promise.race([exited, sleep(ms).then(() => false)]);
+}
+
+/**
+ * A child that outlives this process: its own session and process group, stdin closed, stdout and
+ * stderr appended straight to `logFile` (no pipe through this process, so nothing here waits on it
+ * and it never gets SIGPIPE when this process exits), and not counted by this process's event loop.
+ */
+function spawnDetached(command: string, args: string[], logFile: string): { pid: number | undefined; exit: Promise<unknown> } {
+  const log = openSync(logFile, 'a');
+  try {
+    const child = spawn(command, args, { detached: true, stdio: ['ignore', log, log] });
+    const exit = new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.once('error', resolve);
+    });
+    child.unref();
+    return { pid: child.pid, exit };
+  } finally {
+    closeSync(log);
+  }
+}
+
+/** A child tied to this process (killed when it exits), its output appended to `logFile`. */
+function spawnAttached(command: string, args: string[], logFile: string): { pid: number | undefined; exit: Promise<unknown> } {
+  const child: ResultPromise = execa(command, args, {
+    detached: true,
+    stdin: 'ignore',
+    stdout: { file: logFile, append: true },
+    stderr: { file: logFile, append: true },
+    cleanup: true,
+    reject: false,
+  });
+  return { pid: child.pid, exit: child };
 }
 
 /**
@@ -77,15 +120,7 @@ export async function startDevServer(options: {
   const { cli, config, projectRoot, logFile } = options;
   await mkdir(path.dirname(logFile), { recursive: true });
   await mkdir(path.dirname(path.resolve(projectRoot, config.db_filename)), { recursive: true });
-  const child = execa(cli, devServerArgs(config, projectRoot), {
-    detached: true,
-    stdin: 'ignore',
-    stdout: { file: logFile, append: true },
-    stderr: { file: logFile, append: true },
-    cleanup: !options.detached,
-    reject: false,
-  });
-  if (options.detached) child.unref();
+  const child = (options.detached ? spawnDetached : spawnAttached)(cli, devServerArgs(config, projectRoot), logFile);
   const pid = child.pid;
   if (pid === undefined) throw new DevServerStartError(`could not start ${cli}`, logFile);
   const address = `${config.ip}:${config.port}`;
@@ -98,7 +133,7 @@ export async function startDevServer(options: {
   };
   const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
   let exited = false;
-  void child.then(() => (exited = true));
+  void child.exit.then(() => (exited = true));
   while (!(await serverAnswers(address, config.namespace))) {
     if (exited) throw new DevServerStartError(`the dev server exited during start-up (is port ${config.port} taken?)`, logFile);
     if (Date.now() > deadline) {
@@ -107,6 +142,7 @@ export async function startDevServer(options: {
     }
     await sleep(200);
   }
+  await setRetention(cli, address, config.namespace, config.retention_days);
   return {
     address,
     namespace: config.namespace,
@@ -115,14 +151,14 @@ export async function startDevServer(options: {
     logFile,
     async stop() {
       killGroup('SIGTERM');
-      if (!(await waitForExit(child, 15_000))) {
+      if (!(await waitForExit(child.exit, 15_000))) {
         killGroup('SIGKILL');
-        await waitForExit(child, 5_000);
+        await waitForExit(child.exit, 5_000);
       }
     },
     async kill() {
       killGroup('SIGKILL');
-      await waitForExit(child, 5_000);
+      await waitForExit(child.exit, 5_000);
     },
   };
 }

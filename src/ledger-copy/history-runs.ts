@@ -42,6 +42,11 @@ export interface HistoryLedger {
   readonly input: GenerationInput | null;
   /** Whether a run of the generation workflow is open. */
   readonly running: boolean;
+  /**
+   * The same rows by where they come from (each generation run, then packaging), each list only
+   * ever growing at its end while its run is open: what the keeper syncs a piece at a time.
+   */
+  readonly segments: readonly { readonly key: string; readonly rows: readonly LedgerRow[] }[];
 }
 
 /** The base run of a reset whose result this run is, from the reset's workflow task failure. */
@@ -92,10 +97,12 @@ export class HistoryRuns {
     const current = folded.filter((entry) => !replaced.has(entry.run.runId));
     const fresh = current.map((entry) => entry.folded.input.carry === undefined).lastIndexOf(true);
     const generationRows: LedgerRow[] = [];
+    const segments: { key: string; rows: readonly LedgerRow[] }[] = [];
     let last: FoldedGenerationRun | null = null;
     let running = false;
     for (const entry of current.slice(Math.max(0, fresh))) {
       generationRows.push(...entry.folded.rows);
+      segments.push({ key: entry.run.runId, rows: entry.folded.rows });
       last = entry.folded;
       running ||= entry.run.open;
     }
@@ -111,7 +118,8 @@ export class HistoryRuns {
     // Package rows of the loop that a fresh start replaced are not this loop's.
     const since = fresh > 0 ? (current[fresh]?.run.start ?? 0) : 0;
     const ownPackageRows = packageRows.filter((row) => Date.parse(row.time) >= since);
-    return { generationRows, packageRows: ownPackageRows, state: last?.state ?? null, input: last?.input ?? null, running };
+    segments.push({ key: 'packaging', rows: ownPackageRows });
+    return { generationRows, packageRows: ownPackageRows, state: last?.state ?? null, input: last?.input ?? null, running, segments };
   }
 
   private async generationRun(workflowId: string, run: ListedRun): Promise<FoldedGenerationRun | null> {

@@ -2,19 +2,21 @@
 // of the loop and appends the rows the copy lacks. It reads history and writes files only, so it
 // adds no event to any workflow's history.
 import type { Client } from '@temporalio/client';
-import { missingRows, rowTime } from '../ledger/ledger-lines.js';
+import { rowTime } from '../ledger/ledger-lines.js';
 import { stateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { LOOP_ID, LOOP_KIND, type LoopKind } from '../workflows/search-attributes.js';
 import { appendLedgerRows, readLedgerCopy, writeStateCopy } from './copy-files.js';
 import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
 import { HistoryRuns } from './history-runs.js';
-import { historyRows } from './loop-ledger.js';
+import { CopyIndex } from './copy-index.js';
 
 export const LEDGER_COPY_INTERVAL_MS = 2_000;
 
 interface Copy {
-  rows: LedgerRow[];
+  readonly index: CopyIndex;
+  /** The last row of the copy, for state.json's `updated`. */
+  last: LedgerRow | undefined;
   stateText: string;
 }
 
@@ -65,13 +67,21 @@ export class LedgerKeeper {
     if (!(await holdCopyLock(stateDir))) return 0;
     let copy = this.copies.get(stateDir);
     if (!copy) {
-      copy = { rows: await readLedgerCopy(stateDir, { repair: true }), stateText: '' };
+      const rows = await readLedgerCopy(stateDir, { repair: true });
+      copy = { index: new CopyIndex(rows), last: rows[rows.length - 1], stateText: '' };
       this.copies.set(stateDir, copy);
     }
-    const missing = missingRows(copy.rows, historyRows(history));
-    await appendLedgerRows(stateDir, missing);
-    copy.rows.push(...missing);
-    const last = copy.rows[copy.rows.length - 1];
+    const missing = copy.index.missing(history.segments);
+    try {
+      await appendLedgerRows(stateDir, missing);
+    } catch (error) {
+      // What the copy holds is unknown now: read it again next pass.
+      this.copies.delete(stateDir);
+      throw error;
+    }
+    copy.index.appended(missing);
+    copy.last = missing[missing.length - 1] ?? copy.last;
+    const last = copy.last;
     const state = stateJson(history.state, stateDir, last ? rowTime(last) : '');
     const stateText = JSON.stringify(state);
     if (stateText !== copy.stateText) {

@@ -3,7 +3,7 @@ import type { GenerationInput } from '../workflows/generation.js';
 import type { ReserveReport, RunReport, TeacherReport } from '../workflows/messages.js';
 import type { PackagingInput } from '../workflows/packaging.js';
 import { foldSettingsOf, generationRow, initialLoopState, recordRow, type LoopState } from './loop-state.js';
-import { finishPackage, idlePackaging, requestPackage, type PackagingState } from './packaging-fold.js';
+import { finishPackage, idlePackaging, requestPackage, stopPackagingAtOnce, type PackagingState } from './packaging-fold.js';
 import { foldAdvance, foldReserveReport, foldRunReport } from './report-fold.js';
 import type { LedgerRow, PackageRow } from './rows.js';
 
@@ -96,7 +96,9 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
 /** What of one packaging-workflow run's history the ledger depends on, in history order. */
 export type PackagingEvent =
   | { readonly kind: 'champion'; readonly champion: PackageChampion }
-  | { readonly kind: 'package-finished'; readonly outcome: PackageOutcome };
+  | { readonly kind: 'package-finished'; readonly outcome: PackageOutcome }
+  /** The `stopNow` signal: the workflow ends, its running and queued champions unpackaged. */
+  | { readonly kind: 'stopped-at-once'; readonly time: string };
 
 export interface PackagingRunHistory {
   readonly input: PackagingInput;
@@ -120,9 +122,16 @@ export function foldPackagingRun(run: PackagingRunHistory, previous: PackagingSt
   let state = run.input.carry ?? previous;
   const rows: PackageRow[] = [];
   for (const event of run.events) {
-    const step = event.kind === 'champion' ? requestPackage(state, event.champion) : finishPackage(state, event.outcome);
+    const step =
+      event.kind === 'champion'
+        ? requestPackage(state, event.champion)
+        : event.kind === 'stopped-at-once'
+          ? stopPackagingAtOnce(state, event.time)
+          : finishPackage(state, event.outcome);
     state = step.state;
     rows.push(...step.rows);
+    // The run ends at its stop: nothing delivered after it runs, as in the workflow.
+    if (event.kind === 'stopped-at-once') break;
   }
   return { rows, state };
 }

@@ -55,3 +55,15 @@ export function finishPackage(state: PackagingState, outcome: PackageOutcome): P
     : [row('launch_failed', champion, outcome.time, { error: outcome.error })];
   return { state: { running: state.queued, queued: null }, rows };
 }
+
+/**
+ * A stop at once (`stop --now`): the running command is cancelled and killed, and the queued
+ * champion never runs. Each is recorded as `launch_failed`, which does not count as packaged:
+ * the loop packages its champion again when it resumes (docs/behaviour.md, section 8).
+ */
+export function stopPackagingAtOnce(state: PackagingState, time: string): PackagingStep {
+  const rows: PackageRow[] = [];
+  if (state.running) rows.push(row('launch_failed', state.running, time, { error: 'stopped at once (stop --now): the package command was cancelled and killed before it finished' }));
+  if (state.queued) rows.push(row('launch_failed', state.queued, time, { error: 'stopped at once (stop --now) while queued: its package command never ran' }));
+  return { state: idlePackaging, rows };
+}

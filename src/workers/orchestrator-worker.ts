@@ -4,7 +4,9 @@ import type { NativeConnection} from '@temporalio/worker';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { orchestratorActivities } from '../activities/index.js';
 import * as probe from '../activities/probe-lane.js';
+import { CHILD_OUTCOME, createChildOutcome } from '../activities/child-outcome.js';
 import { createRequestPackaging } from '../activities/request-packaging.js';
+import { createStopPackaging } from '../activities/stop-packaging.js';
 import { keepLedgerCopies } from '../ledger-copy/ledger-keeper.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 
@@ -35,6 +37,8 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
       ...orchestratorActivities,
       ...probe,
       requestPackaging: createRequestPackaging(client),
+      stopPackaging: createStopPackaging(client),
+      [CHILD_OUTCOME]: createChildOutcome(client),
     },
   });
   // Every loop's ledger.jsonl and state.json in its state dir, kept current from history.

@@ -43,7 +43,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     // Cleared before this turn's work: a signal that arrives while it awaits an activity wakes the next wait.
     gen.dirty = false;
     if (gen.stopNow) {
-      await stopAtOnce(gen);
+      await stopAtOnce(gen, activities);
       return stopped(gen);
     }
     await sendChampionsToPackaging(gen, activities);

@@ -4,6 +4,7 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -15,6 +16,7 @@ import type { LoopConfig } from '../config/loop-config.js';
 import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../ledger/packaging-fold.js';
 import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
+import { STOP_NOW_UNPACKAGED } from './patches.js';
 import { PACKAGE_QUEUE } from './queues.js';
 import { isPackageChampion } from './report-shapes.js';
 import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
@@ -29,8 +31,12 @@ export interface PackagingInput {
   readonly carry?: PackagingState;
 }
 
-/** One per loop: receives champions by signal and packages them one at a time, newest queued wins. */
-export async function packaging(input: PackagingInput): Promise<void> {
+/**
+ * One per loop: receives champions by signal and packages them one at a time, newest queued wins.
+ * A stop at once ends it and returns what it left unpackaged (the running command is killed);
+ * the ledger records both as launch_failed (`stopPackagingAtOnce`).
+ */
+export async function packaging(input: PackagingInput): Promise<PackagingState | undefined> {
   upsertSearchAttributes([
     { key: LOOP_ID, value: input.loopId },
     { key: LOOP_KIND, value: 'packaging' },
@@ -46,6 +52,8 @@ export async function packaging(input: PackagingInput): Promise<void> {
   const scope = new CancellationScope();
 
   setHandler(championSignal, (champion) => {
+    // After a stop at once nothing runs any more (the exporter stops folding there too).
+    if (stopping) return;
     // Sent by hand without a champion's shape: logged, never queued (the exporter skips it too).
     if (!isPackageChampion(champion)) {
       log.warn('ignoring a malformed champion signal', { input: JSON.stringify(champion ?? null).slice(0, 200) });
@@ -59,19 +67,22 @@ export async function packaging(input: PackagingInput): Promise<void> {
   });
   setHandler(packagingQuery, () => ({ running: state.running, queued: state.queued }));
 
+  // What a stop at once leaves: the champion whose command it killed and the one queued behind it.
+  const stopped = (): PackagingState | undefined => (patched(STOP_NOW_UNPACKAGED) ? state : undefined);
+
   for (;;) {
     await condition(() => state.running !== null || stopping || workflowInfo().continueAsNewSuggested);
-    if (stopping) return;
+    if (stopping) return stopped();
     const champion = state.running;
     if (champion === null) {
       await continueAsNew<typeof packaging>({ ...input, carry: state });
-      return;
+      return undefined;
     }
     let outcome: PackageOutcome;
     try {
       outcome = await scope.run(() => packageChampion({ paths: input.paths, command: input.command, champion }));
     } catch (error) {
-      if (isCancellation(error) && stopping) return;
+      if (isCancellation(error) && stopping) return stopped();
       const now = new Date().toISOString();
       // The activity gave up (worker lost, timed out): the command ran but its exit code is unknown.
       outcome = { launched: false, error: failureText(error), time: now };

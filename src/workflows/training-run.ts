@@ -18,6 +18,7 @@ import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js
 import { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, runReportedSignal, type RunReport } from './messages.js';
 import { ORCHESTRATOR_QUEUE } from './queues.js';
 import type { JobInput } from './job-input.js';
+import { PREPARE_RUN_LOCALLY } from './patches.js';
 
 /** One training run of one candidate in one round, as the generation planned it. */
 export interface RunPlan {
@@ -94,7 +95,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   if (run === null) {
     let prepared: PreparedRun | null = null;
     // Histories recorded before prepareRun became a local activity replay with it as one.
-    const prepareRun = patched('prepare-run-locally') ? local.prepareRun : cpu.prepareRun;
+    const prepareRun = patched(PREPARE_RUN_LOCALLY) ? local.prepareRun : cpu.prepareRun;
     try {
       prepared = await prepareRun({
         paths,

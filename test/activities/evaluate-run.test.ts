@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readdir, readFile, rm, unlink, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -91,6 +92,28 @@ describe('evaluateRun', () => {
     const again = await evaluateRun(input);
     expect(again.map(({ finished: _f, ...row }) => row)).toEqual(first.map(({ finished: _f, ...row }) => row));
     expect(headers(await readFile(join(paths.stateDir, 'logs', `${run.run_id}.test.eval.log`), 'utf8'))).toBe(1);
+  });
+
+  it("scores a run trained again afresh instead of reusing the reports of its previous training", async () => {
+    const paths = await fixtureLoop();
+    // Every epoch's checkpoint, so that both trainings score the same names.
+    const checkpoints = [1, 2, 3, 4].map((epoch) => `checkpoint-000${epoch}.pt`);
+    const first = await trainedRun(paths);
+    const before = await evaluateRun({ paths, commands: fixtureCommands, run: first, checkpoints, role: 'test' });
+    // Trained again (after a stop at once, or a lost child re-queued): a different model under the same run id.
+    const again = await trainedRun(paths, 'base', { fixture_quality: 0.9 });
+    const after = await evaluateRun({ paths, commands: fixtureCommands, run: again, checkpoints, role: 'test' });
+    expect(after.map((row) => row.status)).toEqual(checkpoints.map(() => 'ok'));
+    for (const [index, row] of after.entries()) {
+      expect(row.checkpoint_sha256).toBe(createHash('sha256').update(await readFile(row.checkpoint)).digest('hex'));
+      expect(row.checkpoint_sha256).not.toBe(before[index]?.checkpoint_sha256);
+      expect(row.result).toEqual(heldoutResult(await readReport(row.eval_json)));
+    }
+    const jobs = await readJson<{ checkpoint: string }[]>(join(paths.stateDir, 'logs', `${again.run_id}.test.jobs.json`));
+    expect(jobs.map((job) => job.checkpoint)).toEqual(after.map((row) => row.checkpoint));
+    // The earlier reports are kept beside the run directory's, never deleted.
+    expect((await readdir(join(paths.stateDir, 'evals'))).sort()).toEqual([again.run_id, `${again.run_id}.aside-1`]);
+    expect((await readdir(join(paths.stateDir, 'evals', `${again.run_id}.aside-1`))).filter((name) => name.endsWith('.test.json')).length).toBe(before.length);
   });
 
   it('scores only the checkpoints without a report, moving scores left by a killed evaluator aside', async () => {

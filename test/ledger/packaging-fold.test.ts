@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../../src/ledger/packaging-fold.js';
+import { finishPackage, idlePackaging, requestPackage, stopPackagingAtOnce, type PackagingState } from '../../src/ledger/packaging-fold.js';
 import type { PackageRow } from '../../src/ledger/rows.js';
 
 type Champion = Parameters<typeof requestPackage>[1];
@@ -70,8 +70,26 @@ describe('the packaging fold', () => {
     expect(finishPackage(idlePackaging, launched(0))).toEqual({ state: idlePackaging, rows: [] });
   });
 
+  it('records a stop at once as launch_failed for the running and the queued champion, neither counting as packaged', () => {
+    const [a, b] = [champion(1), champion(2)];
+    const step = stopPackagingAtOnce({ running: a, queued: b }, '2026-01-05T10:00:00Z');
+    expect(step.state).toEqual(idlePackaging);
+    expect(step.rows).toEqual([
+      {
+        type: 'package', event: 'launch_failed', generation: a.generation, run_id: a.run_id, epoch: a.epoch, checkpoint_name: a.checkpoint_name,
+        time: '2026-01-05T10:00:00Z', error: 'stopped at once (stop --now): the package command was cancelled and killed before it finished',
+      },
+      {
+        type: 'package', event: 'launch_failed', generation: b.generation, run_id: b.run_id, epoch: b.epoch, checkpoint_name: b.checkpoint_name,
+        time: '2026-01-05T10:00:00Z', error: 'stopped at once (stop --now) while queued: its package command never ran',
+      },
+    ]);
+    expect(stopPackagingAtOnce({ running: a, queued: null }, 'now').rows.map((row) => row.run_id)).toEqual([a.run_id]);
+    expect(stopPackagingAtOnce(idlePackaging, 'now')).toEqual({ state: idlePackaging, rows: [] });
+  });
+
   it('over any interleaving: one at a time, and every champion ends up packaged, dropped, running or queued exactly once', () => {
-    const steps = fc.array(fc.oneof(fc.constant('request' as const), fc.constant('finish' as const), fc.constant('repeat' as const)), { maxLength: 40 });
+    const steps = fc.array(fc.oneof(fc.constant('request' as const), fc.constant('finish' as const), fc.constant('repeat' as const), fc.constant('stop' as const)), { maxLength: 40 });
     fc.assert(
       fc.property(steps, fc.boolean(), (list, launches) => {
         let state = idlePackaging;
@@ -86,6 +104,7 @@ describe('the packaging fold', () => {
             next = again === null ? { state, rows: [] } : requestPackage(state, { ...again, requested: 'retried' });
             expect(next).toEqual({ state, rows: [] });
           }
+          else if (step === 'stop') next = stopPackagingAtOnce(state, 'stopped');
           else next = finishPackage(state, launches ? launched(1) : notLaunched);
           state = next.state;
           rows.push(...next.rows);

@@ -139,6 +139,30 @@ describe('foldReserveReport', () => {
     expect(folded.rows[1]).toMatchObject({ verdict: 'fail' });
     expect(folded.state.advanceReason).toBe('reserve_failed');
   });
+
+  it('judges decided counts with no fail or no pass item under band decisions instead of throwing', () => {
+    const bands: FoldSettings = { ...settings, mode: 'band-decisions' };
+    const decided = (f2p: number, fails: number, p2f: number, passes: number) => ({
+      fail_to_pass_count: f2p,
+      fail_count: fails,
+      pass_to_fail_count: p2f,
+      pass_correct_count: passes - p2f,
+      pass_count: passes,
+      rejected_total: 60 - fails + 240 - passes,
+    });
+    const banded = { ...champion, decided: decided(0, 0, 5, 200) };
+    const state = foldRunReport(opened, { run: null, evals: [banded] }, bands).state;
+    const held = foldReserveReport(state, { champion: banded, testEvals: 1, reserve: { ...reserve, decided: decided(0, 0, 6, 210) } }, bands);
+    expect(held.rows[1]).toMatchObject({ status: 'ok', compared: 'decided', f2p_z: 0, f2p_p: 1, verdict: 'pass' });
+    expect(held.state.reserveChecks).toBe(1);
+    const worse = foldReserveReport(state, { champion: banded, testEvals: 1, reserve: { ...reserve, decided: decided(4, 30, 60, 200) } }, bands);
+    expect(worse.rows[1]).toMatchObject({ status: 'ok', f2p_z: 0, f2p_p: 1, verdict: 'fail' });
+    expect(worse.state.advanceReason).toBe('reserve_failed');
+    const noPasses = { ...champion, decided: decided(2, 50, 0, 0) };
+    const passless = foldRunReport(opened, { run: null, evals: [noPasses] }, bands).state;
+    const judged = foldReserveReport(passless, { champion: noPasses, testEvals: 1, reserve: { ...reserve, decided: decided(2, 50, 0, 0) } }, bands);
+    expect(judged.rows[1]).toMatchObject({ status: 'ok', p2f_z: 0, p2f_p: 1, verdict: 'pass' });
+  });
 });
 
 describe('foldAdvance', () => {

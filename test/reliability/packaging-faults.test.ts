@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { ChampionRow, LedgerRow, PackageRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
-import { advanceSignal, packagingQuery, stopSignal } from '../../src/workflows/messages.js';
+import { advanceSignal, packagingQuery, stopNowSignal, stopSignal } from '../../src/workflows/messages.js';
 import { processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -66,6 +66,8 @@ describe('packaging faults', () => {
 
   const events = (rows: readonly PackageRow[]) => rows.map((row) => row.event).join('+');
 
+  const key = (champion: { run_id: string; checkpoint_name: string } | null | undefined) => (champion ? `${champion.run_id}/${champion.checkpoint_name}` : null);
+
   it('a package command that exits non-zero is recorded with its exit code, for every champion, and the loop goes on', async () => {
     await harness.startWith('pkg-fail', { commands: packageWith('FIXTURE_FAIL_PACKAGE=fail'), saturation_evals: 1000 });
     await harness.waitFor('pkg-fail', (view) => view.round >= 3);
@@ -116,5 +118,58 @@ describe('packaging faults', () => {
     expect((await processesMentioning(harness.configFor('pkg-hang').state_dir)).filter((p) => p.cmdline.includes('package.mjs'))).toEqual([]);
     console.log(each.map(({ champion, rows: r }) => `  generation ${champion.generation} ${champion.champion.run_id}/${champion.champion.checkpoint_name}: ${events(r)}`).join('\n'));
     console.log(`package command hanging: 1 fault injected (${dropped.length} dropped), ${each.length} champions' package rows compared`);
+  });
+
+  it('a stop at once records the killed package command and the queued champion as launch_failed, and the resumed loop packages the champion', async () => {
+    // Generation 1's package command hangs; an advance brings a champion of generation 2 that queues behind it.
+    await harness.startWith('pkg-now', { commands: packageWith('FIXTURE_FAIL_PACKAGE=hang:1'), saturation_evals: 1000 });
+    const handle = harness.client.workflow.getHandle(loopWorkflowId('pkg-now'));
+    const packaging = harness.client.workflow.getHandle(packagingWorkflowId('pkg-now'));
+    await harness.waitFor('pkg-now', (view) => view.champion !== null);
+    await handle.signal(advanceSignal, 'a champion to queue');
+    await harness.waitFor('pkg-now', (view) => view.generation === 2 && view.champion !== null);
+    // Stop once the champion of the moment waits in the queue behind the hanging command.
+    await vi.waitFor(
+      async () => {
+        const [view, queue] = await Promise.all([harness.view('pkg-now'), packaging.query(packagingQuery)]);
+        if (queue.running?.generation !== 1 || key(queue.queued) !== key(view.champion)) throw new Error(`champion not queued yet: ${JSON.stringify(queue)}`);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+    await handle.signal(stopNowSignal);
+    const result = await harness.result('pkg-now');
+    const champion = key(result.view.champion);
+    // The champion of the stop was never packaged: the carry hands it to packaging on resume.
+    expect(result.resume.unpackaged.map(key)).toContain(champion);
+    await expect
+      .poll(async () => (await processesMentioning(harness.configFor('pkg-now').state_dir)).filter((p) => p.cmdline.includes('package.mjs')), { timeout: 30_000 })
+      .toEqual([]);
+
+    const stopped = outcomes((await harness.ledger('pkg-now')).rows);
+    // The first champion's command hung until the stop killed it; the one queued behind it never ran.
+    expect(events(stopped[0]?.rows ?? [])).toBe('launch_failed');
+    expect(stopped[0]?.rows[0]?.error).toBe('stopped at once (stop --now): the package command was cancelled and killed before it finished');
+    const queued = rowsOf((await harness.ledger('pkg-now')).rows, 'package').filter((row) => row.error?.includes('while queued'));
+    expect(queued).toHaveLength(1);
+    expect(queued[0]?.generation).toBe(2);
+    const carried = new Set(result.resume.unpackaged.map(key));
+    for (const { champion: row, rows: packageRows } of stopped.slice(1)) {
+      expect(['launch_failed', 'dropped', ...(carried.has(key(row.champion)) ? ['', 'launch_failed'] : [])]).toContain(events(packageRows));
+    }
+
+    // Resumed, the loop packages the champion of the stop (generation 2: its command does not hang).
+    expect((await harness.startWith('pkg-now', { commands: packageWith('FIXTURE_FAIL_PACKAGE=hang:1'), saturation_evals: 1000 })).kind).toBe('resumed');
+    await vi.waitFor(
+      async () => {
+        const rows = rowsOf((await harness.ledger('pkg-now')).rows, 'package').filter((row) => key(row) === champion);
+        if (!rows.some((row) => row.event === 'finished')) throw new Error(`champion ${champion} not packaged yet: ${events(rows)}`);
+      },
+      { timeout: 60_000, interval: 500 },
+    );
+    const after = outcomes(await stopAndRead('pkg-now'));
+    const packaged = after.filter(({ champion: row }) => key(row.champion) === champion && row.generation === 2).at(-1);
+    expect(events(packaged?.rows ?? [])).toMatch(/^(launch_failed\+)?launched\+finished$/);
+    expect(packaged?.rows.find((row) => row.event === 'finished')?.exit_code).toBe(0);
+    console.log(after.map(({ champion: row, rows: r }) => `  generation ${row.generation} ${key(row.champion)}: ${events(r)}`).join('\n'));
   });
 });

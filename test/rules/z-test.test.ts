@@ -40,11 +40,20 @@ describe('worseZTest', () => {
     expect(worseZTest(9, 188, 9, 188)).toEqual({ z: 0, p: 0.5 });
   });
 
-  it('refuses a total of zero and hits outside the total', () => {
-    expect(() => worseZTest(0, 0, 1, 10)).toThrow(RangeError);
-    expect(() => worseZTest(1, 10, 0, 0)).toThrow(RangeError);
+  it('gives z = 0 and p = 1 when either total is 0, as for a pooled standard error of 0', () => {
+    expect(worseZTest(0, 0, 1, 10)).toEqual({ z: 0, p: 1 });
+    expect(worseZTest(1, 10, 0, 0)).toEqual({ z: 0, p: 1 });
+    expect(worseZTest(0, 0, 0, 0)).toEqual({ z: 0, p: 1 });
+    expect(worseZTest(0, 0, 10, 10)).toEqual({ z: 0, p: 1 });
+  });
+
+  it('refuses hits outside the total, an empty total included', () => {
+    expect(() => worseZTest(1, 0, 1, 10)).toThrow(RangeError);
+    expect(() => worseZTest(1, 10, 1, 0)).toThrow(RangeError);
     expect(() => worseZTest(11, 10, 1, 10)).toThrow(RangeError);
     expect(() => worseZTest(1, 10, -1, 10)).toThrow(RangeError);
+    expect(() => worseZTest(0, -1, 1, 10)).toThrow(RangeError);
+    expect(() => worseZTest(0, Number.NaN, 1, 10)).toThrow(RangeError);
   });
 
   const proportion = fc.integer({ min: 1, max: 500 }).chain((total) => fc.tuple(fc.nat({ max: total }), fc.constant(total)));

@@ -45,6 +45,11 @@ export function ownerMarker(stateDir: string, runId: string): string {
   return join(stateDir, 'owners', runId);
 }
 
+/** `evals/<runId>`: every report and scores file of one run's checkpoints, on every role. */
+export function evalsDir(stateDir: string, runId: string): string {
+  return join(stateDir, 'evals', runId);
+}
+
 /** A run's directory under the runs root. */
 export function runDir(paths: Pick<LoopPaths, 'runsRoot'>, runId: string): string {
   return join(paths.runsRoot, runId);

@@ -1,19 +1,22 @@
 // How each kind of job starts as a child workflow: its id, summary and search attributes (so the
 // Web UI reads like the ledger), and its input. One table, one `launch`.
-import { log, ParentClosePolicy, startChild, type ChildWorkflowHandle } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import { log, ParentClosePolicy, patched, startChild, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Workflow } from '@temporalio/common';
 import { expandGeneration, runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
 import { reserveCheckWorkflowId, teacherBuildWorkflowId, trainingRunWorkflowId } from '../ids.js';
 import type { JobInput } from '../job-input.js';
 import { ORCHESTRATOR_QUEUE } from '../queues.js';
+import { CLOSED_CHILD_REPORTS } from '../patches.js';
 import { reserveCheck } from '../reserve-check.js';
 import { CANDIDATE, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../search-attributes.js';
 import { teacherBuild } from '../teacher-build.js';
 import { trainingRun } from '../training-run.js';
-import type { ReserveJob, RunJob, TeacherJob } from './jobs.js';
-import { onChildLost } from './reports.js';
+import type { GenerationActivities } from './activities.js';
+import type { Job, ReserveJob, RunJob, TeacherJob } from './jobs.js';
+import { onChildLost, onReserveReport, onRunReport, onTeacherReport } from './reports.js';
+import { failureText } from '../lane-failure.js';
 import { inWorkdir, now, type Generation } from './state.js';
 
 interface JobByKind {
@@ -27,12 +30,16 @@ interface Started {
   readonly handle: Promise<ChildWorkflowHandle<Workflow>>;
 }
 
-type ChildStarts = { readonly [K in keyof JobByKind]: (gen: Generation, job: JobByKind[K], base: JobInput) => Started };
+interface StartOptions {
+  readonly taskQueue: string;
+  readonly parentClosePolicy: ParentClosePolicy;
+  readonly workflowIdReusePolicy?: WorkflowIdReusePolicy;
+}
 
-const common = { taskQueue: ORCHESTRATOR_QUEUE, parentClosePolicy: ParentClosePolicy.ABANDON };
+type ChildStarts = { readonly [K in keyof JobByKind]: (gen: Generation, job: JobByKind[K], base: JobInput, common: StartOptions) => Started };
 
 const childStarts: ChildStarts = {
-  run: (gen, job, base) => {
+  run: (gen, job, base, common) => {
     const childId = trainingRunWorkflowId(gen.loopId, job.generation, job.round, job.candidate.name, job.attempt);
     const runId = runIdFor(job.generation, job.round, job.candidate.name);
     const what = job.reportRun ? 'evaluate ensemble' : job.run ? 'evaluate' : 'train + evaluate';
@@ -60,7 +67,7 @@ const childStarts: ChildStarts = {
     });
     return { childId, handle };
   },
-  teacher: (gen, job, base) => {
+  teacher: (gen, job, base, common) => {
     const childId = teacherBuildWorkflowId(gen.loopId, job.generation, job.attempt);
     const handle = startChild(teacherBuild, {
       ...common,
@@ -82,7 +89,7 @@ const childStarts: ChildStarts = {
     });
     return { childId, handle };
   },
-  reserve: (gen, job, base) => {
+  reserve: (gen, job, base, common) => {
     const { champion } = job;
     const childId = reserveCheckWorkflowId(gen.loopId, job.generation, champion.run_id, champion.checkpoint_name, job.testEvals, job.attempt);
     const handle = startChild(reserveCheck, {
@@ -100,13 +107,33 @@ const childStarts: ChildStarts = {
   },
 };
 
-function startJob<K extends keyof JobByKind>(gen: Generation, kind: K, job: JobByKind[K], base: JobInput): Started {
+function startJob<K extends keyof JobByKind>(gen: Generation, kind: K, job: JobByKind[K], base: JobInput, common: StartOptions): Started {
   const start: ChildStarts[K] = childStarts[kind];
-  return start(gen, job, base);
+  return start(gen, job, base, common);
+}
+
+/**
+ * A child already started under this id: still running, it will report; completed (a reset
+ * replayed the generation past it), its result is its report; otherwise its job runs again.
+ */
+async function settleStartedChild(gen: Generation, job: Job, childId: string, { cpu }: GenerationActivities): Promise<void> {
+  try {
+    const outcome = await cpu.childOutcome({ workflowId: childId, kind: job.kind });
+    if (outcome.status === 'closed') onChildLost(gen, childId, outcome.why);
+    else if (outcome.status === 'completed') {
+      if (outcome.kind === 'run') onRunReport(gen, 'childOutcome', outcome.report);
+      else if (outcome.kind === 'teacher') onTeacherReport(gen, 'childOutcome', outcome.report);
+      else onReserveReport(gen, 'childOutcome', outcome.report);
+    }
+  } catch (error) {
+    log.warn('could not learn what became of a child started before; waiting for its report', { childId, error: failureText(error) });
+  } finally {
+    gen.startsPending -= 1;
+  }
 }
 
 /** Start a job's child on a lane; a child that ends without reporting frees its slot and runs again. */
-export function launch(gen: Generation, job: RunJob | TeacherJob | ReserveJob, lane: string): void {
+export function launch(gen: Generation, job: Job, lane: string, activities: GenerationActivities): void {
   const { config } = gen;
   const base: JobInput = {
     loopId: gen.loopId,
@@ -118,7 +145,15 @@ export function launch(gen: Generation, job: RunJob | TeacherJob | ReserveJob, l
     timeouts: config.timeouts,
     retries: config.retries,
   };
-  const { childId, handle } = startJob(gen, job.kind, job, base);
+  // Children are never started twice under one id: one already there (a reset replays the
+  // generation's starts) is asked what became of it instead.
+  const settleExisting = patched(CLOSED_CHILD_REPORTS);
+  const common: StartOptions = {
+    taskQueue: ORCHESTRATOR_QUEUE,
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    ...(settleExisting ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
+  };
+  const { childId, handle } = startJob(gen, job.kind, job, base, common);
   gen.inFlight.push({ job, lane, childId, since: now() });
   gen.startsPending += 1;
   log.info('job start', { jobId: job.jobId, kind: job.kind, lane, childId });
@@ -128,6 +163,7 @@ export function launch(gen: Generation, job: RunJob | TeacherJob | ReserveJob, l
       void started.result().catch((error: unknown) => onChildLost(gen, childId, error));
     },
     (error: unknown) => {
+      if (error instanceof WorkflowExecutionAlreadyStartedError && settleExisting) return void settleStartedChild(gen, job, childId, activities);
       gen.startsPending -= 1;
       // Already running under this id (started by an earlier run of this workflow): it will report.
       if (error instanceof WorkflowExecutionAlreadyStartedError) return;

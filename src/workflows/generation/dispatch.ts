@@ -19,7 +19,7 @@ export async function dispatchJobs(gen: Generation, activities: GenerationActivi
       gen.queue.unshift(job);
       return;
     }
-    launch(gen, job, lane.queue);
+    launch(gen, job, lane.queue, activities);
     // A stop at once or an advance is handled before anything else is launched.
     if (gen.stopNow || gen.state.advanceReason !== null) return;
   }

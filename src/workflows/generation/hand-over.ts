@@ -1,14 +1,15 @@
 // Moments when the generation lets go of work: champions to packaging, continue-as-new, a stop
 // at once, and the waits between turns of the main loop.
-import { CancellationScope, condition, getExternalWorkflowHandle, log, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { CancellationScope, condition, getExternalWorkflowHandle, log, patched, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { PackageChampion } from '../../activities/types.js';
 import { packagingWorkflowId } from '../ids.js';
 import { failureText } from '../lane-failure.js';
 import { stopNowSignal } from '../messages.js';
+import { STOP_NOW_UNPACKAGED } from '../patches.js';
 import { CHAMPION } from '../search-attributes.js';
 import type { GenerationActivities } from './activities.js';
 import { cancelAllInFlight } from './reports.js';
-import type { Generation } from './state.js';
+import { now, packageChampionOf, type Generation } from './state.js';
 
 /** How long an idle loop (no active candidates, or the split failing) waits before it looks again. */
 const IDLE_POLL_MS = 60_000;
@@ -40,19 +41,38 @@ export async function settleBeforeHandOver(gen: Generation, activities: Generati
   await sendChampionsToPackaging(gen, activities);
 }
 
-/** Cancel every running child (their subprocesses are killed) and stop packaging at once. */
-export async function stopAtOnce(gen: Generation): Promise<void> {
+/**
+ * Cancel every running child (their subprocesses are killed) and stop packaging at once. A
+ * champion whose package command the stop killed, or that was queued for one, stays unpackaged
+ * in the carry when it is still the champion: the resumed loop packages it (docs/behaviour.md, 8).
+ */
+export async function stopAtOnce(gen: Generation, { cpu }: GenerationActivities): Promise<void> {
   await childrenStarted(gen);
   for (const { childId } of cancelAllInFlight(gen)) {
     await getExternalWorkflowHandle(childId)
       .cancel()
       .catch((error: unknown) => log.warn('could not cancel child', { childId, error: failureText(error) }));
   }
-  if (gen.config.commands.package) {
+  if (!gen.config.commands.package) return;
+  if (!patched(STOP_NOW_UNPACKAGED)) {
     await getExternalWorkflowHandle(packagingWorkflowId(gen.loopId))
       .signal(stopNowSignal)
       .catch(() => undefined);
+    return;
   }
+  const champion = gen.state.champion;
+  const isChampion = (entry: PackageChampion | null): entry is PackageChampion =>
+    entry !== null && champion !== null && entry.generation === champion.generation && entry.run_id === champion.run_id && entry.checkpoint_name === champion.checkpoint_name;
+  let left: PackageChampion | undefined;
+  try {
+    const stopped = await cpu.stopPackaging({ workflowId: packagingWorkflowId(gen.loopId) });
+    left = [stopped.running, stopped.queued].find(isChampion);
+  } catch (error) {
+    // Unknown whether its package finished: packaging it again beats never packaging it.
+    log.warn('could not stop packaging; the champion is packaged again on resume', { error: failureText(error) });
+    left = champion ? packageChampionOf(champion, now()) : undefined;
+  }
+  if (left && !gen.unpackaged.some(isChampion)) gen.unpackaged.push(left);
 }
 
 /** Between turns: an idle loop watches its files; a busy one waits for a report, a signal or a lane coming back. */

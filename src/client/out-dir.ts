@@ -1,0 +1,73 @@
+// An output folder named on the command line (`ledger --out DIR`): missing folders are created,
+// and when that cannot be done the error names what stands in the way (a file where a folder
+// should be, a dangling link, a folder without write permission), not mkdir's errno on DIR.
+import { constants, type Stats } from 'node:fs';
+import { access, lstat, mkdir, readlink, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/** An output folder that cannot be used, and why. */
+export class OutDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutDirError';
+  }
+}
+
+async function statOrNull(file: string, how: typeof stat | typeof lstat): Promise<Stats | null> {
+  try {
+    return await how(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw error;
+  }
+}
+
+async function writable(dir: string): Promise<boolean> {
+  return access(dir, constants.W_OK | constants.X_OK).then(
+    () => true,
+    () => false,
+  );
+}
+
+/**
+ * Check that `dir` (given as `flag`) is, or can be made, a folder to write into; throws an
+ * OutDirError naming the cause. Creates nothing: call `makeOutDir` when there is something to write.
+ */
+export async function checkOutDir(dir: string, flag = '--out'): Promise<void> {
+  const target = path.resolve(dir);
+  const cannot = (why: string) => new OutDirError(`${flag} ${dir}: cannot create this folder: ${why}`);
+  const here = await statOrNull(target, stat);
+  if (here) {
+    if (!here.isDirectory()) throw new OutDirError(`${flag} ${dir} is a file, not a folder (${flag} takes a folder to write into)`);
+    if (!(await writable(target))) throw new OutDirError(`${flag} ${dir}: no permission to write in this folder`);
+    return;
+  }
+  // The nearest part of the path that exists decides.
+  let existing = target;
+  for (;;) {
+    const link = await statOrNull(existing, lstat);
+    if (link?.isSymbolicLink() && !(await statOrNull(existing, stat))) {
+      throw cannot(`${existing} is a link to ${await readlink(existing)}, which does not exist`);
+    }
+    const info = link && (await statOrNull(existing, stat));
+    if (info) {
+      if (!info.isDirectory()) throw cannot(`${existing} is a file, not a folder`);
+      if (!(await writable(existing))) throw cannot(`no permission to create folders in ${existing}`);
+      return;
+    }
+    const parent = path.dirname(existing);
+    if (parent === existing) return;
+    existing = parent;
+  }
+}
+
+/** Create `dir` (and its missing parents) to write into; an error names the cause. */
+export async function makeOutDir(dir: string, flag = '--out'): Promise<void> {
+  await checkOutDir(dir, flag);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw new OutDirError(`${flag} ${dir}: cannot create this folder: ${(error as Error).message}`);
+  }
+}

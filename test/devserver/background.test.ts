@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { stringify } from 'yaml';
+import { DEV_CONFIG_ENV } from '../../src/devserver/background.js';
+import { loadDevServerConfig } from '../../src/devserver/dev-config.js';
+import { freePort, serverAnswers } from '../../src/devserver/dev-server.js';
+import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
+
+// `npm run dev-server -- start` (what `npm run demo` uses too) as a person runs it, on a config
+// of its own (free ports, a temp database): it must give the prompt back while the server keeps
+// answering in the background, detached in its own process group, with a log and a pid file.
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('npm run dev-server -- start', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  let address: string;
+  let namespace: string;
+  const pidOf = async () => Number((await readFile(path.join(dir, 'dev-server.pid'), 'utf8').catch(() => '')).trim());
+  // The command as `npm run dev-server -- ARGS` runs it; a command that does not exit is killed after `timeout`.
+  const devServer = (args: string[], timeout: number) =>
+    execa(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'dev-server.ts'), ...args], { cwd: PROJECT_ROOT, env, reject: false, timeout, stdin: 'ignore' });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-devserver-'));
+    const base = await loadDevServerConfig(path.join(PROJECT_ROOT, 'temporal-dev.yaml'));
+    const config = { ...base, port: await freePort(), ui_port: await freePort(), db_filename: path.join(dir, 'dev-server.sqlite') };
+    const configFile = path.join(dir, 'temporal-dev.yaml');
+    await writeFile(configFile, stringify(config));
+    env = { [DEV_CONFIG_ENV]: configFile, TEMPORAL_CLI: inject('temporalCli') };
+    address = `${config.ip}:${config.port}`;
+    namespace = config.namespace;
+  });
+
+  afterAll(async () => {
+    const pid = await pidOf();
+    if (pid && alive(pid)) {
+      await devServer(['stop'], 30_000);
+      if (alive(pid)) process.kill(-pid, 'SIGKILL');
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('returns the prompt once the server answers; the server keeps serving, detached, with its log and pid file', async () => {
+    const started = await devServer(['start'], 60_000);
+    expect(started.timedOut, `still running after 60 s; it printed: ${started.stdout}`).toBe(false);
+    expect(started.exitCode).toBe(0);
+    expect(started.stdout).toContain(`Started Temporal dev server at ${address}, namespace ${namespace}`);
+    expect(started.stdout).toContain('stop it with: npm run dev-server -- stop');
+    // The command is gone; the server it started is not.
+    expect(await serverAnswers(address, namespace)).toBe(true);
+    const pid = await pidOf();
+    expect(pid).toBeGreaterThan(0);
+    expect(alive(pid)).toBe(true);
+    // Its own session and process group (a terminal's Ctrl-C or hang-up does not reach it).
+    const { stdout } = await execa('ps', ['-o', 'pgid=,sid=', '-p', String(pid)]);
+    expect(stdout.trim().split(/\s+/).map(Number)).toEqual([pid, pid]);
+    expect(existsSync(path.join(dir, 'dev-server.log'))).toBe(true);
+  });
+
+  it('start again reports the running server at once; stop stops it', async () => {
+    const again = await devServer(['start'], 30_000);
+    expect(again.timedOut).toBe(false);
+    expect(again.stdout).toContain(`Already running: Temporal dev server at ${address}`);
+    const pid = await pidOf();
+    const stopped = await devServer(['stop'], 30_000);
+    expect(stopped.stdout).toBe('Stopped the dev server.');
+    expect(alive(pid)).toBe(false);
+    expect(await serverAnswers(address, namespace)).toBe(false);
+    expect(existsSync(path.join(dir, 'dev-server.pid'))).toBe(false);
+  });
+});

@@ -1,0 +1,51 @@
+// A reset from the Web UI (or `temporal workflow reset`) of a running generation: to its last
+// workflow task or to its first. The loop goes on, and the copy and the export hold every row once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopSignal } from '../../src/workflows/messages.js';
+import { copyHoldsHistory, expectCopyMatches } from '../helpers/bounded-loop.js';
+import { evalKey, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
+import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
+
+describe('a generation reset from the Web UI', () => {
+  let harness: LoopHarness;
+
+  beforeAll(async () => {
+    harness = await createLoopHarness({ candidates: [{ name: 'base' }, { name: 'wide', overrides: { fixture_quality: 0.7 } }] });
+  });
+
+  afterAll(async () => {
+    await harness?.dispose();
+  });
+
+  async function resetAndGoOn(loopId: string, type: 'LastWorkflowTask' | 'FirstWorkflowTask'): Promise<void> {
+    expect((await harness.startWith(loopId, { saturation_evals: 1000 })).kind).toBe('started');
+    const before = await harness.waitFor(loopId, (view) => view.round >= 3 && view.in_flight.length > 0, 120_000);
+    const reset = await temporalCli(harness.server, ['workflow', 'reset', '--workflow-id', loopWorkflowId(loopId), '--type', type, '--reason', 'operator', '--yes']);
+    expect(reset.exitCode, reset.stderr).toBe(0);
+    // The reset run goes on past where the loop was.
+    await harness.waitFor(loopId, (view) => view.round >= before.round + 2, 120_000);
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+    const result = await harness.result(loopId);
+    const stateDir = harness.configFor(loopId).state_dir;
+    await copyHoldsHistory(harness, loopId, stateDir);
+    const { rows, state } = await harness.ledger(loopId);
+    const copy = await readLedgerCopy(stateDir, { repair: false });
+    expectCopyMatches(copy, rows, loopId);
+    const runIds = rowsOf(rows, 'run').map((row) => row.run_id);
+    expect(new Set(runIds).size, 'a run recorded twice').toBe(runIds.length);
+    const evals = rowsOf(rows, 'eval').map(evalKey);
+    expect(new Set(evals).size, 'an eval recorded twice').toBe(evals.length);
+    expect(rowsOf(rows, 'generation').map((row) => row.generation)).toEqual([1]);
+    expect(stateOf(state)).toEqual(stateOf(result.view));
+  }
+
+  it('to its last workflow task: the loop goes on and every row is recorded once', async () => {
+    await resetAndGoOn('reset-last', 'LastWorkflowTask');
+  });
+
+  it('to its first workflow task: the loop goes on from its start without training a run again, every row once', async () => {
+    await resetAndGoOn('reset-first', 'FirstWorkflowTask');
+  });
+});
