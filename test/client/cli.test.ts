@@ -223,7 +223,7 @@ describe('the champion-loop CLI', () => {
     await harness.result('hung');
     expect((await harness.client.workflow.getHandle(child).describe()).status.name).toBe('CANCELLED');
     const resumed = await cli(['start', 'hung', '--config', config]);
-    expect(resumed.stdout).toMatch(/^resumed loop hung in generation 1 \(workflow champion-loop\/hung\)$/);
+    expect(resumed.stdout).toMatch(/^resumed loop hung in generation 1 from its last run, which stopped \(workflow champion-loop\/hung\)$/);
     await harness.waitFor('hung', (view) => view.in_flight.length > 0);
     expect((await cli(['stop', 'hung', '--now'])).exitCode).toBe(0);
     await harness.result('hung');

@@ -1,9 +1,10 @@
-import { defaultPayloadConverter } from '@temporalio/common';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import type { GenerationInput } from '../../src/workflows/generation.js';
 import { generation, packaging, reserveCheck, teacherBuild, trainingRun } from '../../src/workflows/index.js';
 import { advanceSignal, reserveReportedSignal, runReportedSignal, stopNowSignal, stopSignal, teacherReportedSignal } from '../../src/workflows/messages.js';
+import { CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED } from '../../src/workflows/patches.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { loadHistories, type RecordedHistory } from './histories.js';
 
@@ -57,5 +58,18 @@ describe('recorded histories', () => {
     expect(byActivity.length).toBeGreaterThan(0);
     expect(byLocalActivity.length).toBeGreaterThan(0);
     expect(byActivity.length + byLocalActivity.length).toBe(runs.length);
+  });
+
+  it('cover both sides of the generation patches: histories from before them (kept) and with their markers', async () => {
+    const generations = (await loadHistories()).filter((recorded) => recorded.workflowType === generation.name);
+    const patchId = (payload: Payload | undefined) => (payload ? defaultPayloadConverter.fromPayload<{ id?: string }>(payload).id : undefined);
+    const marks = (recorded: RecordedHistory, id: string) =>
+      (recorded.history.events ?? []).some(
+        (event) => event.markerRecordedEventAttributes?.markerName === 'core_patch' && patchId(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0] as Payload | undefined) === id,
+      );
+    for (const id of [CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED]) {
+      expect(generations.some((recorded) => marks(recorded, id)), `a generation history with the ${id} marker`).toBe(true);
+      expect(generations.some((recorded) => !marks(recorded, id)), `a generation history from before ${id}`).toBe(true);
+    }
   });
 });
