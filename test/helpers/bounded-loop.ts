@@ -2,7 +2,7 @@
 // compared row for row with an undisturbed one: the training of the round after the last hangs on
 // as many lanes as the loop runs jobs at once (`parallel`), nothing else can run, and the loop is
 // then stopped at once.
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { historyLedger } from '../../src/client/ledger-export.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
@@ -109,25 +109,31 @@ export function sortedLines(rows: readonly LedgerRow[]): string[] {
  */
 export async function copyCaughtUp(driver: Pick<LoopDriver, 'client'>, loopId: string, stateDir: string): Promise<LedgerRow[]> {
   const brief = (row: LedgerRow) => JSON.stringify(row).slice(0, 160);
-  await expect
-    .poll(
-      async () => {
-        // History is read again each time: packaging may still be recording its last champion.
-        const fromHistory = (await historyLedger(driver.client, loopId)).rows;
-        const copy = await readLedgerCopy(stateDir, { repair: false });
-        return { onlyInHistory: missingRows(copy, fromHistory).map(brief), onlyInCopy: missingRows(fromHistory, copy).map(brief) };
-      },
-      { timeout: 30_000, interval: 250, message: `the ledger copy of ${loopId} equals the export from history` },
-    )
-    .toEqual({ onlyInHistory: [], onlyInCopy: [] });
-  return readLedgerCopy(stateDir, { repair: false });
+  // vi.waitFor, not expect.poll: the fault tests run their baseline loop in beforeAll.
+  return vi.waitFor(
+    async () => {
+      // History is read again each time: packaging may still be recording its last champion.
+      const fromHistory = (await historyLedger(driver.client, loopId)).rows;
+      const copy = await readLedgerCopy(stateDir, { repair: false });
+      expect(
+        { onlyInHistory: missingRows(copy, fromHistory).map(brief), onlyInCopy: missingRows(fromHistory, copy).map(brief) },
+        `the ledger copy of ${loopId} equals the export from history`,
+      ).toEqual({ onlyInHistory: [], onlyInCopy: [] });
+      return copy;
+    },
+    { timeout: 30_000, interval: 250 },
+  );
 }
 
 /** Once the copy holds every row history holds (a copy may hold more: rows of runs whose history is gone). */
 export async function copyHoldsHistory(driver: Pick<LoopDriver, 'client'>, loopId: string, stateDir: string): Promise<void> {
-  await expect
-    .poll(async () => missingRows(await readLedgerCopy(stateDir, { repair: false }), (await historyLedger(driver.client, loopId)).rows).map((row) => JSON.stringify(row)), { timeout: 30_000, interval: 250, message: `the ledger copy of ${loopId} holds every row of history` })
-    .toEqual([]);
+  await vi.waitFor(
+    async () => {
+      const missing = missingRows(await readLedgerCopy(stateDir, { repair: false }), (await historyLedger(driver.client, loopId)).rows);
+      expect(missing.map((row) => JSON.stringify(row)), `the ledger copy of ${loopId} holds every row of history`).toEqual([]);
+    },
+    { timeout: 30_000, interval: 250 },
+  );
 }
 
 /** What must not differ between two runs of one loop: each run and eval once, with the same outcome (times and paths aside). */
