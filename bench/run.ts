@@ -9,7 +9,8 @@ import { ensureTemporalCli } from '../src/devserver/provision.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 import { WORKFLOWS_PATH } from '../src/workers/orchestrator-worker.js';
 import type { BenchContext } from './lib/context.js';
-import { renderTable, type Figure } from './lib/figures.js';
+import { calibrate, describeCalibration } from './lib/calibration.js';
+import { figure, renderTable, type Figure } from './lib/figures.js';
 import { parseOptions, usage } from './lib/options.js';
 import { runHistory } from './sections/history.js';
 import { runLedgerCopy } from './sections/ledger-copy.js';
@@ -44,6 +45,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+const calibrationAtStart = calibrate();
+log(describeCalibration('machine at the start', calibrationAtStart));
 log(`${options.quick ? 'quick' : 'full'} run: sections ${options.sections.join(', ')}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
 const cli = await ensureTemporalCli((line) => log(`[provision] ${line}`));
 log(`Temporal CLI ${cli.version} (${cli.route})`);
@@ -79,7 +82,15 @@ if (options.sections.includes('scale-out')) {
 if (options.sections.includes('history')) await section('history', () => runHistory(ctx));
 if (options.sections.includes('ledger-copy')) await section('ledger-copy', () => runLedgerCopy(ctx));
 
-const order = ['dispatch', 'utilisation', 'scale-out', 'history', 'replay', 'client', 'ledger-copy'];
+const calibrationAtEnd = calibrate();
+log(describeCalibration('machine at the end', calibrationAtEnd));
+// The calibration goes into the table beside the absolute figures it qualifies.
+figures.push(
+  figure('machine', 'fixed single-threaded workload at the start (median of 5)', calibrationAtStart.workloadMs, 'ms', null, `load average ${calibrationAtStart.load1.toFixed(2)} on ${calibrationAtStart.cores} cores`),
+  figure('machine', 'the same at the end', calibrationAtEnd.workloadMs, 'ms', null, `load average ${calibrationAtEnd.load1.toFixed(2)}; compare figures across boxes by the ratio of these times`),
+);
+
+const order = ['machine', 'dispatch', 'utilisation', 'scale-out', 'history', 'replay', 'client', 'ledger-copy'];
 const rank = (f: Figure) => {
   const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);
   return index < 0 ? order.length : index;
@@ -102,6 +113,7 @@ await writeFile(
       when: new Date().toISOString(),
       quick: options.quick,
       options,
+      calibration: { start: calibrationAtStart, end: calibrationAtEnd },
       machine: { cores: os.cpus().length, model: os.cpus()[0]?.model ?? null, loadAverageAtEnd: os.loadavg(), memoryGiB: os.totalmem() / 2 ** 30, node: process.version },
       temporalCli: { version: cli.version, route: cli.route },
       workflowBundleMs: ctx.bundleMs,

@@ -9,6 +9,7 @@ import { advanceSignal, stateQuery, stopNowSignal, stopSignal } from '../workflo
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
 import { NoSuchLoopError } from './history.js';
+import { configQueues, latestRunConfig, loopQueues, queuesWithoutPoller, type LoopQueue } from './pollers.js';
 import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
 import { seedResumption } from './seed-carry.js';
 
@@ -22,6 +23,8 @@ export type StartOutcome =
   | { readonly kind: 'already-running'; readonly workflowId: string; readonly view: LoopView | null };
 
 async function runningView(client: Client, workflowId: string): Promise<LoopView | null> {
+  // Without an orchestrator polling, the query would only time out.
+  if ((await queuesWithoutPoller(client, loopQueues([], false))).length > 0) return null;
   return client.workflow.getHandle(workflowId).query(stateQuery).catch(() => null);
 }
 
@@ -77,8 +80,41 @@ export async function loopStatus(client: Client, loopId: string): Promise<LoopVi
   return (await runningLoop(client, loopId)).query(stateQuery);
 }
 
-/** A loop's live state while it runs; otherwise how its last run ended. */
-export type LoopStatus = { readonly kind: 'running'; readonly view: LoopView } | { readonly kind: 'not-running'; readonly ended: string };
+/**
+ * A running loop as it looks now: its view (null when no orchestrator worker polls, so nobody
+ * can answer) and the queues of the loop no worker polls (orchestrator, lanes, package).
+ */
+export interface LoopLook {
+  readonly view: LoopView | null;
+  readonly noPoller: LoopQueue[];
+}
+
+async function lookAt(client: Client, loopId: string, handle: ReturnType<Client['workflow']['getHandle']>): Promise<LoopLook> {
+  const config = await latestRunConfig(client, loopId);
+  const orchestrator = loopQueues([], false);
+  const unanswered = async (error: unknown): Promise<LoopLook> => {
+    // A query that failed because no orchestrator polls says so instead of a raw timeout.
+    if ((await queuesWithoutPoller(client, orchestrator)).length === 0) throw error;
+    return { view: null, noPoller: await queuesWithoutPoller(client, config ? configQueues(config) : orchestrator) };
+  };
+  if ((await queuesWithoutPoller(client, orchestrator)).length > 0) return unanswered(new Error('no orchestrator'));
+  let view: LoopView;
+  try {
+    view = await handle.query(stateQuery);
+  } catch (error) {
+    return unanswered(error);
+  }
+  const packages = config ? config.commands.package !== null : false;
+  return { view, noPoller: await queuesWithoutPoller(client, loopQueues(view.lanes.map((lane) => lane.queue), packages)) };
+}
+
+/** The live look at a running loop (see LoopLook); a loop that is not running is an error. */
+export async function loopLook(client: Client, loopId: string): Promise<LoopLook> {
+  return lookAt(client, loopId, await runningLoop(client, loopId));
+}
+
+/** A loop's live state while it runs (view null: no orchestrator worker polls); otherwise how its last run ended. */
+export type LoopStatus = ({ readonly kind: 'running' } & LoopLook) | { readonly kind: 'not-running'; readonly ended: string };
 
 export async function loopState(client: Client, loopId: string): Promise<LoopStatus> {
   const handle = client.workflow.getHandle(loopWorkflowId(loopId));
@@ -90,7 +126,7 @@ export async function loopState(client: Client, loopId: string): Promise<LoopSta
     throw error;
   }
   if (status !== 'RUNNING') return { kind: 'not-running', ended: `was ${status.toLowerCase().replace('_', ' ')}` };
-  return { kind: 'running', view: await handle.query(stateQuery) };
+  return { kind: 'running', ...(await lookAt(client, loopId, handle)) };
 }
 
 /** Stop a loop: gracefully (running work finishes) or at once (running work is cancelled, its subprocesses killed). */

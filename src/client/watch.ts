@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { LoopView } from '../workflows/loop-view.js';
-import { loopStatus } from './loop-control.js';
-import { describeEval } from './render-status.js';
+import { loopLook } from './loop-control.js';
+import { describeNoPoller, type LoopQueue } from './pollers.js';
+import { describeEval, laneDown } from './render-status.js';
 
 /** What changed between two looks at a loop, as lines a person reads (pure). */
 export function loopEvents(previous: LoopView | null, next: LoopView): string[] {
@@ -28,6 +29,10 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
   }
   if (next.candidates_error && next.candidates_error !== previous.candidates_error) events.push(`candidates file invalid, keeping the previous list: ${next.candidates_error}`);
   if (next.split_error && next.split_error !== previous.split_error) events.push(`split failing: ${next.split_error}`);
+  if (next.failing && next.failing.rounds !== previous.failing?.rounds) {
+    events.push(`failing: every run of the last ${next.failing.rounds} round${next.failing.rounds === 1 ? '' : 's'} failed: ${next.failing.reason}${next.failing.paused_until ? `; no new round until ${next.failing.paused_until}` : ''}`);
+  }
+  if (!next.failing && previous.failing) events.push('no longer failing: a run did not fail');
   return events;
 }
 
@@ -37,7 +42,7 @@ function elapsed(since: string, now: Date): string {
 }
 
 /** The live block `watch` redraws: progress per lane with elapsed time, champion, saturation (pure). */
-export function renderFrame(view: LoopView, now: Date, saturationEvals?: number): string[] {
+export function renderFrame(view: LoopView, now: Date, saturationEvals?: number, noPoller: readonly LoopQueue[] = []): string[] {
   const lines = [
     `loop ${view.loop_id} · generation ${view.generation} · round ${view.round} · ${view.in_flight.length} running, ${view.queued} queued${view.stopping ? ' · stopping' : ''}`,
     `champion: ${view.champion ? describeEval(view.champion) : 'none yet'}`,
@@ -46,8 +51,10 @@ export function renderFrame(view: LoopView, now: Date, saturationEvals?: number)
   for (const lane of view.lanes) {
     const jobs = view.in_flight.filter((flight) => flight.lane === lane.queue);
     const doing = jobs.map((job) => `${job.kind === 'reserve' ? 'reserve check ' : ''}${job.jobId} ${elapsed(job.since, now)}`).join(', ');
-    lines.push(`  ${lane.queue} ${lane.busy}/${lane.slots}${lane.down_until ? ' unavailable' : ''}: ${doing || 'idle'}`);
+    const unpolled = noPoller.some((queue) => queue.queue === lane.queue);
+    lines.push(`  ${lane.queue} ${lane.busy}/${lane.slots}${laneDown(lane, now) ? ' unavailable' : ''}${unpolled ? ' no worker' : ''}: ${doing || 'idle'}`);
   }
+  for (const queue of noPoller) lines.push(describeNoPoller(queue));
   return lines;
 }
 
@@ -70,10 +77,12 @@ export async function watchLoop(client: Client, loopId: string, options: WatchOp
   const { out } = options;
   let previous: LoopView | null = null;
   let drawn = 0;
+  let unpolled: LoopQueue[] = [];
   while (!options.signal?.aborted) {
-    let view: LoopView;
+    let view: LoopView | null;
+    let noPoller: LoopQueue[];
     try {
-      view = await loopStatus(client, loopId);
+      ({ view, noPoller } = await loopLook(client, loopId));
     } catch (error) {
       if (previous === null) throw error;
       if (drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
@@ -81,16 +90,22 @@ export async function watchLoop(client: Client, loopId: string, options: WatchOp
       else out.write(`loop ${loopId}: ${(error as Error).message}\n`);
       return previous;
     }
-    const events = loopEvents(previous, view);
-    const frame = out.isTTY ? renderFrame(view, new Date(), options.saturationEvals) : [];
+    // Queues that lost or regained their workers, before what the loop says (when it can say anything).
+    const events = [
+      ...noPoller.filter((queue) => !unpolled.some((known) => known.queue === queue.queue)).map(describeNoPoller),
+      ...unpolled.filter((known) => !noPoller.some((queue) => queue.queue === known.queue)).map((known) => `a worker polls task queue ${known.queue} again`),
+      ...(view ? loopEvents(previous, view) : []),
+    ];
+    unpolled = noPoller;
+    const frame = out.isTTY && view ? renderFrame(view, new Date(), options.saturationEvals, noPoller) : [];
     // Move up over the last frame and clear it, print new events, then the frame again.
     if (drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
     const stamp = new Date().toISOString().slice(11, 19);
     for (const event of events) out.write(`[${stamp}] ${event}\n`);
     if (frame.length > 0) out.write(`${frame.join('\n')}\n`);
     drawn = frame.length;
-    previous = view;
-    if (options.until?.(view)) return view;
+    if (view) previous = view;
+    if (view && options.until?.(view)) return view;
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 1_000));
   }
   return previous;

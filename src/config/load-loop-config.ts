@@ -45,6 +45,16 @@ export async function loadLoopConfig(path: string): Promise<LoopConfig> {
       });
     }
   }
+  // A data root that is not there would leave a stack training on whatever it defaults to.
+  const dataKind = workdirKind === 'directory' ? await pathKind(config.data_root) : 'directory';
+  if (dataKind !== 'directory') {
+    problems.push({
+      field: 'data_root',
+      expected: 'an existing directory holding the training data',
+      found: `${JSON.stringify(data.data_root)} at ${config.data_root}, ${dataKind === 'missing' ? 'which does not exist' : 'which is not a directory'}`,
+      ...locate(['data_root']),
+    });
+  }
   if (problems.length > 0) {
     throw new ConfigError(path, 'invalid', problems);
   }

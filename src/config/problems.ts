@@ -96,6 +96,12 @@ export function describeValue(value: unknown, flavor: Flavor): string {
     const quoted = JSON.stringify(value);
     return quoted.length > 72 ? `${quoted.slice(0, 68)}..."` : quoted;
   }
+  if (typeof value === 'number' && !Number.isFinite(value) && !Number.isNaN(value)) {
+    return `${value < 0 ? 'a negative ' : 'a '}number beyond what a number can hold (it reads as ${value})`;
+  }
+  if (typeof value === 'number' && Number.isInteger(value) && !Number.isSafeInteger(value)) {
+    return `${value}, beyond the largest whole number held exactly (${Number.MAX_SAFE_INTEGER})`;
+  }
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') {
     return String(value);
   }

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { describeNoPoller } from '../../src/client/pollers.js';
+import { renderStatus } from '../../src/client/render-status.js';
 import { loopEvents, renderFrame } from '../../src/client/watch.js';
 import type { EvalSummary } from '../../src/rules/types.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
@@ -140,5 +142,33 @@ describe('watch: the live frame', () => {
       now,
     );
     expect(frame[4]).toBe('  champion-loop.box.gpu1 0/1: reserve check reserve-1 5s');
+  });
+});
+
+describe('status and watch: lanes and queues (issue 18)', () => {
+  const now = new Date('2026-01-05T08:10:00.000Z');
+  const lanes = [
+    { queue: 'champion-loop.box.gpu0', slots: 1, busy: 0, down_until: '2026-01-05T08:05:00.000Z' },
+    { queue: 'champion-loop.box.gpu1', slots: 1, busy: 0, down_until: '2026-01-05T08:15:00.000Z' },
+  ];
+
+  it('a lane whose unavailable-until time has passed is not shown as unavailable', () => {
+    const status = renderStatus(view({ lanes }), undefined, now);
+    expect(status).toContain('  lane champion-loop.box.gpu0: 0/1\n');
+    expect(status).toContain('  lane champion-loop.box.gpu1: 0/1 (unavailable until 2026-01-05T08:15:00.000Z)');
+    expect(renderFrame(view({ lanes }), now).slice(3)).toEqual(['  champion-loop.box.gpu0 0/1: idle', '  champion-loop.box.gpu1 0/1 unavailable: idle']);
+  });
+
+  it('names a queue nobody polls and the command that starts its worker', () => {
+    const frame = renderFrame(view(), now, undefined, [{ queue: 'champion-loop.box.gpu1', kind: 'lane' }]);
+    expect(frame.slice(3)).toEqual([
+      '  champion-loop.box.gpu0 0/1: idle',
+      '  champion-loop.box.gpu1 0/1 no worker: idle',
+      'no worker polls task queue champion-loop.box.gpu1 (a lane: its jobs wait); start one with: champion-loop worker gpu --device 1 --host box (add --cpu on a box without GPUs)',
+    ]);
+    expect(describeNoPoller({ queue: 'champion-loop', kind: 'orchestrator' })).toBe(
+      'no worker polls task queue champion-loop (the orchestrator: the loop makes no progress and answers no query); start one with: champion-loop worker orchestrator',
+    );
+    expect(describeNoPoller({ queue: 'champion-loop.package', kind: 'package' })).toContain('start one with: champion-loop worker package');
   });
 });

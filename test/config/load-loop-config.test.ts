@@ -18,6 +18,7 @@ describe('loadLoopConfig', () => {
       'champion/loop.yaml': await readFile(EXAMPLE, 'utf8'),
       'configs/research/champion/candidates.yaml': 'candidates:\n  - {name: base, base_config: configs/gate/base.yaml}\n',
       'configs/gate/base.yaml': 'hidden: 256\n',
+      'data/20260912_for_training/items.json': '[]\n',
     });
     const config = await loadLoopConfig(path.join(repo, 'champion/loop.yaml'));
     expect(config.workdir).toBe(repo);
@@ -46,19 +47,19 @@ describe('loadLoopConfig', () => {
   it('runs in the directory of loop.yaml when no workdir is given', async () => {
     const dir = await tempDir();
     await writeFiles(dir, {
-      'loop.yaml': `data_root: /data/corpus\ncandidates: candidates.yaml\nscore_cache_dir: cache\n${LANES}`,
+      'loop.yaml': `data_root: ${dir}\ncandidates: candidates.yaml\nscore_cache_dir: cache\n${LANES}`,
       'candidates.yaml': 'candidates: []\n',
     });
     const config = await loadLoopConfig(path.join(dir, 'loop.yaml'));
     expect(config.workdir).toBe(dir);
-    expect(config.data_root).toBe('/data/corpus');
+    expect(config.data_root).toBe(dir);
     expect(config.candidates).toBe(path.join(dir, 'candidates.yaml'));
     expect(config.score_cache_dir).toBe(path.join(dir, 'cache'));
   });
 
   it('says which candidates file is missing and where it was looked for', async () => {
     const dir = await tempDir();
-    await writeFiles(dir, { 'loop.yaml': `data_root: d\ncandidates: conf/candidates.yaml\n${LANES}` });
+    await writeFiles(dir, { 'loop.yaml': `data_root: .\ncandidates: conf/candidates.yaml\n${LANES}` });
     const file = path.join(dir, 'loop.yaml');
     const error = await rejection(ConfigError, loadLoopConfig(file));
     expect(error.message).toBe(

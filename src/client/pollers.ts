@@ -1,0 +1,102 @@
+// Which of a loop's task queues no worker polls, and the command that starts one (issue 18).
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import proto from '@temporalio/proto';
+import { DEFAULT_QUEUE_PREFIX, laneQueue } from '../config/lanes.js';
+import type { LoopConfig } from '../config/loop-config.js';
+import type { GenerationInput } from '../workflows/generation.js';
+import { loopWorkflowId } from '../workflows/ids.js';
+import { ORCHESTRATOR_QUEUE, PACKAGE_QUEUE } from '../workflows/queues.js';
+
+/**
+ * A worker last seen polling longer ago than this does not count. An idle worker's long poll
+ * lasts up to a minute (the server's long-poll expiry) before it polls again, so a minute plus a
+ * margin: a live idle worker never reads as gone.
+ */
+export const POLLER_FRESH_MS = 90_000;
+
+export type QueueKind = 'orchestrator' | 'lane' | 'package';
+
+/** One task queue of a loop, and what kind of worker serves it. */
+export interface LoopQueue {
+  readonly queue: string;
+  readonly kind: QueueKind;
+}
+
+/** The queues a loop needs polled: the orchestrator's, each lane's, the package worker's when it packages. */
+export function loopQueues(lanes: readonly string[], packages: boolean): LoopQueue[] {
+  return [
+    { queue: ORCHESTRATOR_QUEUE, kind: 'orchestrator' },
+    ...lanes.map((queue) => ({ queue, kind: 'lane' as const })),
+    ...(packages ? [{ queue: PACKAGE_QUEUE, kind: 'package' as const }] : []),
+  ];
+}
+
+/** The queues of a loop.yaml. */
+export function configQueues(config: Pick<LoopConfig, 'lanes' | 'commands'>): LoopQueue[] {
+  return loopQueues(
+    config.lanes.map((lane) => laneQueue(lane.host, lane.device)),
+    config.commands.package !== null,
+  );
+}
+
+/** The command that starts a worker for a queue. */
+export function workerCommand(queue: LoopQueue): string {
+  if (queue.kind === 'orchestrator') return 'champion-loop worker orchestrator';
+  if (queue.kind === 'package') return 'champion-loop worker package';
+  const lane = new RegExp(`^${DEFAULT_QUEUE_PREFIX.replace(/\./g, '\\.')}\\.(.+)\\.gpu(\\d+)$`).exec(queue.queue);
+  if (!lane) return `a GPU worker polling ${queue.queue}`;
+  return `champion-loop worker gpu --device ${lane[2]} --host ${lane[1]} (add --cpu on a box without GPUs)`;
+}
+
+/** One line per queue nobody polls, saying what that stops and how to start its worker. */
+export function describeNoPoller(queue: LoopQueue): string {
+  const what = queue.kind === 'orchestrator' ? 'the orchestrator: the loop makes no progress and answers no query' : queue.kind === 'lane' ? 'a lane: its jobs wait' : 'packaging: champions are not packaged';
+  return `no worker polls task queue ${queue.queue} (${what}); start one with: ${workerCommand(queue)}`;
+}
+
+function millis(time: proto.google.protobuf.ITimestamp | null | undefined): number {
+  if (!time) return 0;
+  const seconds = time.seconds as unknown;
+  const whole = typeof seconds === 'object' && seconds !== null ? (seconds as { toNumber(): number }).toNumber() : Number(seconds ?? 0);
+  return whole * 1000 + (time.nanos ?? 0) / 1e6;
+}
+
+/** Whether a worker polled the queue lately (POLLER_FRESH_MS; DescribeTaskQueue). */
+export async function hasPoller(client: Client, queue: LoopQueue, now = Date.now()): Promise<boolean> {
+  const { TaskQueueType, TaskQueueKind } = proto.temporal.api.enums.v1;
+  let response: proto.temporal.api.workflowservice.v1.IDescribeTaskQueueResponse;
+  try {
+    response = await client.workflowService.describeTaskQueue({
+      namespace: client.options.namespace,
+      taskQueue: { name: queue.queue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: queue.kind === 'orchestrator' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+    });
+  } catch {
+    // Not allowed to ask (a narrow API key) or the server did not answer: nothing to tell.
+    return true;
+  }
+  return (response.pollers ?? []).some((poller) => now - millis(poller.lastAccessTime) < POLLER_FRESH_MS);
+}
+
+/** The queues no worker polls now. */
+export async function queuesWithoutPoller(client: Client, queues: readonly LoopQueue[]): Promise<LoopQueue[]> {
+  const polled = await Promise.all(queues.map((queue) => hasPoller(client, queue)));
+  return queues.filter((_, index) => !polled[index]);
+}
+
+/** The loop.yaml the loop's latest run was started with (history's first event); null without history. */
+export async function latestRunConfig(client: Client, loopId: string): Promise<LoopConfig | null> {
+  try {
+    const { history } = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId: loopWorkflowId(loopId) },
+      maximumPageSize: 1,
+    });
+    const input = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    return input ? (defaultPayloadConverter.fromPayload<GenerationInput>(input).config ?? null) : null;
+  } catch (error) {
+    if ((error as { code?: number }).code === 5) return null;
+    throw error;
+  }
+}
