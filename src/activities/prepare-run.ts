@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { dumpPyYaml, fromJsonSafe, loadPyYaml, type PyMap } from '../config/pyyaml.js';
 import { expandGeneration } from '../rules/ids.js';
 import { exists, moveAside } from './support/move-aside.js';
 import { isStale } from './support/owner.js';
@@ -29,19 +29,21 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
 /**
  * Base config + overrides (string values `{generation}`-expanded) + split + seed, dumped in key
  * order: overridden keys keep their place, new keys follow, as Python's dict.update leaves them.
+ * The bytes are the seed's `yaml.safe_dump(config, sort_keys=False)` (src/config/pyyaml.ts).
  */
 export function configText(base: Map<unknown, unknown>, candidate: Candidate, generation: number, split: string, seed: number): string {
-  const config = new Map(base);
+  const config = new Map<unknown, unknown>(base);
   for (const [key, value] of Object.entries(candidate.overrides)) {
-    config.set(key, typeof value === 'string' ? expandGeneration(value, generation) : value);
+    // Overrides arrive as JSON: values JSON would change (1.0, dates) come tagged (pyyaml.ts).
+    config.set(key, typeof value === 'string' ? expandGeneration(value, generation) : fromJsonSafe(value));
   }
   config.set('split', split);
   config.set('seed', seed);
-  // PyYAML's block style: sequences flush under their key, long strings never folded.
-  return stringify(config, { indentSeq: false, lineWidth: 0 });
+  return dumpPyYaml(config);
 }
 
-async function readBaseConfig(candidate: Candidate): Promise<Map<unknown, unknown>> {
+/** The candidate's base config as PyYAML's `safe_load` reads it (YAML 1.1: `yes` is true, `1:30` is 90). */
+export async function readBaseConfig(candidate: Candidate): Promise<PyMap> {
   let text: string;
   try {
     text = await readFile(candidate.base_config, 'utf8');
@@ -52,7 +54,7 @@ async function readBaseConfig(candidate: Candidate): Promise<Map<unknown, unknow
   let value: unknown;
   try {
     // Maps, not objects: keys like `1` keep their place and type, as PyYAML keeps them.
-    value = parse(text, { mapAsMap: true });
+    value = loadPyYaml(text);
   } catch (error) {
     throw badInput(`base config of candidate "${candidate.name}" is not valid YAML: ${candidate.base_config}: ${(error as Error).message}`, CONFIG_ERROR);
   }

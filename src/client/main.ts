@@ -11,11 +11,17 @@ import { checkOutDir, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
 import { advanceLoop, loopState, startLoop, stopLoop } from './loop-control.js';
+import { checkFolderOwners, claimFolders } from './folder-owner.js';
+import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } from './pollers.js';
+import { changedFields, movedFolders } from './config-change.js';
+import { loopWorkflowId } from '../workflows/ids.js';
 import { renderStatus, renderStoppedState } from './render-status.js';
 import { watchLoop } from './watch.js';
 import { loopReport } from './report-command.js';
 import { runWorker, type WorkerCommandOptions } from './worker-command.js';
+import { DEFAULT_MIN_FREE_PIDS } from '../workers/pids-limit.js';
 import { loadCandidates } from '../config/load-candidates.js';
+import { renderConfig } from './render-config.js';
 
 const program = new Command('champion-loop')
   .description('A durable champion loop on Temporal: trains, evaluates and promotes gate classifiers.')
@@ -57,12 +63,24 @@ connectionOptions(
   // Refuse a broken candidates file now rather than in the workflow's first round.
   await loadCandidates(config.candidates, config.workdir);
   await withClient(options, async (client) => {
+    const namespace = client.options.namespace;
+    await checkFolderOwners(loopId, namespace, config, options.config);
+    // The loop.yaml its latest run was started with: a stopped loop resumes only where its state is.
+    const previous = options.fromSeedStateDir === undefined ? await latestRunConfig(client, loopId) : null;
+    const moved = previous && !options.fresh ? movedFolders(previous, config) : [];
+    if (moved.length > 0 && (await client.workflow.getHandle(loopWorkflowId(loopId)).describe()).status.name !== 'RUNNING') {
+      throw new Error(
+        `loop ${loopId}'s state is in ${moved.map(([field, was]) => `${was} (${field})`).join(' and ')}, but ${options.config} now says ${moved.map(([field, , now]) => `${field}: ${now}`).join(', ')}: ` +
+          `resuming it there would rebuild its split and lose its runs. Put ${moved.map(([field]) => field).join(' and ')} back, or start over there with --fresh. Nothing started.`,
+      );
+    }
     if (options.fresh) {
       const moved = await startOver(client, loopId, config);
       for (const [from, to] of moved) console.log(`moved ${from} aside to ${to}`);
     }
     await warnOnShortRetention(client, (line) => console.warn(line));
     const outcome = await startLoop(client, loopId, config, { fresh: options.fresh === true, ...(options.fromSeedStateDir === undefined ? {} : { seedStateDir: options.fromSeedStateDir }) });
+    if (outcome.kind !== 'already-running') await claimFolders(loopId, namespace, config);
     switch (outcome.kind) {
       case 'started':
         console.log(`started loop ${loopId} (workflow ${outcome.workflowId}); watch it with: champion-loop status ${loopId}`);
@@ -73,8 +91,18 @@ connectionOptions(
         break;
       case 'already-running':
         console.log(`loop ${loopId} is already running (workflow ${outcome.workflowId}${outcome.view ? `, generation ${outcome.view.generation}, round ${outcome.view.round}` : ''}); nothing started`);
+        {
+          const changed = previous ? changedFields(previous, config) : [];
+          if (changed.length > 0) {
+            console.log(
+              `note: ${options.config} differs from the loop.yaml the running loop was started with (${changed.join(', ')}); the edit was ignored. ` +
+                `To apply it: 'champion-loop stop ${loopId}', wait until it has stopped, then 'champion-loop start ${loopId} --config ${options.config}'.`,
+            );
+          }
+        }
         break;
     }
+    for (const queue of await queuesWithoutPoller(client, configQueues(config))) console.log(`note: ${describeNoPoller(queue)}`);
   });
 });
 
@@ -109,8 +137,22 @@ connectionOptions(
 ).action(async (loopId: string, options: ConnectionFlags & { json?: boolean }) => {
   await withClient(options, async (client) => {
     const status = await loopState(client, loopId);
+    if (status.kind === 'running' && status.view) {
+      const noPoller = status.noPoller.map(describeNoPoller);
+      console.log(options.json ? JSON.stringify(noPoller.length > 0 ? { ...status.view, no_poller: noPoller } : status.view, null, 2) : [renderStatus(status.view), ...noPoller].join('\n'));
+      return;
+    }
     if (status.kind === 'running') {
-      console.log(options.json ? JSON.stringify(status.view, null, 2) : renderStatus(status.view));
+      // No orchestrator polls: nobody can answer the state query; what history and the copy hold instead.
+      const ledger = await exportLedger(client, loopId);
+      const noPoller = status.noPoller.map(describeNoPoller);
+      if (options.json) {
+        console.log(JSON.stringify({ running: true, answered: false, no_poller: noPoller, ...ledger.state }, null, 2));
+        return;
+      }
+      console.log(`loop ${loopId} is running but cannot answer: no orchestrator worker polls its task queue (none seen in the last 90 s)`);
+      for (const line of noPoller) console.log(line);
+      console.log(`its state as history holds it:\n${renderStoppedState(ledger.state)}`);
       return;
     }
     // Not running: its last state from the ledger (history and the copy together).
@@ -182,6 +224,18 @@ connectionOptions(
 });
 
 program
+  .command('render-config')
+  .description("print the job config the loop writes for a candidate in a generation and round (the bytes PyYAML's safe_dump writes), nothing else")
+  .requiredOption('-c, --config <loop.yaml>', 'the loop settings')
+  .requiredOption('--candidate <name>', 'the candidate, by name in the candidates file')
+  .requiredOption('--generation <g>', 'the generation (its split path; `{generation}` in string overrides)')
+  .requiredOption('--round <r>', "the round (the run's seed)")
+  .action(async (options: { config: string; candidate: string; generation: string; round: string }) => {
+    const text = await renderConfig(options.config, options.candidate, positive(options.generation, '--generation'), positive(options.round, '--round'));
+    process.stdout.write(text);
+  });
+
+program
   .command('state')
   .description('print, as JSON, the state.json that a seed-format ledger.jsonl folds to')
   .requiredOption('--from-ledger <file>', 'a ledger.jsonl written by the Python loop or by `champion-loop ledger`')
@@ -212,7 +266,8 @@ connectionOptions(
     .option('--device <n>', 'gpu: the physical GPU this lane serves')
     .option('--host <name>', "gpu: the host part of the lane's task queue (default: this machine's host name)")
     .option('--slots <n>', 'gpu: jobs this lane runs at once', '1')
-    .option('--min-free-gib <gib>', 'gpu: free GPU memory a job needs before the lane takes it', '30')
+    .option('--min-free-gib <gib>', 'gpu: free GPU memory a job needs before the lane takes it; each running job holds it until it ends', '30')
+    .option('--min-free-pids <n>', "gpu: tasks the cgroup's pids.max must still allow before the lane takes a job (0: no check)", String(DEFAULT_MIN_FREE_PIDS))
     .option('--cpu', 'gpu: a CPU lane (no GPU on this box): no memory guard, no GPU visible to its jobs')
     .option('--metrics-port <port>', 'serve Prometheus metrics (temporal_*) at http://0.0.0.0:PORT/metrics (default: CHAMPION_LOOP_METRICS_PORT; off)'),
 ).action(async (kind: string, options: WorkerCommandOptions) => {

@@ -4,6 +4,7 @@ import { candidatesFileSchema } from './candidates.js';
 import { ConfigError } from './errors.js';
 import type { Problem } from './problems.js';
 import { pathKind, readFileText } from './read-file.js';
+import { loadPyYaml, type PyMap, type PyValue, toJsonSafe } from './pyyaml.js';
 import { parseYamlWith } from './yaml-text.js';
 
 /**
@@ -13,8 +14,10 @@ import { parseYamlWith } from './yaml-text.js';
 export async function loadCandidates(path: string, workdir: string): Promise<Candidate[]> {
   const text = await readFileText(path, ConfigError);
   const { data, locate } = parseYamlWith(candidatesFileSchema, text, path);
-  const candidates = data.candidates.map((candidate) => ({
+  const typed = overridesAsPyyaml(text);
+  const candidates = data.candidates.map((candidate, index) => ({
     ...candidate,
+    overrides: typed[index] ?? candidate.overrides,
     base_config: resolve(workdir, candidate.base_config),
   }));
   const problems: Problem[] = [];
@@ -35,4 +38,25 @@ export async function loadCandidates(path: string, workdir: string): Promise<Can
     throw new ConfigError(path, 'invalid', problems);
   }
   return candidates;
+}
+
+/**
+ * Each candidate's overrides with the meaning the seed's PyYAML `safe_load` gives them (`yes` is
+ * true, `1.0` a float), JSON-safe (pyyaml.ts `toJsonSafe`); undefined where that reading has no
+ * mapping with string keys, and the file's YAML 1.2 reading stands.
+ */
+function overridesAsPyyaml(text: string): (Record<string, unknown> | undefined)[] {
+  let file: PyValue;
+  try {
+    file = loadPyYaml(text);
+  } catch {
+    return [];
+  }
+  const list: unknown = file instanceof Map ? file.get('candidates') : undefined;
+  if (!Array.isArray(list)) return [];
+  return list.map((item: unknown) => {
+    const overrides: unknown = item instanceof Map ? (item as PyMap).get('overrides') : undefined;
+    if (!(overrides instanceof Map) || [...(overrides as PyMap).keys()].some((key) => typeof key !== 'string')) return undefined;
+    return Object.fromEntries([...(overrides as PyMap)].map(([key, value]) => [key as string, toJsonSafe(value)]));
+  });
 }

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareRun } from '../../src/activities/prepare-run.js';
 import type { LoopPaths, PrepareRunInput } from '../../src/activities/types.js';
+import { pyyamlDump, pyyamlUnavailable } from '../helpers/pyyaml.js';
 import { baseConfig, fixtureLoop } from './fixture-loop.js';
 
 async function input(paths: LoopPaths, overrides: Record<string, unknown> = {}): Promise<PrepareRunInput> {
@@ -89,5 +90,43 @@ describe('prepareRun', () => {
     const request = await input(paths);
     await writeFile(request.candidate.base_config, '- just\n- a list\n');
     await expect(prepareRun(request)).rejects.toThrow(`base config of candidate "wide" must be a YAML mapping: ${request.candidate.base_config}`);
+  });
+
+  it.skipIf(pyyamlUnavailable() !== null)('writes the bytes the seed writes (PyYAML safe_dump) and records their sha256, as the seed does', async () => {
+    const paths = await fixtureLoop();
+    const base = [
+      'flag: yes',
+      "flag_text: 'yes'",
+      'off_switch: off',
+      'time: 1:30',
+      "time_text: '1:30'",
+      'lr: 1.0',
+      'tiny: 1e-5',
+      'tinier: 1.0e-5',
+      'octal: 012',
+      'hex_text: "0x1F"',
+      'when: 2024-01-01',
+      'big: .inf',
+      'nothing: ~',
+      `note: ${'a long sentence that the emitter folds at eighty characters '.repeat(2).trim()}`,
+      'name: "caf\u00e9 \u4e2d"',
+      'layers:',
+      '  - 64',
+      '  - {units: 32, act: on}',
+      'empty: {}',
+      "'yes': key",
+      '',
+    ].join('\n');
+    const request = await input(paths, { nested: { path: 'gen-{generation}/x' }, lr: 0.5 });
+    await writeFile(request.candidate.base_config, base);
+    const prepared = await prepareRun(request);
+    const text = await readFile(prepared.configPath, 'utf8');
+    const job = { overrides: request.candidate.overrides, generation: request.generation, split: request.split, seed: request.seed };
+    const [seed] = pyyamlDump([{ text: base, job }]);
+    expect(seed?.ok).toBe(true);
+    if (seed?.ok !== true) return;
+    expect(text).toBe(seed.text);
+    expect(prepared.configSha256).toBe(seed.sha256);
+    expect(text).toContain("flag: true\nflag_text: 'yes'\noff_switch: false\ntime: 90\ntime_text: '1:30'\n");
   });
 });

@@ -55,4 +55,23 @@ describe('loadCandidates', () => {
     const error = await rejection(ConfigError, loadCandidates(path.join(dir, 'candidates.yaml'), dir));
     expect(error.field).toBe('candidates.0.name');
   });
+
+  it("reads overrides with the seed's PyYAML meaning, tagging what JSON (history) would change", async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'base.yaml': 'hidden: 256\n',
+      'candidates.yaml': "candidates:\n  - {name: a, base_config: base.yaml, overrides: {lr: 1.0, rate: 0.5, flag: yes, text: 'yes', when: 2024-01-01, t: 1:30, big: 12345678901234567890, m: {1: x}}}\n",
+    });
+    const [candidate] = await loadCandidates(path.join(dir, 'candidates.yaml'), dir);
+    expect(candidate?.overrides).toEqual({
+      lr: { '!!float': '1.0' },
+      rate: 0.5,
+      flag: true,
+      text: 'yes',
+      when: { '!!timestamp': '2024-01-01' },
+      t: 90,
+      big: { '!!int': '12345678901234567890' },
+      m: { '!!map': [[1, 'x']] },
+    });
+  });
 });
