@@ -2,16 +2,21 @@ import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { GenerationEvent, GenerationRunHistory, PackagingEvent, PackagingRunHistory } from '../ledger/history-fold.js';
+import type { GivenUpRun } from '../ledger/report-fold.js';
 import { CHILD_OUTCOME, type ChildOutcome } from '../activities/child-outcome.js';
-import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
+import { loopWorkflowId, packagingWorkflowId, trainingRunWorkflowId } from '../workflows/ids.js';
+import { BOUNDED_SIGNALS, GIVEN_UP_RUN_ROWS } from '../workflows/patches.js';
+import type { TrainingRunInput } from '../workflows/training-run.js';
 import { advanceSignal, championSignal, reserveReportedSignal, runReportedSignal, stopNowSignal, teacherReportedSignal } from '../workflows/messages.js';
-import { advanceReasonOf, isPackageChampion, isReserveReport, isRunReport, isTeacherReport } from '../workflows/report-shapes.js';
+import { advanceReasonOf, boundedReason, boundedRunReport, championWithinBounds, isPackageChampion, isReserveReport, isRunReport, isTeacherReport } from '../workflows/report-shapes.js';
 
 export type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 // A CommonJS package: its namespace comes through the default export under plain Node ESM.
 const E = proto.temporal.api.enums.v1.EventType;
 const EventType = {
   taskStarted: E.EVENT_TYPE_WORKFLOW_TASK_STARTED,
+  taskCompleted: E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+  marker: E.EVENT_TYPE_MARKER_RECORDED,
   activityCompleted: E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED,
   activityFailed: E.EVENT_TYPE_ACTIVITY_TASK_FAILED,
   activityTimedOut: E.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT,
@@ -86,8 +91,9 @@ function generationEvent(event: HistoryEvent, activityTypes: ReadonlyMap<string,
       return childOutcomeEvent(decode(attributes?.result?.payloads) as ChildOutcome | undefined);
     }
     case EventType.childInitiated: {
-      const workflowId = event.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId;
-      return workflowId ? { kind: 'child-started', workflowId } : null;
+      const attributes = event.startChildWorkflowExecutionInitiatedEventAttributes;
+      const workflowId = attributes?.workflowId;
+      return workflowId ? { kind: 'child-started', workflowId, ...untrainedRunOf(workflowId, decode(attributes?.input?.payloads) as TrainingRunInput | undefined) } : null;
     }
     case EventType.childFailed:
     case EventType.childCanceled:
@@ -99,7 +105,7 @@ function generationEvent(event: HistoryEvent, activityTypes: ReadonlyMap<string,
         event.childWorkflowExecutionTimedOutEventAttributes ??
         event.childWorkflowExecutionTerminatedEventAttributes;
       const workflowId = attributes?.workflowExecution?.workflowId;
-      return workflowId ? { kind: 'child-lost', workflowId } : null;
+      return workflowId ? { kind: 'child-lost', workflowId, why: lostWhy(event) } : null;
     }
     case EventType.signaled: {
       const attributes = event.workflowExecutionSignaledEventAttributes;
@@ -134,6 +140,8 @@ export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunH
   const started = events[0]?.workflowExecutionStartedEventAttributes;
   const firstTask = events.find((event) => event.eventType === EventType.taskStarted);
   const activityTypes = new Map<string, string>();
+  const givenUpRowsFrom = patchedFrom(events, GIVEN_UP_RUN_ROWS);
+  const boundedFrom = patchedFrom(events, BOUNDED_SIGNALS);
   for (const event of events) {
     const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
     if (name) activityTypes.set(String(event.eventId), name);
@@ -141,13 +149,73 @@ export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunH
   return {
     input: decode(started?.input?.payloads) as GenerationRunHistory['input'],
     firstTaskTime: firstTask ? isoTime(firstTask) : '',
-    events: events.map((event) => generationEvent(event, activityTypes)).filter((event): event is GenerationEvent => event !== null),
+    events: events
+      .map((event, index): GenerationEvent | null => {
+        const folded = generationEvent(event, activityTypes);
+        // A lost child is folded as the workflow's clock read it, by code with or without given-up rows.
+        if (folded?.kind === 'advance' && index > boundedFrom) return { ...folded, reason: boundedReason(folded.reason) };
+        if (folded?.kind === 'run-reported' && index > boundedFrom) {
+          const report = boundedRunReport(folded.report);
+          return report ? { ...folded, report } : null;
+        }
+        return folded?.kind === 'child-lost' ? { ...folded, time: taskTimeAfter(events, index), givenUpRows: index > givenUpRowsFrom } : folded;
+      })
+      .filter((event): event is GenerationEvent => event !== null),
   };
+}
+
+/** A training run child that trains (not an evaluation-only retry or an ensemble): its run, and which attempt it is. */
+function untrainedRunOf(workflowId: string, input: TrainingRunInput | undefined): { run?: GivenUpRun; attempt?: number } {
+  const plan = input?.plan;
+  if (!plan || input.run !== null || input.reportRun === true) return {};
+  const base = trainingRunWorkflowId(input.loopId, plan.generation, plan.round, plan.candidate.name, 1);
+  const attempt = workflowId === base ? 1 : Number(workflowId.slice(base.length + 1));
+  return { run: { generation: plan.generation, round: plan.round, seed: plan.seed, candidate: plan.candidate.name, runId: plan.runId }, attempt };
+}
+
+/** Why a child ended without a report, as the workflow words it (generation/reports.ts, childLostWhy). */
+function lostWhy(event: HistoryEvent): string {
+  switch (event.eventType) {
+    case EventType.childTerminated:
+      return 'was terminated';
+    case EventType.childCanceled:
+      return 'was cancelled';
+    case EventType.childTimedOut:
+      return 'timed out';
+    default:
+      return `failed: ${event.childWorkflowExecutionFailedEventAttributes?.failure?.message ?? ''}`;
+  }
+}
+
+/** The workflow's clock when it handled the event at `index`: the start of the next workflow task that completed. */
+function taskTimeAfter(events: readonly HistoryEvent[], index: number): string {
+  const completed = events.slice(index + 1).find((event) => event.eventType === EventType.taskCompleted);
+  const startedId = String(completed?.workflowTaskCompletedEventAttributes?.startedEventId ?? '');
+  const started = events.find((event) => String(event.eventId) === startedId);
+  return started ? isoTime(started) : '';
+}
+
+/**
+ * Events after this index were handled by code with the `patched(id)` change: the first such task
+ * is the one that recorded the patch marker (Infinity when the run has none).
+ */
+function patchedFrom(events: readonly HistoryEvent[], id: string): number {
+  const marker = events.find((event) => {
+    const attributes = event.markerRecordedEventAttributes;
+    if (event.eventType !== EventType.marker || attributes?.markerName !== 'core_patch') return false;
+    const data = decode(attributes.details?.['patch-data']?.payloads) as { id?: string } | undefined;
+    return data?.id === id;
+  });
+  if (!marker) return Infinity;
+  const taskId = String(marker.markerRecordedEventAttributes?.workflowTaskCompletedEventId ?? '');
+  const task = events.findIndex((event) => String(event.eventId) === taskId);
+  for (let index = task - 1; index >= 0; index -= 1) if (events[index]?.eventType === EventType.taskCompleted) return index;
+  return -1;
 }
 
 /** A child's outcome the generation asked for (a child found started already): its report, or its loss. */
 function childOutcomeEvent(outcome: ChildOutcome | undefined): GenerationEvent | null {
-  if (outcome?.status === 'closed') return { kind: 'child-lost', workflowId: outcome.workflowId };
+  if (outcome?.status === 'closed') return { kind: 'child-lost', workflowId: outcome.workflowId, why: outcome.why };
   if (outcome?.status !== 'completed') return null;
   switch (outcome.kind) {
     case 'run':
@@ -176,11 +244,12 @@ export function packagingRunOf(events: readonly HistoryEvent[]): PackagingRunHis
   const started = events[0]?.workflowExecutionStartedEventAttributes;
   const input = decode(started?.input?.payloads) as PackagingRunHistory['input'];
   const packaging: PackagingEvent[] = [];
-  for (const event of events) {
+  const boundedFrom = patchedFrom(events, BOUNDED_SIGNALS);
+  for (const [index, event] of events.entries()) {
     if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === championSignal.name) {
       const champion = decode(event.workflowExecutionSignaledEventAttributes.input?.payloads);
-      // A malformed champion (sent by hand) is skipped, as the workflow skipped it.
-      if (isPackageChampion(champion)) packaging.push({ kind: 'champion', champion });
+      // A malformed champion (sent by hand), or one over the bounds, is skipped, as the workflow skipped it.
+      if (isPackageChampion(champion) && (index <= boundedFrom || championWithinBounds(champion))) packaging.push({ kind: 'champion', champion });
     } else if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === stopNowSignal.name) {
       packaging.push({ kind: 'stopped-at-once', time: isoTime(event) });
     } else if (event.eventType === EventType.activityCompleted) {

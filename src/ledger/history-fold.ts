@@ -4,7 +4,9 @@ import type { ReserveReport, RunReport, TeacherReport } from '../workflows/messa
 import type { PackagingInput } from '../workflows/packaging.js';
 import { foldSettingsOf, generationRow, initialLoopState, recordRow, type LoopState } from './loop-state.js';
 import { finishPackage, idlePackaging, requestPackage, stopPackagingAtOnce, type PackagingState } from './packaging-fold.js';
-import { foldAdvance, foldReserveReport, foldRunReport } from './report-fold.js';
+import { foldAdvance, foldReserveReport, foldRunReport, givenUpRunRow, MAX_CHILD_ATTEMPTS, type GivenUpRun } from './report-fold.js';
+import { runIdFor } from '../rules/ids.js';
+import { trainingSeed } from '../rules/seeds.js';
 import type { LedgerRow, PackageRow } from './rows.js';
 
 // The ledger rebuilt from Temporal history alone: the same folds the workflows run, applied to
@@ -12,8 +14,13 @@ import type { LedgerRow, PackageRow } from './rows.js';
 
 /** What of one generation-workflow run's history the ledger depends on, in history order. */
 export type GenerationEvent =
-  | { readonly kind: 'child-started'; readonly workflowId: string }
-  | { readonly kind: 'child-lost'; readonly workflowId: string }
+  /** `run` and `attempt`: a training run child that trains (its job had no run row yet). */
+  | { readonly kind: 'child-started'; readonly workflowId: string; readonly run?: GivenUpRun; readonly attempt?: number }
+  /**
+   * `why` it ended without a report, `time` the workflow's clock when it learned of it, and
+   * `givenUpRows`: handled by code that records a run it gives up on (patch GIVEN_UP_RUN_ROWS).
+   */
+  | { readonly kind: 'child-lost'; readonly workflowId: string; readonly why?: string; readonly time?: string; readonly givenUpRows?: boolean }
   | { readonly kind: 'run-reported'; readonly report: RunReport }
   | { readonly kind: 'reserve-reported'; readonly report: ReserveReport }
   | { readonly kind: 'teacher-reported'; readonly report: TeacherReport }
@@ -50,7 +57,14 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
   const inFlight = new Set<string>();
   const settings = foldSettingsOf(config);
   const opening = carry ? carry.opening : generationRow(initialLoopState(), 'initial', config.base_seed, run.firstTaskTime);
+  // Training children that train, and their attempt: one given up on ends as a run row.
+  const untrained = new Map<string, { run: GivenUpRun; attempt: number }>();
   if (carry) for (const flight of carry.inFlight) inFlight.add(flight.childId);
+  for (const { job, childId } of carry?.inFlight ?? []) {
+    if (job.kind !== 'run' || job.run !== null) continue;
+    const run = { generation: job.generation, round: job.round, seed: trainingSeed(job.round), candidate: job.candidate.name, runId: runIdFor(job.generation, job.round, job.candidate.name) };
+    untrained.set(childId, { run, attempt: job.attempt });
+  }
   if (opening) {
     const recorded = recordRow(state, opening, settings);
     state = recorded.state;
@@ -60,10 +74,16 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
     switch (event.kind) {
       case 'child-started':
         inFlight.add(event.workflowId);
+        if (event.run && event.attempt !== undefined) untrained.set(event.workflowId, { run: event.run, attempt: event.attempt });
         break;
-      case 'child-lost':
-        inFlight.delete(event.workflowId);
+      case 'child-lost': {
+        const given = untrained.get(event.workflowId);
+        if (!inFlight.delete(event.workflowId) || !event.givenUpRows || !given || given.attempt < MAX_CHILD_ATTEMPTS) break;
+        const folded = foldRunReport(state, { run: givenUpRunRow(given.run, event.workflowId, event.why ?? '', event.time ?? ''), evals: [] }, settings);
+        state = folded.state;
+        rows.push(...folded.rows);
         break;
+      }
       case 'run-reported': {
         if (!inFlight.delete(event.report.childId)) break;
         const folded = foldRunReport(state, event.report, settings);

@@ -53,3 +53,36 @@ export function foldReserveReport(
 export function foldAdvance(state: LoopState, reason: string): LoopState {
   return { ...state, advanceReason: reason || 'requested' };
 }
+
+/** A job is given up after this many attempts of its child ended without a report. */
+export const MAX_CHILD_ATTEMPTS = 3;
+
+/** What the ledger knows of a run job whose child workflows all ended without a report. */
+export interface GivenUpRun {
+  readonly generation: number;
+  readonly round: number;
+  readonly seed: number | null;
+  readonly candidate: string;
+  readonly runId: string;
+}
+
+/** The run row of a run given up after its last attempt (`childId`) ended without a report: `train_failed`, with why. */
+export function givenUpRunRow(run: GivenUpRun, childId: string, why: string, time: string): RunRow {
+  return {
+    type: 'run',
+    generation: run.generation,
+    round: run.round,
+    seed: run.seed,
+    candidate: run.candidate,
+    run_id: run.runId,
+    config_path: '',
+    config_sha256: '',
+    status: 'train_failed',
+    train_rc: null,
+    started: time,
+    finished: time,
+    epochs_run: null,
+    checkpoints: [],
+    error: `given up after ${MAX_CHILD_ATTEMPTS} attempts that ended without a report; the last (${childId}): ${why}`,
+  };
+}

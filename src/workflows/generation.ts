@@ -8,9 +8,9 @@ import { generationActivities } from './generation/activities.js';
 import { freshGenerationPlans, type GenerationInput, type GenerationResult } from './generation/carry.js';
 import { dispatchJobs } from './generation/dispatch.js';
 import { sendChampionsToPackaging, settleBeforeHandOver, stopAtOnce, waitForWork } from './generation/hand-over.js';
-import { onAdvance, onReserveReport, onRunReport, onStop, onStopNow, onTeacherReport } from './generation/reports.js';
+import { onAdvance, onReserveReport, onResume, onRunReport, onStop, onStopNow, onTeacherReport } from './generation/reports.js';
 import { now, openGeneration, stopped, toCarry, view } from './generation/state.js';
-import { advanceSignal, carryQuery, reserveReportedSignal, runReportedSignal, stateQuery, stopNowSignal, stopSignal, teacherReportedSignal } from './messages.js';
+import { advanceSignal, carryQuery, reserveReportedSignal, resumeSignal, runReportedSignal, stateQuery, stopNowSignal, stopSignal, teacherReportedSignal } from './messages.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
 
 export type { GenerationCarry, GenerationInput, GenerationResult } from './generation/carry.js';
@@ -26,6 +26,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   setHandler(teacherReportedSignal, (report) => onTeacherReport(gen, teacherReportedSignal.name, report));
   setHandler(reserveReportedSignal, (report) => onReserveReport(gen, reserveReportedSignal.name, report));
   setHandler(advanceSignal, (reason: unknown) => onAdvance(gen, reason));
+  setHandler(resumeSignal, () => onResume(gen));
   setHandler(stopSignal, () => onStop(gen));
   setHandler(stopNowSignal, () => onStopNow(gen));
   setHandler(stateQuery, () => view(gen));

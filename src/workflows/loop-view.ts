@@ -22,4 +22,17 @@ export interface LoopView extends StateJson {
   readonly candidates_error: string | null;
   readonly split_error: string | null;
   readonly idle: boolean;
+  /**
+   * Every run of the last `rounds` rounds failed for this one reason (since then): the loop plans
+   * no new round until `paused_until` (1, 2, 4 ... 30 minutes), a run succeeds, the candidates
+   * file changes or an operator signals `resume`. Absent on loops from before it existed.
+   */
+  readonly failing?: FailingView | null;
+}
+
+export interface FailingView {
+  readonly reason: string;
+  readonly since: string;
+  readonly rounds: number;
+  readonly paused_until: string | null;
 }

@@ -16,6 +16,9 @@ export const stopNowSignal = defineSignal('stopNow');
 /** Open the next generation before any new job, e.g. after the corpus labels changed. */
 export const advanceSignal = defineSignal<[reason: string]>('advance');
 
+/** A loop pausing because every run of its last rounds failed for one reason plans its next round now. */
+export const resumeSignal = defineSignal('resume');
+
 /** A training run (or an evaluation-only retry of one) reports to its generation. */
 export interface RunReport {
   readonly childId: string;

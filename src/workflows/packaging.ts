@@ -16,9 +16,9 @@ import type { LoopConfig } from '../config/loop-config.js';
 import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../ledger/packaging-fold.js';
 import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
-import { STOP_NOW_UNPACKAGED } from './patches.js';
+import { BOUNDED_SIGNALS, STOP_NOW_UNPACKAGED } from './patches.js';
 import { PACKAGE_QUEUE } from './queues.js';
-import { isPackageChampion } from './report-shapes.js';
+import { championWithinBounds, isPackageChampion } from './report-shapes.js';
 import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
 
 export interface PackagingInput {
@@ -57,6 +57,11 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     // Sent by hand without a champion's shape: logged, never queued (the exporter skips it too).
     if (!isPackageChampion(champion)) {
       log.warn('ignoring a malformed champion signal', { input: JSON.stringify(champion ?? null).slice(0, 200) });
+      return;
+    }
+    // Over the bounds (sent by hand): never reaches the state or a continue-as-new input (the exporter skips it too).
+    if (!championWithinBounds(champion) && patched(BOUNDED_SIGNALS)) {
+      log.warn('ignoring a champion signal over its size bound', { input: JSON.stringify(champion).slice(0, 200) });
       return;
     }
     state = requestPackage(state, champion).state;

@@ -8,3 +8,12 @@ export const PREPARE_RUN_LOCALLY = 'prepare-run-locally';
 
 /** A stop at once returns the packaging workflow's running and queued champions, and the generation carries its unpackaged champion. */
 export const STOP_NOW_UNPACKAGED = 'stop-now-unpackaged';
+
+/** A run job given up after its last attempt ended without a report is recorded as a `train_failed` run row with the reason. */
+export const GIVEN_UP_RUN_ROWS = 'given-up-run-rows';
+
+/** Whatever arrives by signal is bounded before it reaches state, memo or a continue-as-new input (an advance reason is cut). */
+export const BOUNDED_SIGNALS = 'bounded-signals';
+
+/** A round whose runs all failed for one reason makes the loop say so (`failing`) and pause before it plans the next, longer each time. */
+export const FAILING_BACKOFF = 'failing-backoff';

@@ -66,3 +66,41 @@ export function isPackageChampion(value: unknown): value is PackageChampion {
 export function advanceReasonOf(value: unknown): string {
   return typeof value === 'string' && value.trim() !== '' ? value : 'requested';
 }
+
+/** The most characters of an advance reason the loop keeps (state, ledger row, memo, continue-as-new input). */
+export const MAX_REASON_CHARS = 1000;
+
+/** A text cut to `max` characters, saying that it was cut and how long it was; unchanged when it fits. */
+export function boundedText(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max)} [cut: ${text.length} characters sent, the first ${max} kept]`;
+}
+
+/** An advance reason as the loop keeps it: at most MAX_REASON_CHARS characters, saying it was cut. */
+export function boundedReason(reason: string): string {
+  return boundedText(reason, MAX_REASON_CHARS);
+}
+
+/** The most eval rows (and checkpoints left to score) one run report may carry; more is not a report trainingRun sends. */
+export const MAX_EVALS_PER_REPORT = 10_000;
+
+/** The most characters of an error text from a report the loop keeps. */
+export const MAX_ERROR_CHARS = 10_000;
+
+/**
+ * A run report within the loop's bounds: null when it carries more rows than any real run has,
+ * else with its run row's error cut (the same object when nothing needed cutting).
+ */
+export function boundedRunReport(report: RunReport): RunReport | null {
+  if (report.evals.length > MAX_EVALS_PER_REPORT || report.unscored.length > MAX_EVALS_PER_REPORT) return null;
+  const error = report.run?.error;
+  if (report.run && typeof error === 'string' && error.length > MAX_ERROR_CHARS) return { ...report, run: { ...report.run, error: boundedText(error, MAX_ERROR_CHARS) } };
+  return report;
+}
+
+/** The most characters (as JSON) of a champion handed to packaging: paths and a few numbers, far below this. */
+export const MAX_CHAMPION_CHARS = 65_536;
+
+/** Whether a champion for packaging is within the loop's bounds (one sent by hand may not be). */
+export function championWithinBounds(champion: PackageChampion): boolean {
+  return JSON.stringify(champion).length <= MAX_CHAMPION_CHARS;
+}

@@ -127,6 +127,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
           configPath: prepared.configPath,
           owner,
           noCheckpointMarker: input.noCheckpointMarker,
+          noProgress: timeouts.no_progress,
         });
       } catch (error) {
         if (isCancellation(error)) throw error;

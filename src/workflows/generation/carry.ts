@@ -32,6 +32,18 @@ export interface GenerationCarry {
   readonly waitsReported: string[];
   /** New champions not yet handed to packaging (a stop at once leaves them for the resumption). */
   readonly unpackaged: PackageChampion[];
+  /** Rounds whose runs all failed for one reason, and until when no new round is planned. */
+  readonly failing: Failing | null;
+  /** Per round with runs not final: the one reason all its final runs failed for so far, null once one did not. */
+  readonly roundFailures: Readonly<Record<string, string | null>>;
+}
+
+export interface Failing {
+  readonly reason: string;
+  readonly since: string;
+  readonly rounds: number;
+  /** Epoch milliseconds (workflow time); 0 once the pause is over or lifted. */
+  readonly until: number;
 }
 
 export interface GenerationInput {
@@ -68,6 +80,8 @@ export function firstCarry(config: LoopConfig, started: string): GenerationCarry
     stopping: false,
     ...freshGenerationPlans(),
     unpackaged: [],
+    failing: null,
+    roundFailures: {},
   };
 }
 

@@ -77,7 +77,8 @@ export async function stopAtOnce(gen: Generation, { cpu }: GenerationActivities)
 
 /** Between turns: an idle loop watches its files; a busy one waits for a report, a signal or a lane coming back. */
 export async function waitForWork(gen: Generation, activities: GenerationActivities): Promise<void> {
-  if (gen.idle && gen.splitError === null && !gen.stopping) await idleUntilChange(gen, activities);
+  if (pausing(gen) && !gen.stopping) await pauseUntilChange(gen, activities);
+  else if (gen.idle && gen.splitError === null && !gen.stopping) await idleUntilChange(gen, activities);
   else await condition(() => gen.dirty || gen.stopNow || gen.unpackaged.length > 0, wakeAfter(gen));
 }
 
@@ -91,6 +92,34 @@ async function idleUntilChange(gen: Generation, { idleWatch }: GenerationActivit
   const watching = scope.run(() => idleWatch.waitForChange({ files: gen.waitingFor, candidatesFile: gen.config.candidates, maxMs: 3_600_000 }));
   watching.then(
     () => (finished = true),
+    () => (finished = true),
+  );
+  await condition(() => finished || gen.dirty || gen.stopNow || gen.unpackaged.length > 0 || gen.builds.length > 0);
+  if (!finished) scope.cancel();
+}
+
+/** A failing loop's pause before its next round is on (generation/reports.ts, noteRunOutcome). */
+export function pausing(gen: Generation): boolean {
+  return gen.failing !== null && gen.failing.until > Date.now();
+}
+
+/**
+ * A failing loop pauses: until the pause is over, the candidates file changes (one heartbeating
+ * activity, nothing in history while it waits), a report or a signal comes in.
+ */
+async function pauseUntilChange(gen: Generation, { idleWatch }: GenerationActivities): Promise<void> {
+  const scope = new CancellationScope();
+  let finished = false;
+  const maxMs = Math.max(1, (gen.failing?.until ?? 0) - Date.now());
+  const watching = scope.run(() => idleWatch.waitForChange({ files: [], candidatesFile: gen.config.candidates, maxMs }));
+  watching.then(
+    (change) => {
+      finished = true;
+      if (change === 'candidates-changed' && gen.failing) {
+        log.info('candidates file changed; the failing loop plans its next round now', { reason: gen.failing.reason });
+        gen.failing = { ...gen.failing, until: 0 };
+      }
+    },
     () => (finished = true),
   );
   await condition(() => finished || gen.dirty || gen.stopNow || gen.unpackaged.length > 0 || gen.builds.length > 0);

@@ -14,6 +14,7 @@ import { openRoundProgress, roundFinished } from '../round-progress.js';
 import { ROUND } from '../search-attributes.js';
 import { planTeacherRound, teacherDue, teacherMembers } from '../teacher-plan.js';
 import type { GenerationActivities } from './activities.js';
+import { pausing } from './hand-over.js';
 import { ensembleJob, newRunJob, reserveJob, type Job } from './jobs.js';
 import { inWorkdir, now, type Generation } from './state.js';
 
@@ -23,6 +24,8 @@ export async function nextJob(gen: Generation, { cpu }: GenerationActivities): P
   if (!reserveBusy && reserveDue(gen.state, gen.settings) && gen.state.champion) return reserveJob(gen.state, gen.state.champion);
   await queueDueBuilds(gen, cpu);
   if (gen.builds.length > 0) return gen.builds.shift() ?? null;
+  // A loop whose rounds keep failing for one reason plans no round while it pauses (generation/hand-over.ts).
+  if (gen.queue.length === 0 && pausing(gen)) return null;
   if (gen.queue.length === 0 && !(await planRound(gen, cpu))) return null;
   return gen.queue.shift() ?? null;
 }

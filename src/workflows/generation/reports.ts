@@ -1,19 +1,23 @@
 // What the generation does with each report of a child, with an advance or a stop, and with a
 // child that ended without reporting. Every handler is synchronous and marks the state dirty.
-import { log } from '@temporalio/workflow';
+import { CancelledFailure, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, log, patched, upsertMemo } from '@temporalio/workflow';
 import { recordRow } from '../../ledger/loop-state.js';
-import { foldAdvance, foldReserveReport, foldRunReport } from '../../ledger/report-fold.js';
+import { foldAdvance, foldReserveReport, foldRunReport, givenUpRunRow, MAX_CHILD_ATTEMPTS } from '../../ledger/report-fold.js';
+import { runIdFor } from '../../rules/ids.js';
+import { trainingSeed } from '../../rules/seeds.js';
 import { failureText } from '../lane-failure.js';
 import type { ReserveReport, RunReport, TeacherReport } from '../messages.js';
-import { advanceReasonOf, isReserveReport, isRunReport, isTeacherReport } from '../report-shapes.js';
+import { advanceReasonOf, boundedReason, boundedRunReport, isReserveReport, isRunReport, isTeacherReport, MAX_REASON_CHARS } from '../report-shapes.js';
 import { addMember, type EnsembleMember } from '../round-ensembles.js';
 import { runFinal } from '../round-progress.js';
+import { BOUNDED_SIGNALS, FAILING_BACKOFF, GIVEN_UP_RUN_ROWS } from '../patches.js';
 import { teacherRunFinal } from '../teacher-plan.js';
+import type { RunRow } from '../../ledger/rows.js';
 import { nextAttempt, type InFlight, type RunJob } from './jobs.js';
-import { laneDown, take, type Generation } from './state.js';
+import { laneDown, now, take, type Generation } from './state.js';
 
 /** A child gives up on a job after this many attempts that ended without a report. */
-const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = MAX_CHILD_ATTEMPTS;
 
 function takeFlight(gen: Generation, childId: string): InFlight | undefined {
   const index = gen.inFlight.findIndex((flight) => flight.childId === childId);
@@ -40,6 +44,7 @@ function runIsFinal(gen: Generation, job: RunJob, report: Pick<RunReport, 'run' 
   const run = report.run ?? job.run;
   if (run?.status === 'ensemble' || job.generation !== gen.state.generation) return;
   gen.progress = runFinal(gen.progress, job.round);
+  noteRunOutcome(gen, job.round, run === null ? 'given up: its training child ended without a report' : run.status === 'train_failed' ? failureReason(run) : null);
   if (run) gen.teacher = teacherRunFinal(gen.teacher, run);
   // An evaluation-only retry reports no selection: the job kept the one its training reported.
   const selected = report.selected ?? job.selected ?? null;
@@ -57,13 +62,62 @@ function runIsFinal(gen: Generation, job: RunJob, report: Pick<RunReport, 'run' 
   }
 }
 
+/** Longest pause before the next round of a loop whose rounds keep failing for one reason. */
+const MAX_FAILING_PAUSE_MS = 30 * 60_000;
+
+/** A failed run's reason, the same for every run it hits: its run id and child workflow id left out. */
+function failureReason(run: RunRow): string {
+  return (run.error ?? 'train_failed').split(run.run_id).join('<run>').replace(/\/g\d+\/r\d+\/[^\s):]+/g, '/<run>');
+}
+
+/**
+ * A run of `round` is final: failed for `reason`, or not (null). A round whose runs all failed for
+ * one reason makes the loop failing and pause before its next round, 1, 2, 4 ... 30 minutes; a run
+ * that does not fail ends it.
+ */
+function noteRunOutcome(gen: Generation, round: number, reason: string | null): void {
+  const key = String(round);
+  if (reason === null) {
+    if (key in gen.roundFailures) gen.roundFailures = { ...gen.roundFailures, [key]: null };
+    if (gen.failing) {
+      log.info('a run did not fail; the loop is no longer failing', { reason: gen.failing.reason });
+      gen.failing = null;
+      upsertMemo({ failing: null });
+    }
+  } else {
+    const before = gen.roundFailures[key];
+    gen.roundFailures = { ...gen.roundFailures, [key]: before === undefined || before === reason ? reason : null };
+  }
+  if ((gen.progress[key] ?? 0) > 0) return;
+  const { [key]: same, ...rest } = gen.roundFailures;
+  if (same === undefined) return;
+  gen.roundFailures = rest;
+  if (same === null || !patched(FAILING_BACKOFF)) return;
+  const again = gen.failing?.reason === same;
+  const rounds = again && gen.failing ? gen.failing.rounds + 1 : 1;
+  const pause = Math.min(MAX_FAILING_PAUSE_MS, 60_000 * 2 ** (rounds - 1));
+  gen.failing = { reason: same, since: again && gen.failing ? gen.failing.since : now(), rounds, until: Date.now() + pause };
+  log.warn('every run of the round failed for one reason; pausing before the next round', { round, reason: same, rounds, pauseMinutes: pause / 60_000 });
+  upsertMemo({ failing: `${same} (${rounds} round${rounds === 1 ? '' : 's'} in a row, since ${gen.failing.since})` });
+}
+
+/** An operator's `resume`: a failing loop plans its next round now. */
+export function onResume(gen: Generation): void {
+  if (gen.failing) gen.failing = { ...gen.failing, until: 0 };
+  gen.dirty = true;
+}
+
 /** A signal whose payload lacks the shape its handler reads (sent by hand): logged, never folded. */
 function ignoreMalformed(signal: string, input: unknown): void {
   log.warn('ignoring a malformed signal', { signal, input: JSON.stringify(input ?? null).slice(0, 200) });
 }
 
-export function onRunReport(gen: Generation, signal: string, report: RunReport): void {
-  if (!isRunReport(report)) return ignoreMalformed(signal, report);
+export function onRunReport(gen: Generation, signal: string, sent: RunReport): void {
+  if (!isRunReport(sent)) return ignoreMalformed(signal, sent);
+  // Bounded before it reaches state (the ledger exporter bounds it the same way).
+  const bounded = boundedRunReport(sent);
+  const report = bounded !== sent && patched(BOUNDED_SIGNALS) ? bounded : sent;
+  if (report === null) return ignoreMalformed(signal, { childId: sent.childId, jobId: sent.jobId, evals: sent.evals.length, unscored: sent.unscored.length });
   const flight = takeReported(gen, report.childId);
   // Reports only count from children this loop waits for, so none is counted twice.
   if (!flight || flight.job.kind !== 'run') return;
@@ -122,7 +176,11 @@ export function onReserveReport(gen: Generation, signal: string, report: Reserve
 
 export function onAdvance(gen: Generation, reason: unknown): void {
   if (typeof reason !== 'string') log.warn('advance signal without a text reason; advancing as requested', { input: JSON.stringify(reason ?? null).slice(0, 200) });
-  gen.state = foldAdvance(gen.state, advanceReasonOf(reason));
+  const text = advanceReasonOf(reason);
+  // A reason of megabytes (`temporal workflow signal --input-file`) would fail every workflow task
+  // that writes it (memo, continue-as-new input): cut, as the ledger exporter cuts it.
+  if (gen.failing) gen.failing = { ...gen.failing, until: 0 };
+  gen.state = foldAdvance(gen.state, text.length > MAX_REASON_CHARS && patched(BOUNDED_SIGNALS) ? boundedReason(text) : text);
   gen.dirty = true;
 }
 
@@ -145,10 +203,39 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
   if (flight.job.attempt < MAX_ATTEMPTS) gen.queue.unshift(nextAttempt(flight.job));
   else {
     log.error(`giving up on a job after ${MAX_ATTEMPTS} attempts`, { jobId: flight.job.jobId });
-    // Its round must not wait for it forever.
-    if (flight.job.kind === 'run') runIsFinal(gen, flight.job, { run: null, selected: null });
+    // Its round must not wait for it forever. A run never trained ends as a train_failed row with
+    // why (the ledger exporter folds the same row from the child-lost event: client/history.ts).
+    const { job } = flight;
+    if (job.kind === 'run') {
+      const run =
+        job.run === null && patched(GIVEN_UP_RUN_ROWS)
+          ? givenUpRunRow(
+              { generation: job.generation, round: job.round, seed: trainingSeed(job.round), candidate: job.candidate.name, runId: runIdFor(job.generation, job.round, job.candidate.name) },
+              childId,
+              childLostWhy(error),
+              now(),
+            )
+          : null;
+      if (run) {
+        log.error('run given up: recorded train_failed', { runId: run.run_id, error: run.error, finished: run.finished });
+        take(gen, foldRunReport(gen.state, { run, evals: [] }, gen.settings));
+      }
+      runIsFinal(gen, job, { run, selected: null });
+    }
   }
   gen.dirty = true;
+}
+
+/** Why a child ended without a report, in the words the ledger exporter reads from its history event (client/history.ts). */
+function childLostWhy(error: unknown): string {
+  if (typeof error === 'string') return error;
+  if (error instanceof ChildWorkflowFailure) {
+    if (error.cause instanceof TerminatedFailure) return 'was terminated';
+    if (error.cause instanceof CancelledFailure) return 'was cancelled';
+    if (error.cause instanceof TimeoutFailure) return 'timed out';
+    if (error.cause) return `failed: ${error.cause.message}`;
+  }
+  return failureText(error);
 }
 
 /** Cancelled jobs run again, from the start, when the loop is started again; this run ends right after. */

@@ -98,7 +98,8 @@ export function toCarry(gen: Generation): GenerationCarry {
 
 /** The loop stopped: its view, and a carry that resumes it with nothing in flight. */
 export function stopped(gen: Generation): GenerationResult {
-  return { view: view(gen), resume: { ...toCarry(gen), stopping: false, inFlight: [] } };
+  // A loop started again (an operator acted, perhaps with an edited loop.yaml) does not go on pausing.
+  return { view: view(gen), resume: { ...toCarry(gen), stopping: false, inFlight: [], failing: null } };
 }
 
 export function busyLanes(gen: Generation): Map<string, number> {
@@ -137,6 +138,12 @@ export function view(gen: Generation): LoopView {
     candidates_error: gen.candidatesError,
     split_error: gen.splitError,
     idle: gen.idle,
+    failing: gen.failing && {
+      reason: gen.failing.reason,
+      since: gen.failing.since,
+      rounds: gen.failing.rounds,
+      paused_until: gen.failing.until > Date.now() ? new Date(gen.failing.until).toISOString() : null,
+    },
   };
 }
 
