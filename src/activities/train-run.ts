@@ -1,7 +1,10 @@
+import { DEFAULT_NO_PROGRESS } from '../config/loop-config.js';
+import { durationMs } from '../config/duration.js';
 import { describeEnd, runLoopStep } from './support/loop-step.js';
 import { logContains } from './support/log-search.js';
 import { exists, moveAside } from './support/move-aside.js';
 import { readOwner, writeOwner } from './support/owner.js';
+import { appendLogLine } from './support/reports.js';
 import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, selectedCheckpoint } from './support/run-dir.js';
 import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
@@ -16,7 +19,9 @@ import type { TrainInput, TrainOutcome } from './types.js';
  * scored checkpoints this training replaces, and evaluation reuses every report it finds.
  *
  * trained: exit 0 and the checkpoints could be collected; no_eligible_checkpoint: exit 1 and
- * this attempt's log holds the trainer's marker line; otherwise train_failed.
+ * this attempt's log holds the trainer's marker line; otherwise train_failed. A trainer whose log
+ * and run directory stay unchanged for `timeouts.no_progress` is hung: its group is killed and the
+ * run is train_failed with that reason (an outcome, like a crash: not an attempt to repeat).
  */
 export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   const { paths, runId, owner } = input;
@@ -35,6 +40,7 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
     await writeOwner(paths.stateDir, runId, owner);
   }
   const log = trainLog(paths.stateDir, runId);
+  const noProgress = input.noProgress ?? DEFAULT_NO_PROGRESS;
   const result = await runLoopStep(paths, {
     step: 'train',
     commandKey: 'train',
@@ -46,9 +52,15 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
       ...scoreCacheArgs(paths),
     ],
     log,
+    progress: { watch: [dir], quietMs: durationMs(noProgress) },
   });
   const train_rc = returnCode(result);
   const common = { train_rc, epochs_run: await epochsRun(dir), started };
+  if (result.stalled) {
+    const hung = `no progress for ${noProgress} (loop.yaml timeouts.no_progress): no new output in its log or run directory; killed`;
+    await appendLogLine(log, `train: ${hung}`).catch(() => undefined);
+    return failed(common, `${hung}; see ${log}`);
+  }
   if (train_rc === 0) {
     try {
       const checkpoints = await collectCheckpoints(dir);

@@ -65,6 +65,8 @@ export interface TrainInput {
   readonly owner: string;
   /** The trainer's line that means "no eligible checkpoint" (exit 1). */
   readonly noCheckpointMarker: string;
+  /** loop.yaml `timeouts.no_progress`, e.g. `2h`; absent (inputs from before the setting): its default. */
+  readonly noProgress?: string;
 }
 
 /** How training ended, in the run row's terms, plus what ranking ensembles needs later. */

@@ -7,6 +7,9 @@ import { parseYamlWith } from './yaml-text.js';
 /** The trainer's line (exit 1) that makes a run `no_eligible_checkpoint` rather than `train_failed`. */
 export const NO_CHECKPOINT_MARKER = 'no eligible checkpoint';
 
+/** loop.yaml `timeouts.no_progress` when it is not set: how long a trainer may write nothing before it is killed. */
+export const DEFAULT_NO_PROGRESS: DurationText = '2h';
+
 /** How every command error message shows the expected form. */
 export const COMMAND_EXPECTED = 'a list of arguments, e.g. [python, -m, raina_laya.choice_train]';
 
@@ -99,7 +102,8 @@ const commandsSchema = z.strictObject({
 });
 
 const timeoutsSchema = z.strictObject({
-  train: duration('24h'),
+  train: duration('7d'),
+  no_progress: duration(DEFAULT_NO_PROGRESS),
   evaluate: duration('6h'),
   split: duration('1h'),
   package: duration('2h'),

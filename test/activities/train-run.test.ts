@@ -8,6 +8,7 @@ import { STALE_RUN_DIR } from '../../src/activities/support/step-errors.js';
 import { setSubprocessEnv, type StepHeartbeat } from '../../src/activities/support/subprocess.js';
 import { trainRun } from '../../src/activities/train-run.js';
 import { gateAuc } from '../../src/rules/gate-auc.js';
+import { processesMentioning } from '../helpers/loop-checks.js';
 import { alive, fixtureLoop, preparedTrain, readJson } from './fixture-loop.js';
 
 afterEach(() => {
@@ -101,6 +102,39 @@ describe('trainRun', () => {
     setSubprocessEnv({ FIXTURE_MEGABYTES: '12' });
     expect((await trainRun(input)).status).toBe('trained');
     expect((await stat(join(paths.stateDir, 'logs', `${input.runId}.train.log`))).size).toBeGreaterThan(12 << 20);
+  });
+
+  it('kills a silent trainer after timeouts.no_progress and records it as hung, leaving no process behind', async () => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base', { fixture_train: 'hang' });
+    const outcome = await trainRun({ ...input, noProgress: '2s' });
+    expect(outcome).toMatchObject({ status: 'train_failed', train_rc: -15, epochs_run: 1, checkpoints: [], selected: null });
+    expect(outcome.error).toMatch(
+      /^no progress for 2s \(loop\.yaml timeouts\.no_progress\): no new output in its log or run directory; killed; see .*\.train\.log$/,
+    );
+    expect(await processesMentioning(input.configPath)).toEqual([]);
+  });
+
+  it('does not kill a trainer that keeps writing epochs for longer than timeouts.no_progress', async () => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base', { fixture_train: 'slow', fixture_sleep_ms: 500, fixture_epochs: 8 });
+    const started = Date.now();
+    const outcome = await trainRun({ ...input, noProgress: '2s' });
+    expect(Date.now() - started).toBeGreaterThan(3_000);
+    expect(outcome).toMatchObject({ status: 'trained', train_rc: 0, epochs_run: 8, error: null });
+  });
+
+  // The trainer's arguments: --config C --output-root R --run-id ID, so its run directory is $4/$6.
+  it.each([
+    ['only to its log', 'i=0; while [ $i -lt 8 ]; do echo "step $i"; sleep 0.5; i=$((i+1)); done; exit 3'],
+    ['only to its run directory', 'd="$4/$6"; mkdir -p "$d"; i=0; while [ $i -lt 8 ]; do echo $i > "$d/step"; sleep 0.5; i=$((i+1)); done; exit 3'],
+  ])('counts output written %s as progress', async (_where, script) => {
+    const paths = await fixtureLoop();
+    const input = await preparedTrain(paths, 'base');
+    const train = ['sh', '-c', script, 'train'];
+    const outcome = await trainRun({ ...input, commands: { ...input.commands, train }, noProgress: '2s' });
+    expect(outcome).toMatchObject({ status: 'train_failed', train_rc: 3 });
+    expect(outcome.error).toMatch(/^trainer ended with exit code 3; /);
   });
 
   it('heartbeats inside an activity and kills the trainer group when the activity is cancelled', async () => {

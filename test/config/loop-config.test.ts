@@ -38,7 +38,7 @@ describe('parseLoopConfig', () => {
         teacher_scores: ['python3', 'scripts/teacher_scores.py'],
         package: ['python3', 'scripts/package_champion.py'],
       },
-      timeouts: { train: '24h', evaluate: '6h', split: '1h', package: '2h', heartbeat: '2m', schedule_to_start: '10m' },
+      timeouts: { train: '7d', no_progress: '2h', evaluate: '6h', split: '1h', package: '2h', heartbeat: '2m', schedule_to_start: '10m' },
       retries: { train: 3, evaluate: 3, package: 1 },
     });
   });
@@ -151,6 +151,13 @@ describe('parseLoopConfig', () => {
   it('accepts the same device number on two hosts', () => {
     const config = parseLoopConfig('data_root: d\ncandidates: c.yaml\nlanes:\n  - {host: a, device: 0}\n  - {host: b, device: 0}\n', 'loop.yaml');
     expect(config.lanes).toHaveLength(2);
+  });
+
+  it('takes timeouts.no_progress as a duration and refuses anything else', () => {
+    expect(parseLoopConfig(`${MINIMAL}timeouts: {train: 30d, no_progress: 45m}\n`, 'loop.yaml').timeouts).toMatchObject({ train: '30d', no_progress: '45m' });
+    expect(problemWith(`${MINIMAL}timeouts: {no_progress: 2 hours}\n`).message).toBe(
+      "loop.yaml:5:12: timeouts.no_progress: a duration like '500ms', '90s', '10m', '24h' or '2d' (got \"2 hours\")",
+    );
   });
 
   it('refuses a duration without a unit and unknown keys under timeouts and retries', () => {

@@ -2,7 +2,7 @@ import type { LoopPaths } from '../types.js';
 import { activityHooks } from './activity-context.js';
 import { appendLogLine } from './reports.js';
 import { isCommandNotFound } from './step-errors.js';
-import { runStep, type StepResult } from './subprocess.js';
+import { runStep, type RunStepOptions, type StepResult } from './subprocess.js';
 
 /** One command of the subprocess contract, as an activity runs it. */
 export interface LoopStep {
@@ -12,6 +12,8 @@ export interface LoopStep {
   readonly commandKey: string;
   readonly command: readonly string[];
   readonly log: string;
+  /** Kill the command when its log and these paths show no change for a while (runStep's `progress`). */
+  readonly progress?: RunStepOptions['progress'];
 }
 
 /**
@@ -30,6 +32,7 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Ste
       heartbeat: hooks.heartbeat,
       heartbeatIntervalMs: hooks.heartbeatIntervalMs,
       signal: hooks.signal,
+      progress: step.progress,
     });
   } catch (error) {
     if (isCommandNotFound(error)) await appendLogLine(step.log, `${step.step}: ${error.message}`).catch(() => undefined);

@@ -7,6 +7,7 @@ import process from 'node:process';
 import { CancelledFailure } from '@temporalio/common';
 import { execa } from 'execa';
 import { releaseGroup, watchGroup } from './group-reaper.js';
+import { ProgressWatch } from './progress-watch.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
 
@@ -39,6 +40,13 @@ export interface RunStepOptions {
   readonly killGraceMs?: number;
   /** Called once the command runs (tests use it to watch the group). */
   readonly onStart?: (processes: { readonly pid: number; readonly pgid: number }) => void;
+  /**
+   * Ends a command that makes no progress: when the log and the `watch` paths (files or folders,
+   * recursively; entries, sizes and mtimes) have not changed for `quietMs`, the whole group is
+   * killed as on abort and the step ends with `stalled`. Checked at every heartbeat, and at least
+   * four times per `quietMs`.
+   */
+  readonly progress?: { readonly watch: readonly string[]; readonly quietMs: number };
 }
 
 /** How a step ended. `exitCode` is null when a signal ended it. */
@@ -51,6 +59,8 @@ export interface StepResult {
   readonly finished: string;
   /** Byte offset in the log where this run's output begins (earlier attempts come before). */
   readonly logStart: number;
+  /** Killed because nothing it wrote changed for `progress.quietMs`. */
+  readonly stalled: boolean;
 }
 
 let subprocessEnv: Readonly<Record<string, string>> = {};
@@ -170,15 +180,36 @@ async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
     }
   };
   beat();
-  const heartbeats = setInterval(beat, options.heartbeatIntervalMs ?? 5_000);
+  const beatEveryMs = options.heartbeatIntervalMs ?? 5_000;
+  const heartbeats = setInterval(beat, beatEveryMs);
   let killTimer: NodeJS.Timeout | undefined;
   const onAbort = (): void => {
-    if (pgid === undefined) return;
+    if (pgid === undefined || killTimer !== undefined) return;
     signalGroup(pgid, 'SIGTERM');
     killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), options.killGraceMs ?? 5_000);
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted === true) onAbort();
+  let stalled = false;
+  let ended = false;
+  const progress = options.progress;
+  const watch = progress && pgid !== undefined ? new ProgressWatch([options.log, ...progress.watch]) : null;
+  const checkProgress = (): void => {
+    if (watch === null || progress === undefined || stalled) return;
+    void watch
+      .quietFor()
+      .then((quietMs) => {
+        if (quietMs === null || quietMs < progress.quietMs || stalled || ended) return;
+        stalled = true;
+        onAbort();
+      })
+      .catch(() => undefined);
+  };
+  checkProgress();
+  const progressChecks =
+    watch === null || progress === undefined
+      ? undefined
+      : setInterval(checkProgress, Math.max(100, Math.min(beatEveryMs, Math.floor(progress.quietMs / 4))));
 
   try {
     const result = await subprocess;
@@ -194,9 +225,11 @@ async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
       throw commandNotFound(`command could not start: ${program} (${options.source ?? options.step}): ${why}`);
     }
     const finished = new Date().toISOString();
-    return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, pid: pgid, pgid, started, finished, logStart };
+    return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, pid: pgid, pgid, started, finished, logStart, stalled };
   } finally {
+    ended = true;
     clearInterval(heartbeats);
+    clearInterval(progressChecks);
     if (killTimer !== undefined) clearTimeout(killTimer);
     options.signal?.removeEventListener('abort', onAbort);
   }
