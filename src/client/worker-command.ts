@@ -14,6 +14,7 @@ export interface WorkerCommandOptions extends ConnectionFlags {
   readonly host?: string;
   readonly slots: string;
   readonly minFreeGib: string;
+  readonly minFreePids: string;
   readonly cpu?: boolean;
   readonly metricsPort?: string;
 }
@@ -47,6 +48,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
         ...(options.host ? { host: options.host } : {}),
         slots: number(options.slots, '--slots', 1),
         minFreeGiB: number(options.minFreeGib, '--min-free-gib', 0),
+        minFreePids: number(options.minFreePids, '--min-free-pids', 0),
         cpu: options.cpu === true,
         log: (message) => console.log(`[lane] ${message}`),
       });

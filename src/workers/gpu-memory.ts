@@ -52,8 +52,11 @@ export async function readGpuMemory(device: number, nvidiaSmi = 'nvidia-smi'): P
   }
 }
 
-/** Whether a reading leaves room for one more job (no GPU: slots alone decide). */
-export function hasRoom(reading: GpuReading, minFreeGiB: number): boolean {
+/**
+ * Whether a reading leaves room for one more job once `heldGiB` (what jobs already admitted hold,
+ * allocated or not) is taken off the free memory (no GPU: slots alone decide).
+ */
+export function hasRoom(reading: GpuReading, minFreeGiB: number, heldGiB = 0): boolean {
   if (reading.kind === 'no-gpu') return true;
-  return reading.kind === 'gpu' && reading.memory.freeMiB >= minFreeGiB * 1024;
+  return reading.kind === 'gpu' && reading.memory.freeMiB - heldGiB * 1024 >= minFreeGiB * 1024;
 }

@@ -6,6 +6,7 @@ import * as probe from '../activities/probe-lane.js';
 import { laneQueue } from '../config/lanes.js';
 import { readGpuMemory, type GpuReading } from './gpu-memory.js';
 import { memoryGuardSlots } from './memory-guard.js';
+import { DEFAULT_MIN_FREE_PIDS, readPidsLimit, type PidsReading } from './pids-limit.js';
 
 export interface LaneWorkerOptions {
   readonly connection: NativeConnection;
@@ -15,16 +16,21 @@ export interface LaneWorkerOptions {
   readonly device: number;
   readonly slots: number;
   readonly minFreeGiB: number;
+  /** Tasks the cgroup's pids limit must still allow before the lane takes a job (default 512; 0: no pids guard). */
+  readonly minFreePids?: number;
   /** A CPU lane (a box without GPUs, the demo): no memory guard, and no GPU visible to its jobs. */
   readonly cpu?: boolean;
   /** How the memory guard reads the device (tests pass a fake nvidia-smi). */
   readonly readGpu?: () => Promise<GpuReading>;
+  /** How the pids guard reads the cgroup (tests pass fake cgroup files). */
+  readonly readPids?: () => Promise<PidsReading>;
   readonly log?: (message: string) => void;
 }
 
 /**
  * A GPU lane: polls its device's own task queue, runs training and evaluation subprocesses with
- * CUDA_VISIBLE_DEVICES pinned to that device, and takes work only while the device has room.
+ * CUDA_VISIBLE_DEVICES pinned to that device, and takes work only while the device has room
+ * (free memory less what its running jobs hold) and the cgroup's pids limit leaves headroom.
  */
 export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ worker: Worker; queue: string }> {
   const queue = laneQueue(options.host ?? hostname(), options.device);
@@ -45,6 +51,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ wo
         slots: options.slots,
         minFreeGiB: options.minFreeGiB,
         read: options.cpu ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' }) : (options.readGpu ?? (() => readGpuMemory(options.device))),
+        ...(options.minFreePids === 0 ? {} : { minFreePids: options.minFreePids ?? DEFAULT_MIN_FREE_PIDS, readPids: options.readPids ?? (() => readPidsLimit()) }),
         ...(options.log ? { log: options.log } : {}),
       }),
     },

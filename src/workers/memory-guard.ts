@@ -1,15 +1,28 @@
 import type { ActivitySlotInfo, CustomSlotSupplier, SlotPermit } from '@temporalio/worker';
 import { hasRoom, type GpuReading } from './gpu-memory.js';
+import { pidsRefusal, type PidsReading } from './pids-limit.js';
 
 export interface MemoryGuardOptions {
   /** Jobs this lane runs at once. */
   readonly slots: number;
-  /** Free GPU memory a job needs before the lane takes it. */
+  /** Free GPU memory a job needs before the lane takes it; each admitted job holds this much until its slot is released. */
   readonly minFreeGiB: number;
   readonly read: () => Promise<GpuReading>;
+  /** Tasks the cgroup's pids limit must still allow before the lane takes a job (default: no pids guard). */
+  readonly minFreePids?: number;
+  readonly readPids?: () => Promise<PidsReading>;
   /** How often to look again while the device is too full. */
   readonly pollMs?: number;
   readonly log?: (message: string) => void;
+}
+
+/** Why a reading leaves no room for one more job while `running` reserved slots each hold `minFreeGiB`. */
+function memoryRefusal(reading: GpuReading, minFreeGiB: number, running: number): string {
+  if (reading.kind === 'error') return reading.reason;
+  if (reading.kind === 'no-gpu') return '';
+  const free = `device ${reading.memory.index} has ${(reading.memory.freeMiB / 1024).toFixed(1)} GiB free`;
+  const held = running === 0 ? '' : `, ${running * minFreeGiB} GiB of it held by ${running} job${running === 1 ? '' : 's'} this lane took`;
+  return `${free}${held}, a job needs ${minFreeGiB} GiB`;
 }
 
 /** Sleep for `ms`, or less: until the worker aborts or `wakers` are called (a slot was released). */
@@ -28,14 +41,29 @@ function sleep(ms: number, abort: AbortSignal, wakers: Set<() => void>): Promise
 }
 
 /**
- * Activity slots of a GPU lane: the worker polls for a job only while it has a free slot and
- * the device has the free memory the loop asks for. Without a GPU, slots alone decide.
+ * Activity slots of a GPU lane: the worker polls for a job only while it has a free slot, the
+ * device has the free memory the loop asks for, and the cgroup's pids limit leaves headroom.
+ * Without a GPU, slots (and the pids limit) alone decide.
+ *
+ * Admission cannot over-admit: every reserved slot holds `minFreeGiB` of the device until the
+ * slot is released (the job ended, or the poll that wanted it found nothing), and a new slot is
+ * reserved only while nvidia-smi's free memory less those holdings leaves `minFreeGiB`. A job
+ * that has allocated is counted twice (in nvidia-smi and in its holding): safe, and simple, at the
+ * cost of capacity; nothing attributes the device's used memory to a job, so nothing less is safe.
+ * The check and the holding happen together, after the reading, so racing reservations see each
+ * other. The pids guard is a floor on headroom at admission, as in the seed, not a holding.
  */
 export function memoryGuardSlots(options: MemoryGuardOptions): CustomSlotSupplier<ActivitySlotInfo> {
   const pollMs = options.pollMs ?? 5_000;
   const log = options.log ?? (() => undefined);
+  const readPids = options.readPids ?? (() => Promise.resolve<PidsReading>({ kind: 'unlimited' }));
+  // Slots reserved and not yet released: each holds `minFreeGiB` of the device.
   let reserved = 0;
   let lastWait = '';
+  const pidsWait = (pids: PidsReading): string | null => {
+    const refusal = options.minFreePids === undefined ? null : pidsRefusal(pids, options.minFreePids);
+    return refusal === null ? null : `waiting for process headroom: ${refusal}`;
+  };
   // Reservations waiting for a slot: a released slot wakes them at once, so the lane never idles a poll period.
   const wakers = new Set<() => void>();
   return {
@@ -45,20 +73,20 @@ export function memoryGuardSlots(options: MemoryGuardOptions): CustomSlotSupplie
         // The SDK expects its own abort reason back when the worker shuts down.
         if (abort.aborted) throw abort.reason;
         if (reserved < options.slots) {
-          const reading = await options.read();
-          if (hasRoom(reading, options.minFreeGiB)) {
+          const [reading, pids] = await Promise.all([options.read(), readPids()]);
+          if (abort.aborted) throw abort.reason;
+          // From here to the return nothing awaits: the holdings counted are those of this moment.
+          const holding = reserved * options.minFreeGiB;
+          const why = !hasRoom(reading, options.minFreeGiB, holding)
+            ? `waiting for GPU memory: ${memoryRefusal(reading, options.minFreeGiB, reserved)}`
+            : pidsWait(pids);
+          if (why === null && reserved < options.slots) {
             reserved += 1;
             lastWait = '';
             return {};
           }
-          const why =
-            reading.kind === 'gpu'
-              ? `device ${reading.memory.index} has ${(reading.memory.freeMiB / 1024).toFixed(1)} GiB free, a job needs ${options.minFreeGiB} GiB`
-              : reading.kind === 'error'
-                ? reading.reason
-                : '';
-          if (why !== lastWait) log(`waiting for GPU memory: ${why}`);
-          lastWait = why;
+          if (why !== null && why !== lastWait) log(why);
+          lastWait = why ?? '';
         }
         await sleep(pollMs, abort, wakers);
       }
