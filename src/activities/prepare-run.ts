@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { dumpPyYaml, fromJsonSafe, loadPyYaml, type PyMap } from '../config/pyyaml.js';
+import { dumpPyYaml, fromJsonSafe, loadPyYaml, type PyMap } from '../config/pyyaml/index.js';
 import { expandGeneration } from '../rules/ids.js';
 import { exists, moveAside } from './support/move-aside.js';
 import { isStale } from './support/owner.js';
@@ -29,7 +29,7 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
 /**
  * Base config + overrides (string values `{generation}`-expanded) + split + seed, dumped in key
  * order: overridden keys keep their place, new keys follow, as Python's dict.update leaves them.
- * The bytes are the seed's `yaml.safe_dump(config, sort_keys=False)` (src/config/pyyaml.ts).
+ * The bytes are the seed's `yaml.safe_dump(config, sort_keys=False)` (src/config/pyyaml/).
  */
 export function configText(base: Map<unknown, unknown>, candidate: Candidate, generation: number, split: string, seed: number): string {
   const config = new Map<unknown, unknown>(base);

@@ -4,7 +4,7 @@ import { candidatesFileSchema } from './candidates.js';
 import { ConfigError } from './errors.js';
 import type { Problem } from './problems.js';
 import { pathKind, readFileText } from './read-file.js';
-import { loadPyYaml, type PyMap, type PyValue, toJsonSafe } from './pyyaml.js';
+import { loadPyYaml, type PyMap, type PyValue, toJsonSafe } from './pyyaml/index.js';
 import { parseYamlWith } from './yaml-text.js';
 
 /**

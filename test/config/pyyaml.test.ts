@@ -1,8 +1,8 @@
-// Job configs byte for byte as the seed writes them: src/config/pyyaml.ts against real PyYAML.
+// Job configs byte for byte as the seed writes them: src/config/pyyaml/ against real PyYAML.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { configText } from '../../src/activities/prepare-run.js';
-import { dumpPyYaml, loadPyYaml, PyFloat, PyTimestamp, type PyMap, toJsonSafe } from '../../src/config/pyyaml.js';
+import { dumpPyYaml, loadPyYaml, PyFloat, PyTimestamp, type PyMap, toJsonSafe } from '../../src/config/pyyaml/index.js';
 import { pyyamlDump, pyyamlUnavailable, type PyyamlCase, type PyyamlResult, type SeedJob } from '../helpers/pyyaml.js';
 
 const unavailable = pyyamlUnavailable();
