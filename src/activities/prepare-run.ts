@@ -34,7 +34,7 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
 export function configText(base: Map<unknown, unknown>, candidate: Candidate, generation: number, split: string, seed: number): string {
   const config = new Map<unknown, unknown>(base);
   for (const [key, value] of Object.entries(candidate.overrides)) {
-    // Overrides arrive as JSON: values JSON would change (1.0, dates) come tagged (pyyaml.ts).
+    // Overrides arrive as JSON: values JSON would change (1.0, dates) come tagged (src/config/pyyaml/json.ts).
     config.set(key, typeof value === 'string' ? expandGeneration(value, generation) : fromJsonSafe(value));
   }
   config.set('split', split);

@@ -42,7 +42,7 @@ export async function loadCandidates(path: string, workdir: string): Promise<Can
 
 /**
  * Each candidate's overrides with the meaning the seed's PyYAML `safe_load` gives them (`yes` is
- * true, `1.0` a float), JSON-safe (pyyaml.ts `toJsonSafe`); undefined where that reading has no
+ * true, `1.0` a float), JSON-safe (`toJsonSafe` in src/config/pyyaml/json.ts); undefined where that reading has no
  * mapping with string keys, and the file's YAML 1.2 reading stands.
  */
 function overridesAsPyyaml(text: string): (Record<string, unknown> | undefined)[] {

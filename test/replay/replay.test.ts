@@ -65,7 +65,7 @@ describe('recorded histories', () => {
     const patchId = (payload: Payload | undefined) => (payload ? defaultPayloadConverter.fromPayload<{ id?: string }>(payload).id : undefined);
     const marks = (recorded: RecordedHistory, id: string) =>
       (recorded.history.events ?? []).some(
-        (event) => event.markerRecordedEventAttributes?.markerName === 'core_patch' && patchId(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0] as Payload | undefined) === id,
+        (event) => event.markerRecordedEventAttributes?.markerName === 'core_patch' && patchId(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]) === id,
       );
     for (const id of [CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED]) {
       expect(generations.some((recorded) => marks(recorded, id)), `a generation history with the ${id} marker`).toBe(true);
