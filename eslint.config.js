@@ -8,7 +8,9 @@ import { builtinModules } from 'node:module';
 import { workflowBundleFiles } from './scripts/lint/workflow-bundle-files.mjs';
 
 // Every Node built-in, with and without its `node:` prefix.
-const nodeBuiltins = [...new Set(builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`])))];
+const nodeBuiltins = [
+  ...new Set(builtinModules.flatMap((name) => (name.startsWith('node:') ? [name] : [name, `node:${name}`]))),
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.tools/**', '.temporal/**', 'artifacts/**', 'bin/**'] },
@@ -22,7 +24,10 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true, allowNullish: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true, allowNullish: true },
+      ],
     },
   },
   {
@@ -30,12 +35,27 @@ export default tseslint.config(
     // applies to every file the workflow bundle takes in, wherever it lives (rules, ledger folds, config).
     files: workflowBundleFiles(import.meta.dirname),
     rules: {
-      'no-restricted-imports': ['error', {
-        paths: [...nodeBuiltins, 'execa', 'yaml', '@temporalio/activity', '@temporalio/client', '@temporalio/worker']
-          .map((name) => ({ name, message: 'Workflow code must stay deterministic: do I/O in an activity.' })),
-        patterns: [{ group: ['node:*'], message: 'Workflow code must not import Node built-ins.' },
-          { group: ['**/activities/*', '!**/activities/index', '**/activities/index'], allowTypeImports: true, message: 'Import activities as types only.' }],
-      }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...nodeBuiltins,
+            'execa',
+            'yaml',
+            '@temporalio/activity',
+            '@temporalio/client',
+            '@temporalio/worker',
+          ].map((name) => ({ name, message: 'Workflow code must stay deterministic: do I/O in an activity.' })),
+          patterns: [
+            { group: ['node:*'], message: 'Workflow code must not import Node built-ins.' },
+            {
+              group: ['**/activities/*', '!**/activities/index', '**/activities/index'],
+              allowTypeImports: true,
+              message: 'Import activities as types only.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -47,7 +47,10 @@ if (prefixes && first.length > 0) {
   const ends = first.flatMap((event, index) => (event.eventType === TASK_COMPLETED ? [index + 1] : []));
   for (const fraction of [0.25, 0.5, 0.75, 1]) {
     const want = first.length * fraction;
-    const end = fraction === 1 ? first.length : ends.reduce((best, e) => (Math.abs(e - want) < Math.abs(best - want) ? e : best), ends[0] ?? first.length);
+    const end =
+      fraction === 1
+        ? first.length
+        : ends.reduce((best, e) => (Math.abs(e - want) < Math.abs(best - want) ? e : best), ends[0] ?? first.length);
     cuts.push({ events: end, replayMs: await replay({ events: first.slice(0, end) }) });
   }
 }

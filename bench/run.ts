@@ -22,7 +22,8 @@ if (process.argv.includes('--help') || process.argv.includes('-h')) {
 }
 const options = parseOptions(process.argv.slice(2));
 const began = Date.now();
-const log = (line: string): void => console.error(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${line}`);
+const log = (line: string): void =>
+  console.error(`[bench ${((Date.now() - began) / 1000).toFixed(0).padStart(4)}s] ${line}`);
 
 // Workers' warnings and errors are counted for the results file, not printed: a line per job
 // would drown the figures (lanes say they run no workflows; a loop stopped while idle leaves its
@@ -47,13 +48,25 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 const calibrationAtStart = calibrate();
 log(describeCalibration('machine at the start', calibrationAtStart));
-log(`${options.quick ? 'quick' : 'full'} run: sections ${options.sections.join(', ')}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
+log(
+  `${options.quick ? 'quick' : 'full'} run: sections ${options.sections.join(', ')}; load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')} on ${os.cpus().length} cores`,
+);
 const cli = await ensureTemporalCli((line) => log(`[provision] ${line}`));
 log(`Temporal CLI ${cli.version} (${cli.route})`);
 const bundleStart = Date.now();
 const bundle = await bundleWorkflowCode({
   workflowsPath: WORKFLOWS_PATH,
-  logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: (m) => log(m), error: (m) => log(m) },
+  logger: {
+    log: () => undefined,
+    trace: () => undefined,
+    debug: () => undefined,
+    info: () => undefined,
+    warn: (m) => log(m),
+    error: (m) => log(m),
+  },
 });
 const ctx: BenchContext = { cli: cli.path, bundle, bundleMs: Date.now() - bundleStart, options, log };
 log(`workflow bundle built in ${ctx.bundleMs} ms`);
@@ -62,7 +75,10 @@ const figures: Figure[] = [];
 const details: Record<string, unknown> = {};
 const errors: Record<string, string> = {};
 const notes: string[] = [];
-const section = async (name: string, body: () => Promise<{ figures: Figure[]; details: Record<string, unknown>; notes?: string[] }>): Promise<void> => {
+const section = async (
+  name: string,
+  body: () => Promise<{ figures: Figure[]; details: Record<string, unknown>; notes?: string[] }>,
+): Promise<void> => {
   try {
     const outcome = await body();
     figures.push(...outcome.figures);
@@ -77,7 +93,8 @@ const section = async (name: string, body: () => Promise<{ figures: Figure[]; de
 
 if (options.sections.includes('dispatch')) await section('dispatch', () => runUtilisation(ctx, null));
 if (options.sections.includes('scale-out')) {
-  for (const processes of options.processes) await section(`scale-out-${processes}`, () => runUtilisation(ctx, processes));
+  for (const processes of options.processes)
+    await section(`scale-out-${processes}`, () => runUtilisation(ctx, processes));
 }
 if (options.sections.includes('history')) await section('history', () => runHistory(ctx));
 if (options.sections.includes('ledger-copy')) await section('ledger-copy', () => runLedgerCopy(ctx));
@@ -86,8 +103,22 @@ const calibrationAtEnd = calibrate();
 log(describeCalibration('machine at the end', calibrationAtEnd));
 // The calibration goes into the table beside the absolute figures it qualifies.
 figures.push(
-  figure('machine', 'fixed single-threaded workload at the start (median of 5)', calibrationAtStart.workloadMs, 'ms', null, `load average ${calibrationAtStart.load1.toFixed(2)} on ${calibrationAtStart.cores} cores`),
-  figure('machine', 'the same at the end', calibrationAtEnd.workloadMs, 'ms', null, `load average ${calibrationAtEnd.load1.toFixed(2)}; compare figures across boxes by the ratio of these times`),
+  figure(
+    'machine',
+    'fixed single-threaded workload at the start (median of 5)',
+    calibrationAtStart.workloadMs,
+    'ms',
+    null,
+    `load average ${calibrationAtStart.load1.toFixed(2)} on ${calibrationAtStart.cores} cores`,
+  ),
+  figure(
+    'machine',
+    'the same at the end',
+    calibrationAtEnd.workloadMs,
+    'ms',
+    null,
+    `load average ${calibrationAtEnd.load1.toFixed(2)}; compare figures across boxes by the ratio of these times`,
+  ),
 );
 
 const order = ['machine', 'dispatch', 'utilisation', 'scale-out', 'history', 'replay', 'client', 'ledger-copy'];
@@ -95,14 +126,22 @@ const rank = (f: Figure) => {
   const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);
   return index < 0 ? order.length : index;
 };
-const sorted = figures.map((f, index) => ({ f, index })).sort((a, b) => rank(a.f) - rank(b.f) || a.index - b.index).map(({ f }) => f);
+const sorted = figures
+  .map((f, index) => ({ f, index }))
+  .sort((a, b) => rank(a.f) - rank(b.f) || a.index - b.index)
+  .map(({ f }) => f);
 const table = renderTable(sorted);
-console.log(`\nchampion-loop bench (${options.quick ? 'quick' : 'full'}), ${new Date().toISOString()}, ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}\n`);
+console.log(
+  `\nchampion-loop bench (${options.quick ? 'quick' : 'full'}), ${new Date().toISOString()}, ${os.cpus().length} cores, load ${os.loadavg()[0]?.toFixed(1)}\n`,
+);
 console.log(table);
 for (const note of notes) console.log(`\n${note}`);
-for (const [name, text] of Object.entries(errors)) console.log(`\nsection ${name} did not complete: ${text.split('\n')[0]}`);
+for (const [name, text] of Object.entries(errors))
+  console.log(`\nsection ${name} did not complete: ${text.split('\n')[0]}`);
 const missed = sorted.filter((f) => f.met === false);
-console.log(`\n${sorted.filter((f) => f.met === true).length} goals met, ${missed.length} missed${missed.length ? `: ${missed.map((f) => f.name).join('; ')}` : ''}.`);
+console.log(
+  `\n${sorted.filter((f) => f.met === true).length} goals met, ${missed.length} missed${missed.length ? `: ${missed.map((f) => f.name).join('; ')}` : ''}.`,
+);
 
 const out = path.resolve(PROJECT_ROOT, options.out);
 await mkdir(path.dirname(out), { recursive: true });
@@ -114,7 +153,13 @@ await writeFile(
       quick: options.quick,
       options,
       calibration: { start: calibrationAtStart, end: calibrationAtEnd },
-      machine: { cores: os.cpus().length, model: os.cpus()[0]?.model ?? null, loadAverageAtEnd: os.loadavg(), memoryGiB: os.totalmem() / 2 ** 30, node: process.version },
+      machine: {
+        cores: os.cpus().length,
+        model: os.cpus()[0]?.model ?? null,
+        loadAverageAtEnd: os.loadavg(),
+        memoryGiB: os.totalmem() / 2 ** 30,
+        node: process.version,
+      },
       temporalCli: { version: cli.version, route: cli.route },
       workflowBundleMs: ctx.bundleMs,
       wallSeconds: (Date.now() - began) / 1000,

@@ -27,8 +27,12 @@ const say = (line: string) => console.log(`[demo] ${line}`);
 
 say('provisioning the Temporal CLI and the dev server...');
 const server = await ensureBackgroundDevServer((line) => say(line));
-say(`${server.started ? 'started' : 'reusing'} the Temporal dev server at ${server.address} (namespace ${server.namespace})`);
-say(`Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows?query=${encodeURIComponent(`LoopId="${LOOP_ID}"`)}`);
+say(
+  `${server.started ? 'started' : 'reusing'} the Temporal dev server at ${server.address} (namespace ${server.namespace})`,
+);
+say(
+  `Web UI: ${server.uiUrl}/namespaces/${server.namespace}/workflows?query=${encodeURIComponent(`LoopId="${LOOP_ID}"`)}`,
+);
 
 const config = await loadLoopConfig(CONFIG);
 const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
@@ -36,13 +40,27 @@ await mkdir(LOGS, { recursive: true });
 const bin = path.join(PROJECT_ROOT, 'bin', 'champion-loop.js');
 const workers: ResultPromise[] = [
   ['orchestrator', ['worker', 'orchestrator']],
-  ...config.lanes.map((lane) => [`lane-${lane.device}`, ['worker', 'gpu', '--cpu', '--host', lane.host, '--device', String(lane.device), '--slots', String(lane.slots)]] as const),
+  ...config.lanes.map(
+    (lane) =>
+      [
+        `lane-${lane.device}`,
+        ['worker', 'gpu', '--cpu', '--host', lane.host, '--device', String(lane.device), '--slots', String(lane.slots)],
+      ] as const,
+  ),
   ['package', ['worker', 'package']],
 ].map(([name, args]) => {
   const log = path.join(LOGS, `${name as string}.log`);
-  return execa(process.execPath, [bin, ...(args as string[])], { env, stdout: { file: log }, stderr: { file: log }, reject: false, cleanup: true });
+  return execa(process.execPath, [bin, ...(args as string[])], {
+    env,
+    stdout: { file: log },
+    stderr: { file: log },
+    reject: false,
+    cleanup: true,
+  });
 });
-say(`workers started: orchestrator, ${config.lanes.length} CPU lanes, package (logs in ${path.relative(PROJECT_ROOT, LOGS)}/)`);
+say(
+  `workers started: orchestrator, ${config.lanes.length} CPU lanes, package (logs in ${path.relative(PROJECT_ROOT, LOGS)}/)`,
+);
 
 const { client, connection } = await connectClient({ address: server.address, namespace: server.namespace });
 const stopWorkers = async () => {
@@ -56,7 +74,11 @@ process.once('SIGINT', () => {
 
 const outcome = await startLoop(client, LOOP_ID, config);
 const startGeneration =
-  outcome.kind === 'resumed' ? outcome.generation : outcome.kind === 'already-running' ? (outcome.view?.generation ?? 1) : 1;
+  outcome.kind === 'resumed'
+    ? outcome.generation
+    : outcome.kind === 'already-running'
+      ? (outcome.view?.generation ?? 1)
+      : 1;
 say(
   outcome.kind === 'started'
     ? `started loop ${LOOP_ID} (workflow ${outcome.workflowId})`
@@ -64,11 +86,18 @@ say(
       ? `resumed loop ${LOOP_ID} in generation ${outcome.generation}`
       : `loop ${LOOP_ID} is already running; watching it`,
 );
-say(`state dir ${path.relative(PROJECT_ROOT, config.state_dir)}; follow along in another terminal: ./bin/champion-loop.js status ${LOOP_ID}`);
+say(
+  `state dir ${path.relative(PROJECT_ROOT, config.state_dir)}; follow along in another terminal: ./bin/champion-loop.js status ${LOOP_ID}`,
+);
 
 async function packagedAfter(since: number): Promise<PackageRow | undefined> {
   const { rows } = await exportLedger(client, LOOP_ID);
-  return rows.filter((row): row is PackageRow => row.type === 'package' && row.event === 'finished' && row.exit_code === 0 && row.generation >= since).pop();
+  return rows
+    .filter(
+      (row): row is PackageRow =>
+        row.type === 'package' && row.event === 'finished' && row.exit_code === 0 && row.generation >= since,
+    )
+    .pop();
 }
 
 // Progress until the generation we started in has ended and some champion of it is packaged, or
@@ -82,7 +111,8 @@ while (!done && ended === null) {
     out: process.stdout,
     saturationEvals: config.saturation_evals,
     until: (view) => {
-      if (view.generation > startGeneration && !done) void packagedAfter(startGeneration).then((row) => (done = row !== undefined));
+      if (view.generation > startGeneration && !done)
+        void packagedAfter(startGeneration).then((row) => (done = row !== undefined));
       return done;
     },
     onLost: (error) => (lost = error),
@@ -114,18 +144,37 @@ await mkdir(ledgerDir, { recursive: true });
 await writeFile(path.join(ledgerDir, 'ledger.jsonl'), rows.map((row) => JSON.stringify(row)).join('\n') + '\n');
 await writeFile(path.join(ledgerDir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
 const count = (type: LedgerRow['type']) => rows.filter((row) => row.type === type).length;
-say(`ledger (from Temporal history): ${rows.length} rows: ${count('run')} runs, ${count('eval')} evals, ${count('champion')} champions, ${count('reserve_check')} reserve checks -> ${path.relative(PROJECT_ROOT, ledgerDir)}/ledger.jsonl`);
+say(
+  `ledger (from Temporal history): ${rows.length} rows: ${count('run')} runs, ${count('eval')} evals, ${count('champion')} champions, ${count('reserve_check')} reserve checks -> ${path.relative(PROJECT_ROOT, ledgerDir)}/ledger.jsonl`,
+);
 for (const check of rows.filter((row): row is ReserveCheckRow => row.type === 'reserve_check')) {
-  say(`  reserve check g${check.generation} ${check.run_id} ${check.checkpoint_name}: ${check.stale_champion ? 'stale' : check.verdict} (f2p p=${check.f2p_p?.toFixed(3) ?? '-'}, p2f p=${check.p2f_p?.toFixed(3) ?? '-'})`);
+  say(
+    `  reserve check g${check.generation} ${check.run_id} ${check.checkpoint_name}: ${check.stale_champion ? 'stale' : check.verdict} (f2p p=${check.f2p_p?.toFixed(3) ?? '-'}, p2f p=${check.p2f_p?.toFixed(3) ?? '-'})`,
+  );
 }
 
-const packaged = rows.filter((row): row is PackageRow => row.type === 'package' && row.event === 'finished' && row.exit_code === 0).pop();
-const launched = packaged && rows.find((row): row is PackageRow => row.type === 'package' && row.event === 'launched' && row.run_id === packaged.run_id && row.checkpoint_name === packaged.checkpoint_name && row.generation === packaged.generation);
+const packaged = rows
+  .filter((row): row is PackageRow => row.type === 'package' && row.event === 'finished' && row.exit_code === 0)
+  .pop();
+const launched =
+  packaged &&
+  rows.find(
+    (row): row is PackageRow =>
+      row.type === 'package' &&
+      row.event === 'launched' &&
+      row.run_id === packaged.run_id &&
+      row.checkpoint_name === packaged.checkpoint_name &&
+      row.generation === packaged.generation,
+  );
 const packagePath = launched?.log ? (await readFile(launched.log, 'utf8')).trim().split('\n').pop() : undefined;
-say(`generation now ${result.view.generation}; champion ${result.view.champion ? `${result.view.champion.run_id} ${result.view.champion.checkpoint_name}` : 'none'}`);
+say(
+  `generation now ${result.view.generation}; champion ${result.view.champion ? `${result.view.champion.run_id} ${result.view.champion.checkpoint_name}` : 'none'}`,
+);
 if (packagePath) {
   say(`packaged champion: ${packagePath}`);
-  say(`score a message with it:  node --import tsx examples/spam-gate/score.ts --package ${packagePath} --message path/to/mail.eml`);
+  say(
+    `score a message with it:  node --import tsx examples/spam-gate/score.ts --package ${packagePath} --message path/to/mail.eml`,
+  );
 }
 say(`Web UI: ${server.uiUrl} (the dev server keeps running; stop it with: npm run dev-server -- stop)`);
 say('run `npm run demo` again to go on with the next generation');

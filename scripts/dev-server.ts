@@ -5,7 +5,12 @@
 //   npm run dev-server -- status    say whether it answers
 import path from 'node:path';
 import { Command } from 'commander';
-import { devServerAddress, devServerFiles, ensureBackgroundDevServer, stopBackgroundDevServer } from '../src/devserver/background.js';
+import {
+  devServerAddress,
+  devServerFiles,
+  ensureBackgroundDevServer,
+  stopBackgroundDevServer,
+} from '../src/devserver/background.js';
 import { serverAnswers, startDevServer } from '../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
@@ -13,7 +18,8 @@ import { ensureTemporalCli } from '../src/devserver/provision.js';
 const provisionLog = (line: string) => console.error(`[provision] ${line}`);
 
 async function foreground(command: string | undefined): Promise<void> {
-  if (command !== undefined) program.error(`unknown command ${command}; use start, stop, status or nothing (foreground)`);
+  if (command !== undefined)
+    program.error(`unknown command ${command}; use start, stop, status or nothing (foreground)`);
   const where = await devServerAddress();
   if (await serverAnswers(where.address, where.namespace)) {
     console.log(`A Temporal server already answers at ${where.address} (namespace ${where.namespace}); using it.`);
@@ -37,7 +43,9 @@ async function foreground(command: string | undefined): Promise<void> {
 }
 
 const program = new Command('npm run dev-server --')
-  .description('The local Temporal dev server from temporal-dev.yaml; with no command, run it in the foreground until Ctrl-C.')
+  .description(
+    'The local Temporal dev server from temporal-dev.yaml; with no command, run it in the foreground until Ctrl-C.',
+  )
   .argument('[command]', 'start, stop or status')
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   .action(foreground);
@@ -47,15 +55,24 @@ program
   .description('start in the background (or report the one already running)')
   .action(async () => {
     const server = await ensureBackgroundDevServer(provisionLog);
-    console.log(`${server.started ? 'Started' : 'Already running:'} Temporal dev server at ${server.address}, namespace ${server.namespace}; Web UI ${server.uiUrl}`);
-    if (server.started) console.log(`It runs in the background (log: ${path.relative(process.cwd(), server.logFile) || server.logFile}); stop it with: npm run dev-server -- stop`);
+    console.log(
+      `${server.started ? 'Started' : 'Already running:'} Temporal dev server at ${server.address}, namespace ${server.namespace}; Web UI ${server.uiUrl}`,
+    );
+    if (server.started)
+      console.log(
+        `It runs in the background (log: ${path.relative(process.cwd(), server.logFile) || server.logFile}); stop it with: npm run dev-server -- stop`,
+      );
   });
 
 program
   .command('stop')
   .description('stop the background server')
   .action(async () => {
-    console.log((await stopBackgroundDevServer()) ? 'Stopped the dev server.' : 'No background dev server started by this project is running.');
+    console.log(
+      (await stopBackgroundDevServer())
+        ? 'Stopped the dev server.'
+        : 'No background dev server started by this project is running.',
+    );
   });
 
 program
@@ -63,7 +80,11 @@ program
   .description('say whether it answers')
   .action(async () => {
     const where = await devServerAddress();
-    console.log((await serverAnswers(where.address, where.namespace)) ? `up at ${where.address}` : `not answering at ${where.address}`);
+    console.log(
+      (await serverAnswers(where.address, where.namespace))
+        ? `up at ${where.address}`
+        : `not answering at ${where.address}`,
+    );
   });
 
 await program.parseAsync(process.argv);

@@ -11,17 +11,25 @@ import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 
 const OUTPUT = path.join(PROJECT_ROOT, 'test', 'reliability', 'last-drill-output.txt');
 const started = new Date();
-const run = execa('npx', ['vitest', 'run', '--config', 'test/reliability/vitest.drills.config.ts', '--reporter', 'verbose'], {
-  cwd: PROJECT_ROOT,
-  all: true,
-  reject: false,
-  env: { FORCE_COLOR: '0', NO_COLOR: '1' },
-});
+const run = execa(
+  'npx',
+  ['vitest', 'run', '--config', 'test/reliability/vitest.drills.config.ts', '--reporter', 'verbose'],
+  {
+    cwd: PROJECT_ROOT,
+    all: true,
+    reject: false,
+    env: { FORCE_COLOR: '0', NO_COLOR: '1' },
+  },
+);
 run.all?.pipe(process.stdout);
 const result = await run;
 const lines = (result.all ?? '').split('\n');
 // What the drills and tests printed about themselves, and vitest's verdict per test and overall.
-const printed = lines.filter((line) => /\d+ faults? injected|: .* after \d+ ms|^random faults|ms after|lived|^\s+generation \d+ /.test(line) && !line.includes('[WARN]'));
+const printed = lines.filter(
+  (line) =>
+    /\d+ faults? injected|: .* after \d+ ms|^random faults|ms after|lived|^\s+generation \d+ /.test(line) &&
+    !line.includes('[WARN]'),
+);
 const verdicts = lines.filter((line) => /^\s*[✓×↓] /.test(line) || /^\s*(Test Files|Tests|Duration)\s/.test(line));
 const seconds = Math.round((Date.now() - started.getTime()) / 1000);
 await writeFile(

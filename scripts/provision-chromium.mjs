@@ -41,7 +41,9 @@ if (!existsSync(CHROMIUM)) {
   }
   if (installed) log(`installed Chromium at ${CHROMIUM}`);
   else {
-    log(`no Chromium at ${CHROMIUM}, and it could not be installed here${apt === null ? ' (needs root or password-less sudo, and apt-get)' : ''}.`);
+    log(
+      `no Chromium at ${CHROMIUM}, and it could not be installed here${apt === null ? ' (needs root or password-less sudo, and apt-get)' : ''}.`,
+    );
     log("Install Debian's package: sudo apt-get install -y --no-install-recommends chromium");
     log('Every test but the UI test runs without it; the UI test fails saying Chromium is missing.');
   }

@@ -7,7 +7,15 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { readJobs, readManifest, readPareto, readReport, readScores, readSelection, readValidationEpoch } from '../src/contract/index.js';
+import {
+  readJobs,
+  readManifest,
+  readPareto,
+  readReport,
+  readScores,
+  readSelection,
+  readValidationEpoch,
+} from '../src/contract/index.js';
 
 const STACK = fileURLToPath(new URL('./fixture-stack/', import.meta.url));
 const CONTRACT = fileURLToPath(new URL('./fixtures/contract/', import.meta.url));
@@ -19,7 +27,8 @@ const TRAIN_SEED = 20260929;
 type Env = Record<string, string>;
 // Fault knobs from the caller's shell must not leak into the steps (empty means unset).
 const CLEAN: Env = Object.fromEntries(
-  ['SPLIT', 'TRAIN', 'EVALUATE', 'ENSEMBLE', 'TEACHER', 'PACKAGE'].map((step) => `FIXTURE_FAIL_${step}`)
+  ['SPLIT', 'TRAIN', 'EVALUATE', 'ENSEMBLE', 'TEACHER', 'PACKAGE']
+    .map((step) => `FIXTURE_FAIL_${step}`)
     .concat(['FIXTURE_MEGABYTES', 'FIXTURE_PACKAGE_SLEEP_MS'])
     .map((name): [string, string] => [name, '']),
 );
@@ -33,8 +42,16 @@ interface Report extends Record<string, unknown> {
   reject_band?: { low: number; high: number; chosen_on: string };
   decided?: Record<string, number>;
 }
-interface Score { id: string; target: number; margin: number }
-interface Selection { checkpoint: string; epoch: number; false_negatives: number }
+interface Score {
+  id: string;
+  target: number;
+  margin: number;
+}
+interface Selection {
+  checkpoint: string;
+  epoch: number;
+  false_negatives: number;
+}
 
 let root = '';
 beforeAll(async () => {
@@ -57,7 +74,12 @@ async function ok(cwd: string, script: string, args: readonly string[], env: Env
 
 /** Runs a step that should hang, then kills its whole process group after `ms`. */
 async function killedAfter(cwd: string, script: string, args: readonly string[], env: Env, ms: number): Promise<Run> {
-  const subprocess = execa('node', [join(STACK, script), ...args], { cwd, env: { ...CLEAN, ...env }, reject: false, detached: true });
+  const subprocess = execa('node', [join(STACK, script), ...args], {
+    cwd,
+    env: { ...CLEAN, ...env },
+    reject: false,
+    detached: true,
+  });
   const timer = setTimeout(() => {
     if (subprocess.pid !== undefined) process.kill(-subprocess.pid, 'SIGTERM');
   }, ms);
@@ -74,7 +96,10 @@ async function readJson<T>(path: string): Promise<T> {
 
 async function readJsonl<T>(path: string): Promise<T[]> {
   const text = await readFile(path, 'utf8');
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as T);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as T);
 }
 
 function sha256(bytes: Buffer): string {
@@ -89,10 +114,28 @@ async function newDir(name: string): Promise<string> {
 }
 
 async function makeSplit(dir: string, seed = SPLIT_SEED): Promise<string> {
-  const carve = (from: string, to: string, role: string) =>
-    ['--split', from, '--output', to, '--role', role, '--test-fraction', '0.10', '--seed', seed];
-  await ok(dir, 'split-generate.mjs', ['--data-root', 'data', '--output', 'splits/devval.yaml', '--seed', seed,
-    '--validation-fraction', '0.10']);
+  const carve = (from: string, to: string, role: string) => [
+    '--split',
+    from,
+    '--output',
+    to,
+    '--role',
+    role,
+    '--test-fraction',
+    '0.10',
+    '--seed',
+    seed,
+  ];
+  await ok(dir, 'split-generate.mjs', [
+    '--data-root',
+    'data',
+    '--output',
+    'splits/devval.yaml',
+    '--seed',
+    seed,
+    '--validation-fraction',
+    '0.10',
+  ]);
   await ok(dir, 'split-carve.mjs', carve('splits/devval.yaml', 'splits/tested.yaml', 'test'));
   await ok(dir, 'split-carve.mjs', carve('splits/tested.yaml', 'splits/gen-001.yaml', 'reserve'));
   return 'splits/gen-001.yaml';
@@ -137,8 +180,16 @@ async function pipeline(dir: string): Promise<string[]> {
     expect((await train(dir, config, runId)).exitCode).toBe(0);
     const jobs = (await checkpointsOf(join(dir, 'runs', runId))).map((name) => evalJob(runId, name, 'test'));
     await writeFile(join(dir, `${runId}.test.jobs.json`), JSON.stringify(jobs, null, 1));
-    await ok(dir, 'evaluate.mjs', ['--config', config, '--role', 'test', '--jobs', `${runId}.test.jobs.json`,
-      '--score-cache-dir', 'cache']);
+    await ok(dir, 'evaluate.mjs', [
+      '--config',
+      config,
+      '--role',
+      'test',
+      '--jobs',
+      `${runId}.test.jobs.json`,
+      '--score-cache-dir',
+      'cache',
+    ]);
   }
   const members = [];
   const devJobs = [];
@@ -146,25 +197,61 @@ async function pipeline(dir: string): Promise<string[]> {
     const selection = await readJson<Selection>(join(dir, 'runs', runId, 'selection.json'));
     const config = `configs/${runId}.yaml`;
     members.push({ config, checkpoint: `runs/${runId}/${selection.checkpoint}` });
-    devJobs.push({ config, config_sha256: sha256(await readFile(join(dir, config))),
-      checkpoint: `runs/${runId}/${selection.checkpoint}`, output: `teacher/${runId}.dev.json`,
-      scores_output: `teacher/${runId}.dev.scores.jsonl` });
+    devJobs.push({
+      config,
+      config_sha256: sha256(await readFile(join(dir, config))),
+      checkpoint: `runs/${runId}/${selection.checkpoint}`,
+      output: `teacher/${runId}.dev.json`,
+      scores_output: `teacher/${runId}.dev.scores.jsonl`,
+    });
   }
   await writeFile(join(dir, 'manifest.json'), JSON.stringify({ members }, null, 2));
-  const ensemble = (role: string, band: string[]) => ['--manifest', 'manifest.json', '--output', `evals/ens/all.${role}.json`,
-    '--role', role, '--scores-output', `evals/ens/all.${role}.scores.jsonl`, ...band];
+  const ensemble = (role: string, band: string[]) => [
+    '--manifest',
+    'manifest.json',
+    '--output',
+    `evals/ens/all.${role}.json`,
+    '--role',
+    role,
+    '--scores-output',
+    `evals/ens/all.${role}.scores.jsonl`,
+    ...band,
+  ];
   await ok(dir, 'evaluate-ensemble.mjs', ensemble('validation', []));
   await ok(dir, 'evaluate-ensemble.mjs', ensemble('test', ['--band-scores', 'evals/ens/all.validation.scores.jsonl']));
   await writeFile(join(dir, 'teacher.jobs.json'), JSON.stringify(devJobs, null, 1));
-  await ok(dir, 'evaluate.mjs', ['--config', members[0]?.config ?? '', '--role', 'development', '--jobs', 'teacher.jobs.json']);
-  await ok(dir, 'teacher-scores.mjs', ['--inputs', ...devJobs.map((job) => job.scores_output), '--output', 'teacher/insample.jsonl']);
+  await ok(dir, 'evaluate.mjs', [
+    '--config',
+    members[0]?.config ?? '',
+    '--role',
+    'development',
+    '--jobs',
+    'teacher.jobs.json',
+  ]);
+  await ok(dir, 'teacher-scores.mjs', [
+    '--inputs',
+    ...devJobs.map((job) => job.scores_output),
+    '--output',
+    'teacher/insample.jsonl',
+  ]);
   const student = await writeConfig(dir, 'champ-g001-r0002-student', { gate_soft_targets: 'teacher/insample.jsonl' });
   expect((await train(dir, student, 'champ-g001-r0002-student')).exitCode).toBe(0);
   const base = await readJson<Selection>(join(dir, 'runs/champ-g001-r0001-base/selection.json'));
   const champion = evalJob('champ-g001-r0001-base', base.checkpoint, 'test');
-  for (const source of [['--checkpoint', champion.checkpoint, '--config', 'configs/champ-g001-r0001-base.yaml'], ['--manifest', 'manifest.json']]) {
+  for (const source of [
+    ['--checkpoint', champion.checkpoint, '--config', 'configs/champ-g001-r0001-base.yaml'],
+    ['--manifest', 'manifest.json'],
+  ]) {
     const report = source[0] === '--manifest' ? 'evals/ens/all.test.json' : champion.output;
-    const result = await ok(dir, 'package.mjs', [...source, '--test-eval', report, '--generation', '1', '--state-dir', 'state']);
+    const result = await ok(dir, 'package.mjs', [
+      ...source,
+      '--test-eval',
+      report,
+      '--generation',
+      '1',
+      '--state-dir',
+      'state',
+    ]);
     printed.push(result.stdout.trim());
   }
   return printed;
@@ -189,14 +276,16 @@ describe('the fixture pipeline', () => {
   });
 
   it('splits the data set into four disjoint roles that cover every item', async () => {
-    const split = parse(await readFile(join(dir, 'splits/gen-001.yaml'), 'utf8')) as { roles: Record<string, string[]> };
+    const split = parse(await readFile(join(dir, 'splits/gen-001.yaml'), 'utf8')) as {
+      roles: Record<string, string[]>;
+    };
     expect(Object.keys(split.roles)).toEqual(['development', 'validation', 'test', 'reserve']);
     const sizes = Object.values(split.roles).map((ids) => ids.length);
     expect(sizes).toEqual([437, 60, 54, 49]);
     expect(new Set(Object.values(split.roles).flat()).size).toBe(600);
   });
 
-  it('every file the loop reads parses with the loop\'s contract readers', async () => {
+  it("every file the loop reads parses with the loop's contract readers", async () => {
     const runDir = join(dir, 'runs/champ-g001-r0001-base');
     await readSelection(join(runDir, 'selection.json'));
     await readPareto(join(runDir, 'pareto.json'));
@@ -248,7 +337,9 @@ describe('the fixture pipeline', () => {
       expect(scores).toHaveLength(54);
       expect(scores.filter((s) => s.target === 0 && s.margin > 0)).toHaveLength(report.fail_to_pass_count);
     }
-    expect((await readdir(join(dir, 'evals/champ-g001-r0001-base'))).filter((name) => name.includes('.tmp-'))).toEqual([]);
+    expect((await readdir(join(dir, 'evals/champ-g001-r0001-base'))).filter((name) => name.includes('.tmp-'))).toEqual(
+      [],
+    );
   });
 
   it('the ensemble report hashes the manifest and averages member margins', async () => {
@@ -270,16 +361,26 @@ describe('the fixture pipeline', () => {
 
   it('a student trained on the teacher records the teacher in its checkpoints', async () => {
     const checkpoint = await readJson<{ teacher: { sha256: string } | null }>(
-      join(dir, 'runs/champ-g001-r0002-student/checkpoint-0001.pt'));
+      join(dir, 'runs/champ-g001-r0002-student/checkpoint-0001.pt'),
+    );
     expect(checkpoint.teacher?.sha256).toBe(sha256(await readFile(join(dir, 'teacher/insample.jsonl'))));
   });
 
   it('packaging prints a package folder holding model, config, report and provenance', async () => {
     expect(packages).toHaveLength(2);
     expect(new Set(packages).size).toBe(2);
-    expect((await readdir(join(dir, packages[0] ?? ''))).sort()).toEqual(['config.yaml', 'model.json', 'provenance.json', 'test-eval.json']);
-    expect(await readdir(join(dir, packages[1] ?? ''))).toEqual(expect.arrayContaining(['manifest.json', 'model.json', 'provenance.json']));
-    const provenance = await readJson<{ generation: number; source: string }>(join(dir, packages[1] ?? '', 'provenance.json'));
+    expect((await readdir(join(dir, packages[0] ?? ''))).sort()).toEqual([
+      'config.yaml',
+      'model.json',
+      'provenance.json',
+      'test-eval.json',
+    ]);
+    expect(await readdir(join(dir, packages[1] ?? ''))).toEqual(
+      expect.arrayContaining(['manifest.json', 'model.json', 'provenance.json']),
+    );
+    const provenance = await readJson<{ generation: number; source: string }>(
+      join(dir, packages[1] ?? '', 'provenance.json'),
+    );
     expect(provenance).toMatchObject({ generation: 1, source: 'manifest' });
   });
 
@@ -305,7 +406,8 @@ describe('seeds and quality move the counts', () => {
     const counts = [];
     for (const epoch of ['0001', '0002', '0003', '0004']) {
       const m = await readJson<{ fail_to_pass_count: number; pass_to_fail_count: number }>(
-        join(dir, 'runs', runId, `validation-epoch-${epoch}.json`));
+        join(dir, 'runs', runId, `validation-epoch-${epoch}.json`),
+      );
       counts.push(`${m.fail_to_pass_count}/${m.pass_to_fail_count}`);
     }
     return counts.join(' ');
@@ -325,8 +427,18 @@ describe('seeds and quality move the counts', () => {
     const roles = { development: ['item-000001'], validation: ['item-000002'], test: ['item-000003', 'item-000004'] };
     await writeFile(join(dir, 'splits/hand.yaml'), stringify({ dataset: { items: 600 }, seed: 1, roles }));
     const config = await writeConfig(dir, 'hand', { split: 'splits/hand.yaml' });
-    await ok(dir, 'evaluate.mjs', ['--config', config, '--checkpoint', 'runs/seed-a/checkpoint-0001.pt', '--output', 'evals/hand.json',
-      '--role', 'test', '--scores-output', 'evals/hand.scores.jsonl']);
+    await ok(dir, 'evaluate.mjs', [
+      '--config',
+      config,
+      '--checkpoint',
+      'runs/seed-a/checkpoint-0001.pt',
+      '--output',
+      'evals/hand.json',
+      '--role',
+      'test',
+      '--scores-output',
+      'evals/hand.scores.jsonl',
+    ]);
     expect((await readJsonl<Score>(join(dir, 'evals/hand.scores.jsonl'))).map((row) => row.id)).toEqual(roles.test);
   });
 
@@ -341,8 +453,18 @@ describe('seeds and quality move the counts', () => {
 
 describe('fault injection', () => {
   let dir = '';
-  const evalArgs = (role: string, name: string, config = 'configs/base.yaml') => ['--config', config, '--checkpoint',
-    'runs/base/checkpoint-0002.pt', '--output', `evals/${name}.json`, '--role', role, '--scores-output', `evals/${name}.scores.jsonl`];
+  const evalArgs = (role: string, name: string, config = 'configs/base.yaml') => [
+    '--config',
+    config,
+    '--checkpoint',
+    'runs/base/checkpoint-0002.pt',
+    '--output',
+    `evals/${name}.json`,
+    '--role',
+    role,
+    '--scores-output',
+    `evals/${name}.scores.jsonl`,
+  ];
 
   beforeAll(async () => {
     dir = await newDir('faults');
@@ -358,7 +480,11 @@ describe('fault injection', () => {
   });
 
   it('no_eligible_checkpoint exits 1 after printing the marker line', async () => {
-    const result = await train(dir, await writeConfig(dir, 'none', { fixture_train: 'no_eligible_checkpoint' }), 'none');
+    const result = await train(
+      dir,
+      await writeConfig(dir, 'none', { fixture_train: 'no_eligible_checkpoint' }),
+      'none',
+    );
     expect(result.exitCode).toBe(1);
     expect(result.stdout.split('\n')).toContain(NO_CHECKPOINT);
     expect(existsSync(join(dir, 'runs/none/selection.json'))).toBe(false);
@@ -373,25 +499,43 @@ describe('fault injection', () => {
   it('a crashing trainer dies by SIGKILL and leaves a partial run directory', async () => {
     const result = await train(dir, await writeConfig(dir, 'crash', { fixture_train: 'crash' }), 'crash');
     expect(result.signal).toBe('SIGKILL');
-    expect((await readdir(join(dir, 'runs/crash'))).sort()).toEqual(['checkpoint-0001.pt', 'checkpoint-0002.pt',
-      'validation-epoch-0001.json', 'validation-epoch-0001.scores.jsonl', 'validation-epoch-0002.json',
-      'validation-epoch-0002.scores.jsonl']);
+    expect((await readdir(join(dir, 'runs/crash'))).sort()).toEqual([
+      'checkpoint-0001.pt',
+      'checkpoint-0002.pt',
+      'validation-epoch-0001.json',
+      'validation-epoch-0001.scores.jsonl',
+      'validation-epoch-0002.json',
+      'validation-epoch-0002.scores.jsonl',
+    ]);
   });
 
   it('a hanging trainer runs until its process group is killed', async () => {
     const started = Date.now();
-    const result = await killedAfter(dir, 'train.mjs', ['--config', 'configs/base.yaml', '--output-root', 'runs', '--run-id',
-      'hang'], { FIXTURE_FAIL_TRAIN: 'hang' }, 1000);
+    const result = await killedAfter(
+      dir,
+      'train.mjs',
+      ['--config', 'configs/base.yaml', '--output-root', 'runs', '--run-id', 'hang'],
+      { FIXTURE_FAIL_TRAIN: 'hang' },
+      1000,
+    );
     expect(result.signal).toBe('SIGTERM');
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
     expect(result.stdout).toContain('hanging');
   });
 
   it('malformed and missing selections still exit 0', async () => {
-    const malformed = await train(dir, await writeConfig(dir, 'malformed', { fixture_train: 'malformed_selection' }), 'malformed');
+    const malformed = await train(
+      dir,
+      await writeConfig(dir, 'malformed', { fixture_train: 'malformed_selection' }),
+      'malformed',
+    );
     expect(malformed.exitCode).toBe(0);
     await expect(readJson(join(dir, 'runs/malformed/selection.json'))).rejects.toThrow(SyntaxError);
-    const missing = await train(dir, await writeConfig(dir, 'missing', { fixture_train: 'missing_selection' }), 'missing');
+    const missing = await train(
+      dir,
+      await writeConfig(dir, 'missing', { fixture_train: 'missing_selection' }),
+      'missing',
+    );
     expect(missing.exitCode).toBe(0);
     expect(existsSync(join(dir, 'runs/missing/selection.json'))).toBe(false);
     expect(existsSync(join(dir, 'runs/missing/pareto.json'))).toBe(true);
@@ -406,7 +550,11 @@ describe('fault injection', () => {
   });
 
   it('a missing teacher file fails training with a clear error', async () => {
-    const result = await train(dir, await writeConfig(dir, 'student', { gate_soft_targets: 'teacher/none.jsonl' }), 'student');
+    const result = await train(
+      dir,
+      await writeConfig(dir, 'student', { gate_soft_targets: 'teacher/none.jsonl' }),
+      'student',
+    );
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('teacher/none.jsonl');
   });
@@ -419,9 +567,14 @@ describe('fault injection', () => {
   });
 
   it('no_report and malformed_report exit 0 without a usable report', async () => {
-    expect((await node(dir, 'evaluate.mjs', evalArgs('test', 'none'), { FIXTURE_FAIL_EVALUATE: 'no_report' })).exitCode).toBe(0);
+    expect(
+      (await node(dir, 'evaluate.mjs', evalArgs('test', 'none'), { FIXTURE_FAIL_EVALUATE: 'no_report' })).exitCode,
+    ).toBe(0);
     expect(existsSync(join(dir, 'evals/none.json'))).toBe(false);
-    expect((await node(dir, 'evaluate.mjs', evalArgs('test', 'bad'), { FIXTURE_FAIL_EVALUATE: 'malformed_report' })).exitCode).toBe(0);
+    expect(
+      (await node(dir, 'evaluate.mjs', evalArgs('test', 'bad'), { FIXTURE_FAIL_EVALUATE: 'malformed_report' }))
+        .exitCode,
+    ).toBe(0);
     await expect(readJson(join(dir, 'evals/bad.json'))).rejects.toThrow();
   });
 
@@ -459,7 +612,10 @@ describe('fault injection', () => {
 
   it('a per-job config fault in a batch spares the other jobs', async () => {
     const config = await writeConfig(dir, 'noreport', { fixture_eval: 'no_report' });
-    const jobs = [{ ...evalJob('base', 'checkpoint-0001.pt', 'test'), config }, evalJob('base', 'checkpoint-0002.pt', 'test')];
+    const jobs = [
+      { ...evalJob('base', 'checkpoint-0001.pt', 'test'), config },
+      evalJob('base', 'checkpoint-0002.pt', 'test'),
+    ];
     await writeFile(join(dir, 'batch.jobs.json'), JSON.stringify(jobs));
     await ok(dir, 'evaluate.mjs', ['--config', 'configs/base.yaml', '--role', 'test', '--jobs', 'batch.jobs.json']);
     expect(existsSync(join(dir, jobs[0]?.output ?? ''))).toBe(false);
@@ -475,36 +631,109 @@ describe('fault injection', () => {
   });
 
   it('split, ensemble, teacher and package steps fail with exit 3 when told to', async () => {
-    const split = await node(dir, 'split-carve.mjs', ['--split', 'splits/devval.yaml', '--output', 'splits/x.yaml', '--role',
-      'test', '--test-fraction', '0.1', '--seed', '1'], { FIXTURE_FAIL_SPLIT: 'fail:test' });
-    await writeFile(join(dir, 'manifest.json'), JSON.stringify({ members: [{ config: 'configs/base.yaml', checkpoint: 'runs/base/checkpoint-0001.pt' }] }));
-    const ensemble = await node(dir, 'evaluate-ensemble.mjs', ['--manifest', 'manifest.json', '--output', 'evals/e.json',
-      '--role', 'test', '--scores-output', 'evals/e.scores.jsonl'], { FIXTURE_FAIL_ENSEMBLE: 'fail' });
-    const teacher = await node(dir, 'teacher-scores.mjs', ['--inputs', 'runs/base/validation-epoch-0001.scores.jsonl',
-      '--output', 'teacher/t.jsonl'], { FIXTURE_FAIL_TEACHER: 'fail' });
-    const pack = await node(dir, 'package.mjs', ['--manifest', 'manifest.json', '--test-eval', 'evals/base.json',
-      '--generation', '1', '--state-dir', 'state'], { FIXTURE_FAIL_PACKAGE: 'fail' });
+    const split = await node(
+      dir,
+      'split-carve.mjs',
+      [
+        '--split',
+        'splits/devval.yaml',
+        '--output',
+        'splits/x.yaml',
+        '--role',
+        'test',
+        '--test-fraction',
+        '0.1',
+        '--seed',
+        '1',
+      ],
+      { FIXTURE_FAIL_SPLIT: 'fail:test' },
+    );
+    await writeFile(
+      join(dir, 'manifest.json'),
+      JSON.stringify({ members: [{ config: 'configs/base.yaml', checkpoint: 'runs/base/checkpoint-0001.pt' }] }),
+    );
+    const ensemble = await node(
+      dir,
+      'evaluate-ensemble.mjs',
+      [
+        '--manifest',
+        'manifest.json',
+        '--output',
+        'evals/e.json',
+        '--role',
+        'test',
+        '--scores-output',
+        'evals/e.scores.jsonl',
+      ],
+      { FIXTURE_FAIL_ENSEMBLE: 'fail' },
+    );
+    const teacher = await node(
+      dir,
+      'teacher-scores.mjs',
+      ['--inputs', 'runs/base/validation-epoch-0001.scores.jsonl', '--output', 'teacher/t.jsonl'],
+      { FIXTURE_FAIL_TEACHER: 'fail' },
+    );
+    const pack = await node(
+      dir,
+      'package.mjs',
+      ['--manifest', 'manifest.json', '--test-eval', 'evals/base.json', '--generation', '1', '--state-dir', 'state'],
+      { FIXTURE_FAIL_PACKAGE: 'fail' },
+    );
     expect([split, ensemble, teacher, pack].map((r) => r.exitCode)).toEqual([3, 3, 3, 3]);
   });
 
   it('a crashing split step leaves a partial output file', async () => {
-    const result = await node(dir, 'split-carve.mjs', ['--split', 'splits/tested.yaml', '--output', 'splits/partial.yaml',
-      '--role', 'reserve', '--test-fraction', '0.1', '--seed', '1'], { FIXTURE_FAIL_SPLIT: 'crash' });
+    const result = await node(
+      dir,
+      'split-carve.mjs',
+      [
+        '--split',
+        'splits/tested.yaml',
+        '--output',
+        'splits/partial.yaml',
+        '--role',
+        'reserve',
+        '--test-fraction',
+        '0.1',
+        '--seed',
+        '1',
+      ],
+      { FIXTURE_FAIL_SPLIT: 'crash' },
+    );
     expect(result.signal).toBe('SIGKILL');
     expect((await readFile(join(dir, 'splits/partial.yaml'), 'utf8')).length).toBe(200);
   });
 
   it('FIXTURE_PACKAGE_SLEEP_MS delays packaging', async () => {
     const started = Date.now();
-    const result = await ok(dir, 'package.mjs', ['--checkpoint', 'runs/base/checkpoint-0001.pt', '--config', 'configs/base.yaml',
-      '--test-eval', 'evals/base.json', '--generation', '2', '--state-dir', 'state'], { FIXTURE_PACKAGE_SLEEP_MS: '300' });
+    const result = await ok(
+      dir,
+      'package.mjs',
+      [
+        '--checkpoint',
+        'runs/base/checkpoint-0001.pt',
+        '--config',
+        'configs/base.yaml',
+        '--test-eval',
+        'evals/base.json',
+        '--generation',
+        '2',
+        '--state-dir',
+        'state',
+      ],
+      { FIXTURE_PACKAGE_SLEEP_MS: '300' },
+    );
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
     expect(existsSync(join(dir, result.stdout.trim(), 'model.json'))).toBe(true);
   });
 
   it('FIXTURE_MEGABYTES prints that much output before the step does its work', async () => {
-    const result = await ok(dir, 'teacher-scores.mjs', ['--inputs', 'runs/base/validation-epoch-0001.scores.jsonl',
-      '--output', 'teacher/big.jsonl'], { FIXTURE_MEGABYTES: '2' });
+    const result = await ok(
+      dir,
+      'teacher-scores.mjs',
+      ['--inputs', 'runs/base/validation-epoch-0001.scores.jsonl', '--output', 'teacher/big.jsonl'],
+      { FIXTURE_MEGABYTES: '2' },
+    );
     expect(result.stdout.length).toBeGreaterThanOrEqual(2 * 1024 * 1024);
     expect(result.stdout).toMatch(/teacher scores teacher\/big\.jsonl items=60/);
   });

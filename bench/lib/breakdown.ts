@@ -7,12 +7,18 @@ import type { TracedJob } from './trace.js';
 
 /** Stages of a dispatch, in order; their sum is the dispatch gap. */
 export const DISPATCH_STAGES = [
-  ['evaluator exit -> evaluateRun completed', 'the lane worker sees the exit, reads the reports, completes the activity'],
+  [
+    'evaluator exit -> evaluateRun completed',
+    'the lane worker sees the exit, reads the reports, completes the activity',
+  ],
   ['-> report signal sent', "the run's workflow task after its last activity"],
   ['-> signal in generation history', 'signal delivery'],
   ['-> next child initiated', "the generation's workflow task: fold the report, pick the next job and lane"],
   ['-> next child started', 'the service starts the child workflow'],
-  ['-> trainRun scheduled', "the new child's first workflow task, which writes the job config (prepareRun, a local activity)"],
+  [
+    '-> trainRun scheduled',
+    "the new child's first workflow task, which writes the job config (prepareRun, a local activity)",
+  ],
   ['-> trainRun started', "schedule-to-start on the lane's task queue"],
   ['-> train log header written', 'the activity: owner marker, run directory check, program lookup, log header'],
   ['-> trainer process start', 'the spawn: the trainer process begins (exec and runtime start-up)'],

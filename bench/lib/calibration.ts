@@ -17,7 +17,11 @@ function workload(): void {
   const hash = createHash('sha256');
   for (let i = 0; i < 32; i += 1) hash.update(block);
   hash.digest();
-  const rows = Array.from({ length: 20_000 }, (_, i) => ({ run_id: `run-${i}`, result: { fail_to_pass_count: i % 17, pass_to_fail_count: i % 23 }, finished: new Date(i * 1000).toISOString() }));
+  const rows = Array.from({ length: 20_000 }, (_, i) => ({
+    run_id: `run-${i}`,
+    result: { fail_to_pass_count: i % 17, pass_to_fail_count: i % 23 },
+    finished: new Date(i * 1000).toISOString(),
+  }));
   JSON.parse(JSON.stringify(rows));
 }
 
@@ -29,7 +33,12 @@ export function calibrate(): Calibration {
     times.push(Number(process.hrtime.bigint() - start) / 1e6);
   }
   times.sort((a, b) => a - b);
-  return { workloadMs: times[2] ?? 0, load1: os.loadavg()[0] ?? 0, cores: os.cpus().length, when: new Date().toISOString() };
+  return {
+    workloadMs: times[2] ?? 0,
+    load1: os.loadavg()[0] ?? 0,
+    cores: os.cpus().length,
+    when: new Date().toISOString(),
+  };
 }
 
 /** One line for the log and the table's header. */

@@ -42,7 +42,10 @@ export async function processCpu(pid: number | 'self'): Promise<{ own: number; c
   try {
     const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may hold spaces) start at the state, field 3.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     const ticks = 100;
     const at = (field: number) => (fields[field - 3] ?? Number.NaN) / ticks;
     return { own: at(14) + at(15), children: at(16) + at(17) };

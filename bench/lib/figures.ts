@@ -17,9 +17,16 @@ export interface Figure {
   readonly note: string | null;
 }
 
-export function figure(section: string, name: string, value: number | null, unit: string, goal: Goal | null = null, note: string | null = null): Figure {
+export function figure(
+  section: string,
+  name: string,
+  value: number | null,
+  unit: string,
+  goal: Goal | null = null,
+  note: string | null = null,
+): Figure {
   const measured = value !== null && Number.isFinite(value);
-  const met = goal === null || !measured ? null : goal.op === '<' ? (value) < goal.value : (value) <= goal.value;
+  const met = goal === null || !measured ? null : goal.op === '<' ? value < goal.value : value <= goal.value;
   return { section, name, value: measured ? value : null, unit, goal, met, note };
 }
 
@@ -46,9 +53,16 @@ function verdict(figure: Figure): string {
 export function renderTable(figures: readonly Figure[]): string {
   const rows = figures.map((f) => [f.section, f.name, formatValue(f.value, f.unit), goalText(f), verdict(f)]);
   const header = ['section', 'figure', 'value', 'goal', ''];
-  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] as string).length)));
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
+  );
   const line = (cells: readonly string[]) =>
-    cells.map((cell, column) => (column === 2 || column === 3 ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number))).join('  ').trimEnd();
+    cells
+      .map((cell, column) =>
+        column === 2 || column === 3 ? cell.padStart(widths[column] as number) : cell.padEnd(widths[column] as number),
+      )
+      .join('  ')
+      .trimEnd();
   const out = [line(header), widths.map((width) => '-'.repeat(width)).join('  ')];
   figures.forEach((f, index) => {
     out.push(line(rows[index] as string[]));
@@ -71,10 +85,15 @@ export function renderStages(title: string, stages: readonly StageRow[]): string
   const total = stages.reduce((sum, stage) => sum + (Number.isFinite(stage.mean) ? stage.mean : 0), 0);
   const width = Math.max(5, ...stages.map((stage) => stage.name.length));
   const num = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a').padStart(6);
-  const lines = [title, `${'stage'.padEnd(width)}  ${'p50'.padStart(6)}  ${'p95'.padStart(6)}  ${'mean'.padStart(6)}  share  (ms)`];
+  const lines = [
+    title,
+    `${'stage'.padEnd(width)}  ${'p50'.padStart(6)}  ${'p95'.padStart(6)}  ${'mean'.padStart(6)}  share  (ms)`,
+  ];
   for (const stage of stages) {
     const share = total > 0 && Number.isFinite(stage.mean) ? `${((100 * stage.mean) / total).toFixed(0)}%` : '';
-    lines.push(`${stage.name.padEnd(width)}  ${num(stage.p50)}  ${num(stage.p95)}  ${num(stage.mean)}  ${share.padStart(5)}  ${stage.what}`);
+    lines.push(
+      `${stage.name.padEnd(width)}  ${num(stage.p50)}  ${num(stage.p95)}  ${num(stage.mean)}  ${share.padStart(5)}  ${stage.what}`,
+    );
   }
   lines.push(`${'sum of means'.padEnd(width)}  ${''.padStart(6)}  ${''.padStart(6)}  ${num(total)}`);
   return lines.join('\n');

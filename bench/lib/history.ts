@@ -98,7 +98,10 @@ export function generationTimeline(runs: readonly (readonly HistoryEvent[])[]): 
         }
       }
       const signal = event.workflowExecutionSignaledEventAttributes;
-      if (event.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED && signal?.signalName === runReportedSignal.name) {
+      if (
+        event.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED &&
+        signal?.signalName === runReportedSignal.name
+      ) {
         const payload: Payload | undefined = signal.input?.payloads?.[0] ?? undefined;
         const report: { childId?: string } = payload ? defaultPayloadConverter.fromPayload(payload) : {};
         if (report.childId && !reported.has(report.childId)) reported.set(report.childId, eventMs(event));
@@ -111,7 +114,8 @@ export function generationTimeline(runs: readonly (readonly HistoryEvent[])[]): 
 /** Events of each type over a chain of runs. */
 export function eventTypeCounts(runs: readonly (readonly HistoryEvent[])[]): Map<string, number> {
   const counts = new Map<string, number>();
-  for (const events of runs) for (const event of events) counts.set(eventTypeName(event), (counts.get(eventTypeName(event)) ?? 0) + 1);
+  for (const events of runs)
+    for (const event of events) counts.set(eventTypeName(event), (counts.get(eventTypeName(event)) ?? 0) + 1);
   return new Map([...counts].sort((a, b) => b[1] - a[1]));
 }
 
@@ -122,7 +126,9 @@ export function inputBytes(events: readonly HistoryEvent[]): number {
 }
 
 /** Failed activities of a chain of runs: activity type and failure message, with how often. */
-export function activityFailures(runs: readonly (readonly HistoryEvent[])[]): { activity: string; message: string; count: number }[] {
+export function activityFailures(
+  runs: readonly (readonly HistoryEvent[])[],
+): { activity: string; message: string; count: number }[] {
   const counts = new Map<string, { activity: string; message: string; count: number }>();
   for (const events of runs) {
     const types = new Map<number, string>();

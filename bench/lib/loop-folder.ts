@@ -64,7 +64,9 @@ export async function createLoopFolder(options: {
   await writeFile(path.join(dir, 'configs', 'base.yaml'), stringify(options.base));
   const candidatesFile = path.join(dir, 'candidates.yaml');
   const writeCandidates = async (candidates: readonly CandidateSpec[]): Promise<void> => {
-    const text = stringify({ candidates: candidates.map((c) => ({ name: c.name, base_config: 'configs/base.yaml', overrides: c.overrides })) });
+    const text = stringify({
+      candidates: candidates.map((c) => ({ name: c.name, base_config: 'configs/base.yaml', overrides: c.overrides })),
+    });
     await writeFile(`${candidatesFile}.tmp`, text);
     await rename(`${candidatesFile}.tmp`, candidatesFile);
   };
@@ -94,6 +96,11 @@ export async function createLoopFolder(options: {
     candidatesFile,
     writeCandidates,
     roundDir: (generation, round) =>
-      path.join(config.state_dir, 'configs', `gen-${String(generation).padStart(3, '0')}`, `round-${String(round).padStart(4, '0')}`),
+      path.join(
+        config.state_dir,
+        'configs',
+        `gen-${String(generation).padStart(3, '0')}`,
+        `round-${String(round).padStart(4, '0')}`,
+      ),
   };
 }

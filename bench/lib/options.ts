@@ -41,7 +41,12 @@ interface Spec {
 }
 
 const SPECS: Record<string, Spec> = {
-  sections: { flag: 'sections', quick: SECTIONS.join(','), full: SECTIONS.join(','), help: `which to run: ${SECTIONS.join(',')}` },
+  sections: {
+    flag: 'sections',
+    quick: SECTIONS.join(','),
+    full: SECTIONS.join(','),
+    help: `which to run: ${SECTIONS.join(',')}`,
+  },
   rounds: { flag: 'rounds', quick: '4', full: '4', help: 'rounds of the utilisation runs' },
   candidates: { flag: 'candidates', quick: '6', full: '51', help: 'candidates per round (each its own duration)' },
   lanes: { flag: 'lanes', quick: '4', full: '4', help: 'lanes of the utilisation runs' },
@@ -51,11 +56,31 @@ const SPECS: Record<string, Spec> = {
   processes: { flag: 'processes', quick: '2,4', full: '2,4', help: 'worker processes of the scale-out runs' },
   historyRuns: { flag: 'history-runs', quick: '120', full: '5000', help: 'runs of the history-cost generation' },
   historyLanes: { flag: 'history-lanes', quick: '4', full: '6', help: 'lanes of the history-cost run' },
-  historyCandidates: { flag: 'history-candidates', quick: '10', full: '10', help: 'candidates per round of the history-cost run' },
-  historyBudgetS: { flag: 'history-budget-s', quick: '240', full: '900', help: 'time budget of the history-cost run (s); past it: stop, extrapolate' },
-  historyCanEvents: { flag: 'history-can-events', quick: 'default', full: 'default', help: "history-cost run: events at which continue-as-new is suggested (default: temporal-dev.yaml's)" },
+  historyCandidates: {
+    flag: 'history-candidates',
+    quick: '10',
+    full: '10',
+    help: 'candidates per round of the history-cost run',
+  },
+  historyBudgetS: {
+    flag: 'history-budget-s',
+    quick: '240',
+    full: '900',
+    help: 'time budget of the history-cost run (s); past it: stop, extrapolate',
+  },
+  historyCanEvents: {
+    flag: 'history-can-events',
+    quick: 'default',
+    full: 'default',
+    help: "history-cost run: events at which continue-as-new is suggested (default: temporal-dev.yaml's)",
+  },
   statusCalls: { flag: 'status-calls', quick: '20', full: '50', help: 'status round trips to time' },
-  out: { flag: 'out', quick: 'bench/results/latest.json', full: 'bench/results/latest.json', help: 'where the results go' },
+  out: {
+    flag: 'out',
+    quick: 'bench/results/latest.json',
+    full: 'bench/results/latest.json',
+    help: 'where the results go',
+  },
 };
 
 const envName = (flag: string): string => `BENCH_${flag.toUpperCase().replace(/-/g, '_')}`;
@@ -70,7 +95,12 @@ function program(): Command {
     .option('--quick', 'a small smoke run (about two minutes)')
     .option('--keep', 'keep the temp folders (servers, loops, logs)');
   for (const spec of Object.values(SPECS)) {
-    command.addOption(new Option(`--${spec.flag} <value>`, `${spec.help} (full: ${spec.full}; quick: ${spec.quick}; env ${envName(spec.flag)})`));
+    command.addOption(
+      new Option(
+        `--${spec.flag} <value>`,
+        `${spec.help} (full: ${spec.full}; quick: ${spec.quick}; env ${envName(spec.flag)})`,
+      ),
+    );
   }
   return command;
 }
@@ -95,7 +125,12 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     throw error;
   }
   // What the command line gave, by flag (`--history-runs`).
-  const given = new Map(command.options.map((option) => [option.long, command.getOptionValue(option.attributeName()) as string | boolean | undefined]));
+  const given = new Map(
+    command.options.map((option) => [
+      option.long,
+      command.getOptionValue(option.attributeName()) as string | boolean | undefined,
+    ]),
+  );
   const quick = given.get('--quick') === true || env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
   const keep = given.get('--keep') === true || env.BENCH_KEEP === '1' || env.BENCH_KEEP === 'true';
   const get = (key: keyof typeof SPECS): string => {
@@ -107,9 +142,12 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  for (const name of sections) if (!(SECTIONS as readonly string[]).includes(name)) throw new Error(`unknown section ${name}: use ${SECTIONS.join(',')}`);
+  for (const name of sections)
+    if (!(SECTIONS as readonly string[]).includes(name))
+      throw new Error(`unknown section ${name}: use ${SECTIONS.join(',')}`);
   const jobMs = /^(\d+)-(\d+)$/.exec(get('jobMs'));
-  if (!jobMs || Number(jobMs[1]) > Number(jobMs[2])) throw new Error(`--job-ms must be MIN-MAX in ms, MIN <= MAX (got ${get('jobMs')})`);
+  if (!jobMs || Number(jobMs[1]) > Number(jobMs[2]))
+    throw new Error(`--job-ms must be MIN-MAX in ms, MIN <= MAX (got ${get('jobMs')})`);
   const processes = get('processes')
     .split(',')
     .filter((text) => text.trim() !== '')
@@ -129,15 +167,18 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     historyLanes: positiveInt(get('historyLanes'), 'history-lanes'),
     historyCandidates: positiveInt(get('historyCandidates'), 'history-candidates'),
     historyBudgetS: positiveInt(get('historyBudgetS'), 'history-budget-s'),
-    historyCanEvents: get('historyCanEvents') === 'default' ? null : positiveInt(get('historyCanEvents'), 'history-can-events'),
+    historyCanEvents:
+      get('historyCanEvents') === 'default' ? null : positiveInt(get('historyCanEvents'), 'history-can-events'),
     statusCalls: positiveInt(get('statusCalls'), 'status-calls'),
     out: get('out'),
     keep,
   };
   for (const count of options.processes) {
     // `worker gpu` serves one lane per process: P processes run P lanes of lanes/P slots.
-    if (count > options.lanes || options.lanes % count !== 0) throw new Error(`--processes ${count} must divide --lanes ${options.lanes}`);
+    if (count > options.lanes || options.lanes % count !== 0)
+      throw new Error(`--processes ${count} must divide --lanes ${options.lanes}`);
   }
-  if (options.candidates < 2) throw new Error('--candidates must be >= 2 (the bench empties candidates.yaml while the last round is queued)');
+  if (options.candidates < 2)
+    throw new Error('--candidates must be >= 2 (the bench empties candidates.yaml while the last round is queued)');
   return options;
 }

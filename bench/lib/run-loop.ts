@@ -73,7 +73,8 @@ export async function runRounds(options: {
       if (view.in_flight.length === 0 && view.queued === 0) break;
     }
     if (Date.now() > deadline) {
-      if (options.onTimeout !== 'stop') throw new Error(`loop ${loopId}: only ${done} of ${options.jobs} jobs done in time`);
+      if (options.onTimeout !== 'stop')
+        throw new Error(`loop ${loopId}: only ${done} of ${options.jobs} jobs done in time`);
       complete = false;
       break;
     }

@@ -27,7 +27,11 @@ export interface SeedSchedule {
  * A launch takes the slot that has been free longest, so the per-lane dispatch gaps are
  * first-in-first-out as dispatchGaps measures them. The first launch is at time 0.
  */
-export function simulateSeedLoop(durations: readonly number[], lanes: number, policy: SeedPolicy = SEED_DEFAULTS): SeedSchedule {
+export function simulateSeedLoop(
+  durations: readonly number[],
+  lanes: number,
+  policy: SeedPolicy = SEED_DEFAULTS,
+): SeedSchedule {
   if (lanes < 1) throw new RangeError('lanes must be >= 1');
   const jobs: LaneJob[] = [];
   // Per slot: when its last job ends (-Infinity: never used).

@@ -16,9 +16,14 @@ export interface BenchServer extends DevServer {
 }
 
 // Temporal's words for a run's history or a payload nearing its limits (history service, frontend).
-const SIZE_WARNING = /exceeds (the )?(warn|error)(ing)? limit|history (size|count) exceeds|blob (data )?size exceeds|too large/i;
+const SIZE_WARNING =
+  /exceeds (the )?(warn|error)(ing)? limit|history (size|count) exceeds|blob (data )?size exceeds|too large/i;
 
-export async function startBenchServer(cli: string, name: string, dynamicConfig: Record<string, unknown> = {}): Promise<BenchServer> {
+export async function startBenchServer(
+  cli: string,
+  name: string,
+  dynamicConfig: Record<string, unknown> = {},
+): Promise<BenchServer> {
   const base = await loadDevServerConfig(path.join(PROJECT_ROOT, 'temporal-dev.yaml'));
   const dir = await mkdtemp(path.join(tmpdir(), `champion-loop-bench-${name}-`));
   const server = await startDevServer({

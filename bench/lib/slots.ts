@@ -43,7 +43,15 @@ export function dispatchGaps(jobs: readonly LaneJob[], slots: (lane: string) => 
       } else {
         freed.sort((a, b) => a[0] - b[0]);
         const slot = freed.shift();
-        if (slot) dispatches.push({ lane, freedAt: slot[0], startedAt: job.start, gap: job.start - slot[0], previous: slot[1], next: index });
+        if (slot)
+          dispatches.push({
+            lane,
+            freedAt: slot[0],
+            startedAt: job.start,
+            gap: job.start - slot[0],
+            previous: slot[1],
+            next: index,
+          });
       }
       freed.push([job.end, index]);
     }

@@ -50,7 +50,16 @@ export function tracedJobs(steps: readonly TraceStep[]): TracedJob[] {
   const jobs: TracedJob[] = [];
   for (const step of steps) {
     if (step.step === 'evaluate-ensemble' && step.manifest) {
-      jobs.push({ kind: 'ensemble', key: step.manifest, lane: step.lane ?? '', train: null, evaluate: step, start: step.start, end: step.end, work: span(step) });
+      jobs.push({
+        kind: 'ensemble',
+        key: step.manifest,
+        lane: step.lane ?? '',
+        train: null,
+        evaluate: step,
+        start: step.start,
+        end: step.end,
+        work: span(step),
+      });
       continue;
     }
     if (step.config === null || (step.step !== 'train' && step.step !== 'evaluate')) continue;
@@ -60,7 +69,16 @@ export function tracedJobs(steps: readonly TraceStep[]): TracedJob[] {
   }
   for (const [key, { train, evaluate }] of runs) {
     if (!train || !evaluate) continue;
-    jobs.push({ kind: 'run', key, lane: train.lane ?? '', train, evaluate, start: train.start, end: evaluate.end, work: span(train) + span(evaluate) });
+    jobs.push({
+      kind: 'run',
+      key,
+      lane: train.lane ?? '',
+      train,
+      evaluate,
+      start: train.start,
+      end: evaluate.end,
+      work: span(train) + span(evaluate),
+    });
   }
   return jobs.sort((a, b) => a.start - b.start);
 }

@@ -27,7 +27,10 @@ export async function inProcessWorkers(options: {
 }): Promise<RunningWorkers & { readonly orchestrator: Worker | null }> {
   const connection = await NativeConnection.connect({ address: options.address });
   const common = { connection, namespace: options.namespace };
-  const orchestrator = options.orchestrator === false ? null : await createOrchestratorWorker({ ...common, workflowBundle: options.bundle });
+  const orchestrator =
+    options.orchestrator === false
+      ? null
+      : await createOrchestratorWorker({ ...common, workflowBundle: options.bundle });
   const workers: Worker[] = orchestrator ? [orchestrator] : [];
   for (const lane of options.lanes) {
     const created = await createLaneWorker({
@@ -64,7 +67,18 @@ export interface ChildWorkerSpec {
 export function laneChild(lane: LaneSpec, env?: Readonly<Record<string, string>>): ChildWorkerSpec {
   return {
     name: `lane-${lane.device}`,
-    args: ['gpu', '--cpu', '--host', lane.host, '--device', String(lane.device), '--slots', String(lane.slots), '--min-free-gib', '0'],
+    args: [
+      'gpu',
+      '--cpu',
+      '--host',
+      lane.host,
+      '--device',
+      String(lane.device),
+      '--slots',
+      String(lane.slots),
+      '--min-free-gib',
+      '0',
+    ],
     ...(env ? { env } : {}),
   };
 }
@@ -84,7 +98,16 @@ export async function childWorkers(options: {
   const ready: Promise<void>[] = [];
   for (const spec of options.workers) {
     const log = createWriteStream(path.join(options.logDir, `${spec.name}.log`));
-    const [program, ...args] = options.command?.(spec) ?? [process.execPath, BIN, 'worker', ...spec.args, '--address', options.address, '--namespace', options.namespace];
+    const [program, ...args] = options.command?.(spec) ?? [
+      process.execPath,
+      BIN,
+      'worker',
+      ...spec.args,
+      '--address',
+      options.address,
+      '--namespace',
+      options.namespace,
+    ];
     const child = execa(program as string, args, {
       cwd: PROJECT_ROOT,
       env: { ...spec.env },
@@ -99,7 +122,11 @@ export async function childWorkers(options: {
     child.stderr.pipe(log);
     ready.push(
       new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`worker ${spec.name} did not connect in time (log: ${options.logDir}/${spec.name}.log)`)), options.readyTimeoutMs ?? 180_000);
+        const timer = setTimeout(
+          () =>
+            reject(new Error(`worker ${spec.name} did not connect in time (log: ${options.logDir}/${spec.name}.log)`)),
+          options.readyTimeoutMs ?? 180_000,
+        );
         child.stdout.on('data', (chunk: Buffer) => {
           if (chunk.toString('utf8').includes('connected to')) {
             clearTimeout(timer);
@@ -108,7 +135,11 @@ export async function childWorkers(options: {
         });
         void child.then((result) => {
           clearTimeout(timer);
-          reject(new Error(`worker ${spec.name} exited (${result.exitCode ?? result.signal ?? '?'}) before connecting; log: ${options.logDir}/${spec.name}.log`));
+          reject(
+            new Error(
+              `worker ${spec.name} exited (${result.exitCode ?? result.signal ?? '?'}) before connecting; log: ${options.logDir}/${spec.name}.log`,
+            ),
+          );
         });
       }),
     );

@@ -31,7 +31,11 @@ async function stepErrors(logsDir: string): Promise<string[]> {
   for (const name of (await readdir(logsDir).catch(() => [])).filter((file) => file.endsWith('.log')).sort()) {
     const text = await readFile(path.join(logsDir, name), 'utf8').catch(() => '');
     for (const line of text.split('\n')) {
-      if (!line.startsWith('---') && /error|cannot|can't|unknown|required|no such|denied|fork|killed|not found/i.test(line)) found.add(`${name}: ${line.slice(0, 200)}`);
+      if (
+        !line.startsWith('---') &&
+        /error|cannot|can't|unknown|required|no such|denied|fork|killed|not found/i.test(line)
+      )
+        found.add(`${name}: ${line.slice(0, 200)}`);
       if (found.size >= 20) return [...found];
     }
   }
@@ -60,19 +64,29 @@ interface ReplayOutput {
 }
 
 /** Replay history files in a fresh `node --import tsx bench/replay-child.ts` process. */
-async function replayInFreshProcess(bundleFile: string, files: readonly string[], prefixes = false): Promise<ReplayOutput & { processMs: number }> {
+async function replayInFreshProcess(
+  bundleFile: string,
+  files: readonly string[],
+  prefixes = false,
+): Promise<ReplayOutput & { processMs: number }> {
   const start = Date.now();
   const script = path.join(PROJECT_ROOT, 'bench', 'replay-child.ts');
-  const result = await execa(process.execPath, ['--import', 'tsx', script, ...(prefixes ? ['--prefixes'] : []), bundleFile, ...files], {
-    cwd: PROJECT_ROOT,
-    reject: false,
-  });
+  const result = await execa(
+    process.execPath,
+    ['--import', 'tsx', script, ...(prefixes ? ['--prefixes'] : []), bundleFile, ...files],
+    {
+      cwd: PROJECT_ROOT,
+      reject: false,
+    },
+  );
   if (result.exitCode !== 0) throw new Error(`replay failed (exit ${result.exitCode}): ${result.stderr.slice(-2000)}`);
   const line = result.stdout.trim().split('\n').pop() ?? '{}';
   return { ...(JSON.parse(line) as ReplayOutput), processMs: Date.now() - start };
 }
 
-export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]; details: Record<string, unknown>; notes: string[] }> {
+export async function runHistory(
+  ctx: BenchContext,
+): Promise<{ figures: Figure[]; details: Record<string, unknown>; notes: string[] }> {
   const { options, log } = ctx;
   const server = await startBenchServer(
     ctx.cli,
@@ -83,24 +97,46 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
   let takeover: RunningWorkers | undefined;
   let connection: Connection | undefined;
   try {
-    const candidates = Array.from({ length: options.historyCandidates }, (_, index) => ({ name: `h${String(index + 1).padStart(2, '0')}`, overrides: {} }));
+    const candidates = Array.from({ length: options.historyCandidates }, (_, index) => ({
+      name: `h${String(index + 1).padStart(2, '0')}`,
+      overrides: {},
+    }));
     const rounds = Math.ceil(options.historyRuns / options.historyCandidates);
     const runs = rounds * options.historyCandidates;
     const lanes = Array.from({ length: options.historyLanes }, (_, device) => ({ host: 'bench', device, slots: 1 }));
-    const folder = await createLoopFolder({ dir: path.join(server.dir, 'loop'), stack: 'bench', candidates, lanes, items: 100, base: {} });
-    workers = await inProcessWorkers({ address: server.address, namespace: server.namespace, bundle: ctx.bundle, lanes });
+    const folder = await createLoopFolder({
+      dir: path.join(server.dir, 'loop'),
+      stack: 'bench',
+      candidates,
+      lanes,
+      items: 100,
+      base: {},
+    });
+    workers = await inProcessWorkers({
+      address: server.address,
+      namespace: server.namespace,
+      bundle: ctx.bundle,
+      lanes,
+    });
     connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection, namespace: server.namespace });
     const evalsDir = path.join(folder.config.state_dir, 'evals');
     // Evaluated training runs: evals/<run id>/ (round ensembles are evals/ens-...).
-    const evaluated = async (prefix: string): Promise<number> => (await readdir(evalsDir).catch(() => [])).filter((name) => name.startsWith(prefix)).length;
+    const evaluated = async (prefix: string): Promise<number> =>
+      (await readdir(evalsDir).catch(() => [])).filter((name) => name.startsWith(prefix)).length;
     const finished = () => evaluated('champ-');
 
     // Filled in while the loop idles (a closure: TypeScript would narrow plain lets to null).
-    const measured: { status: Summary | null; coldQueryMs: number | null; coldRunEvents: number | null } = { status: null, coldQueryMs: null, coldRunEvents: null };
+    const measured: { status: Summary | null; coldQueryMs: number | null; coldRunEvents: number | null } = {
+      status: null,
+      coldQueryMs: null,
+      coldRunEvents: null,
+    };
     const cpuBefore = { bench: await processCpu('self'), server: await processCpu(server.pid) };
     const cpuAt: { after: typeof cpuBefore | null } = { after: null };
-    log(`history: ${runs} runs (${rounds} rounds x ${options.historyCandidates} candidates) on ${lanes.length} lanes, bench stack; budget ${options.historyBudgetS} s`);
+    log(
+      `history: ${runs} runs (${rounds} rounds x ${options.historyCandidates} candidates) on ${lanes.length} lanes, bench stack; budget ${options.historyBudgetS} s`,
+    );
     const run = await runRounds({
       client,
       loopId: LOOP_ID,
@@ -133,7 +169,15 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
             namespace: server.namespace,
             logDir: server.dir,
             workers: [{ name: 'orchestrator', args: [] }],
-            command: () => [process.execPath, '--import', 'tsx', path.join(PROJECT_ROOT, 'bench', 'orchestrator-child.ts'), server.address, server.namespace, bundleFile],
+            command: () => [
+              process.execPath,
+              '--import',
+              'tsx',
+              path.join(PROJECT_ROOT, 'bench', 'orchestrator-child.ts'),
+              server.address,
+              server.namespace,
+              bundleFile,
+            ],
           });
           const start = performance.now();
           await client.workflow.getHandle(loopWorkflowId(LOOP_ID)).query(stateQuery);
@@ -149,7 +193,9 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
     const cpuPerRun = (pick: (c: typeof cpuBefore) => number | undefined): number | null => {
       const before = pick(cpuBefore);
       const after = cpu ? pick(cpu) : undefined;
-      return before === undefined || after === undefined || !Number.isFinite(after - before) ? null : ((after - before) * 1000) / Math.max(1, run.doneAtStop);
+      return before === undefined || after === undefined || !Number.isFinite(after - before)
+        ? null
+        : ((after - before) * 1000) / Math.max(1, run.doneAtStop);
     };
     const cpuMsPerRun = {
       workersInThisProcess: cpuPerRun((c) => c.bench?.own),
@@ -172,14 +218,17 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
     const evals = run.result.view.test_evals;
     const sizes: number[] = [];
     const listed: { runId: string }[] = [];
-    for await (const execution of client.workflow.list({ query: `WorkflowId = '${loopWorkflowId(LOOP_ID)}'` })) listed.push({ runId: execution.runId });
+    for await (const execution of client.workflow.list({ query: `WorkflowId = '${loopWorkflowId(LOOP_ID)}'` }))
+      listed.push({ runId: execution.runId });
     for (const { runId } of listed) {
       const description = await client.workflow.getHandle(loopWorkflowId(LOOP_ID), runId).describe();
       sizes.push(Number(description.raw.workflowExecutionInfo?.historySizeBytes ?? 0));
     }
     const largestIndex = totals.indexOf(Math.max(...totals));
     const carry = Math.max(...chain.map(inputBytes));
-    const perType = Object.fromEntries([...eventTypeCounts(chain)].map(([type, count]) => [type, Number((count / Math.max(1, done)).toFixed(3))]));
+    const perType = Object.fromEntries(
+      [...eventTypeCounts(chain)].map(([type, count]) => [type, Number((count / Math.max(1, done)).toFixed(3))]),
+    );
     const warnings = await server.historyWarnings();
     const extrapolated = !run.complete || done < options.historyRuns;
     const perRun = total / Math.max(1, done);
@@ -205,32 +254,166 @@ export async function runHistory(ctx: BenchContext): Promise<{ figures: Figure[]
     const label = `${done}-run generation`;
     const { status: statusSummary, coldQueryMs, coldRunEvents } = measured;
     const figures: Figure[] = [
-      figure('history', `generation events per training run (bench stack, ${done} runs)`, perRun, '', { op: '<=', value: 10 }, `${options.historyCandidates} candidates/round, ${ensembles} round ensembles included; per type in results`),
-      figure('history', 'generation events per eval', evals > 0 ? total / evals : null, '', null, `${evals} test evals`),
-      figure('history', `generation events in all, ${label}`, total, '', null, `${chain.length} runs of the chain (continue-as-new suggested at ${options.historyCanEvents ?? '4,000'} events)`),
-      ...(extrapolated ? [figure('history', `EXTRAPOLATED events of a ${options.historyRuns}-run generation`, perRun * options.historyRuns, '', null, `from ${done} runs`)] : []),
+      figure(
+        'history',
+        `generation events per training run (bench stack, ${done} runs)`,
+        perRun,
+        '',
+        { op: '<=', value: 10 },
+        `${options.historyCandidates} candidates/round, ${ensembles} round ensembles included; per type in results`,
+      ),
+      figure(
+        'history',
+        'generation events per eval',
+        evals > 0 ? total / evals : null,
+        '',
+        null,
+        `${evals} test evals`,
+      ),
+      figure(
+        'history',
+        `generation events in all, ${label}`,
+        total,
+        '',
+        null,
+        `${chain.length} runs of the chain (continue-as-new suggested at ${options.historyCanEvents ?? '4,000'} events)`,
+      ),
+      ...(extrapolated
+        ? [
+            figure(
+              'history',
+              `EXTRAPOLATED events of a ${options.historyRuns}-run generation`,
+              perRun * options.historyRuns,
+              '',
+              null,
+              `from ${done} runs`,
+            ),
+          ]
+        : []),
       figure('history', 'largest run of the chain: events', Math.max(...totals), ''),
-      figure('history', 'largest run of the chain: history size', Math.max(...sizes, 0) / 2 ** 20, 'MiB', { op: '<', value: 10 }, 'Temporal warns at 10 MB'),
-      figure('history', 'largest run input (the continue-as-new carry)', carry / 1024, 'KiB', { op: '<', value: 512 }, 'Temporal warns at 512 KB per payload'),
+      figure(
+        'history',
+        'largest run of the chain: history size',
+        Math.max(...sizes, 0) / 2 ** 20,
+        'MiB',
+        { op: '<', value: 10 },
+        'Temporal warns at 10 MB',
+      ),
+      figure(
+        'history',
+        'largest run input (the continue-as-new carry)',
+        carry / 1024,
+        'KiB',
+        { op: '<', value: 512 },
+        'Temporal warns at 512 KB per payload',
+      ),
       // One eval per run (one checkpoint) and per ensemble; test_evals counts the ok ones.
-      figure('history', 'evaluations without a report (bench stack)', Math.max(0, done + ensembles - evals), '', null, errors[0] ?? 'step log errors in the results file'),
-      figure('history', 'history/size warnings in the server log', warnings.length, '', { op: '<=', value: 0 }, warnings[0]?.slice(0, 160) ?? null),
-      figure('history', run.complete ? `wall time, ${label}` : `wall time until the budget ran out (${run.doneAtStop} runs done then)`, wallMs / 1000, 's', null, `${perMinute.toFixed(0)} runs/min on ${lanes.length} lanes`),
-      figure('history', 'CPU per run: workers (this process)', cpuMsPerRun.workersInThisProcess, 'ms', null, 'workflow tasks and activities of the orchestrator and lanes'),
+      figure(
+        'history',
+        'evaluations without a report (bench stack)',
+        Math.max(0, done + ensembles - evals),
+        '',
+        null,
+        errors[0] ?? 'step log errors in the results file',
+      ),
+      figure(
+        'history',
+        'history/size warnings in the server log',
+        warnings.length,
+        '',
+        { op: '<=', value: 0 },
+        warnings[0]?.slice(0, 160) ?? null,
+      ),
+      figure(
+        'history',
+        run.complete ? `wall time, ${label}` : `wall time until the budget ran out (${run.doneAtStop} runs done then)`,
+        wallMs / 1000,
+        's',
+        null,
+        `${perMinute.toFixed(0)} runs/min on ${lanes.length} lanes`,
+      ),
+      figure(
+        'history',
+        'CPU per run: workers (this process)',
+        cpuMsPerRun.workersInThisProcess,
+        'ms',
+        null,
+        'workflow tasks and activities of the orchestrator and lanes',
+      ),
       figure('history', 'CPU per run: step processes', cpuMsPerRun.stepProcesses, 'ms'),
       figure('history', 'CPU per run: dev server', cpuMsPerRun.devServer, 'ms'),
-      ...(extrapolated ? [figure('history', `EXTRAPOLATED wall time, ${options.historyRuns} runs`, (options.historyRuns / perMinute) * 60, 's', null, `at the measured ${perMinute.toFixed(0)} runs/min`)] : []),
-      figure('replay', `replay of the largest run (${single.replays[0]?.events ?? '?'} events), fresh process`, replayMs, 'ms', { op: '<', value: 2000 }, 'Worker.runReplayHistory, real bundle; excludes node/tsx start-up'),
-      figure('replay', `replay of every run of the chain (${chain.length} runs)`, chainMs, 'ms', null, 'one process, run after run'),
-      figure('replay', 'replay cost per 1,000 events (slope over prefixes)', fit === null ? null : fit.slope * 1000, 'ms', null, fit === null ? null : `fixed cost per replay ${fit.intercept.toFixed(0)} ms; so a 4,000-event run takes ~${(fit.intercept + fit.slope * 4000).toFixed(0)} ms`),
-      figure('replay', 'replaying process peak RSS (VmHWM)', single.peakAfterReplaysMiB, 'MiB', { op: '<', value: 400 }, `RSS ${single.rssAtStartMiB?.toFixed(0) ?? '?'} MiB at start, ${single.rssAfterReplaysMiB?.toFixed(0) ?? '?'} after`),
-      figure('replay', 'fresh orchestrator process: first state query', coldQueryMs, 'ms', null, coldRunEvents === null ? null : `the old worker shut down; the query goes to the new one, which replays the current run (${coldRunEvents} events) first`),
-      figure('client', `status round trip p50 (${statusSummary?.n ?? 0} calls, ${evals} evals)`, statusSummary?.p50 ?? null, 'ms', { op: '<', value: 200 }, `loopStatus: describe + state query; the loop ${run.complete ? 'idle, holding every eval' : 'still busy: the budget ran out'}`),
+      ...(extrapolated
+        ? [
+            figure(
+              'history',
+              `EXTRAPOLATED wall time, ${options.historyRuns} runs`,
+              (options.historyRuns / perMinute) * 60,
+              's',
+              null,
+              `at the measured ${perMinute.toFixed(0)} runs/min`,
+            ),
+          ]
+        : []),
+      figure(
+        'replay',
+        `replay of the largest run (${single.replays[0]?.events ?? '?'} events), fresh process`,
+        replayMs,
+        'ms',
+        { op: '<', value: 2000 },
+        'Worker.runReplayHistory, real bundle; excludes node/tsx start-up',
+      ),
+      figure(
+        'replay',
+        `replay of every run of the chain (${chain.length} runs)`,
+        chainMs,
+        'ms',
+        null,
+        'one process, run after run',
+      ),
+      figure(
+        'replay',
+        'replay cost per 1,000 events (slope over prefixes)',
+        fit === null ? null : fit.slope * 1000,
+        'ms',
+        null,
+        fit === null
+          ? null
+          : `fixed cost per replay ${fit.intercept.toFixed(0)} ms; so a 4,000-event run takes ~${(fit.intercept + fit.slope * 4000).toFixed(0)} ms`,
+      ),
+      figure(
+        'replay',
+        'replaying process peak RSS (VmHWM)',
+        single.peakAfterReplaysMiB,
+        'MiB',
+        { op: '<', value: 400 },
+        `RSS ${single.rssAtStartMiB?.toFixed(0) ?? '?'} MiB at start, ${single.rssAfterReplaysMiB?.toFixed(0) ?? '?'} after`,
+      ),
+      figure(
+        'replay',
+        'fresh orchestrator process: first state query',
+        coldQueryMs,
+        'ms',
+        null,
+        coldRunEvents === null
+          ? null
+          : `the old worker shut down; the query goes to the new one, which replays the current run (${coldRunEvents} events) first`,
+      ),
+      figure(
+        'client',
+        `status round trip p50 (${statusSummary?.n ?? 0} calls, ${evals} evals)`,
+        statusSummary?.p50 ?? null,
+        'ms',
+        { op: '<', value: 200 },
+        `loopStatus: describe + state query; the loop ${run.complete ? 'idle, holding every eval' : 'still busy: the budget ran out'}`,
+      ),
       figure('client', 'status round trip p95', statusSummary?.p95 ?? null, 'ms', { op: '<', value: 200 }),
     ];
     const typeWidth = Math.max(...Object.keys(perType).map((type) => type.length));
     const notes = [
-      [`history: generation events per training run, by type (${done} runs, ${chain.length} run(s) of the chain)`, ...Object.entries(perType).map(([type, count]) => `${type.padEnd(typeWidth)}  ${count.toFixed(2)}`)].join('\n'),
+      [
+        `history: generation events per training run, by type (${done} runs, ${chain.length} run(s) of the chain)`,
+        ...Object.entries(perType).map(([type, count]) => `${type.padEnd(typeWidth)}  ${count.toFixed(2)}`),
+      ].join('\n'),
     ];
     return {
       figures,

@@ -19,7 +19,17 @@ const BATCH = 20;
 const PASSES = 20;
 
 function evalRow(index: number): EvalRow {
-  const counts = { fail_to_pass_count: index % 17, fail_count: 400, fail_to_pass_rate: (index % 17) / 400, pass_to_fail_count: index % 23, pass_correct_count: 1600 - (index % 23), pass_count: 1600, pass_to_fail_rate: (index % 23) / 1600, macro_f1: 0.9, s_f1: 0.88 };
+  const counts = {
+    fail_to_pass_count: index % 17,
+    fail_count: 400,
+    fail_to_pass_rate: (index % 17) / 400,
+    pass_to_fail_count: index % 23,
+    pass_correct_count: 1600 - (index % 23),
+    pass_count: 1600,
+    pass_to_fail_rate: (index % 23) / 1600,
+    macro_f1: 0.9,
+    s_f1: 0.88,
+  };
   const run = `champ-g001-r${String(Math.floor(index / 30) + 1).padStart(4, '0')}-cand${index % 10}`;
   return {
     type: 'eval',
@@ -37,7 +47,11 @@ function evalRow(index: number): EvalRow {
     validation: { epoch: index % 3, fail_to_pass_count: 3, pass_to_fail_count: 5, macro_f1: 0.91, gate_auc: 0.97 },
     result: counts,
     gate_auc: 0.95,
-    gate_curve: [-1, -0.5, 0, 0.5, 1].map((threshold) => ({ threshold, fail_to_pass: index % 7, pass_to_fail: index % 5 })),
+    gate_curve: [-1, -0.5, 0, 0.5, 1].map((threshold) => ({
+      threshold,
+      fail_to_pass: index % 7,
+      pass_to_fail: index % 5,
+    })),
     reject_band: { low: -0.2, high: 0.3, chosen_on: 'validation' },
     decided: null,
     eval_json: `/data/state/evals/${run}/checkpoint-${String(index % 3).padStart(4, '0')}.test.json`,
@@ -51,9 +65,19 @@ async function timed<T>(body: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
-export async function runLedgerCopy(ctx: BenchContext): Promise<{ figures: Figure[]; details: Record<string, unknown> }> {
+export async function runLedgerCopy(
+  ctx: BenchContext,
+): Promise<{ figures: Figure[]; details: Record<string, unknown> }> {
   const details: Record<string, unknown> = {};
-  const perSize: { size: number; passMs: number; perRowUs: number; startMs: number; readMs: number; mergeMs: number; bytes: number }[] = [];
+  const perSize: {
+    size: number;
+    passMs: number;
+    perRowUs: number;
+    startMs: number;
+    readMs: number;
+    mergeMs: number;
+    bytes: number;
+  }[] = [];
   for (const size of SIZES) {
     const dir = await mkdtemp(path.join(tmpdir(), 'bench-ledger-copy-'));
     try {
@@ -82,8 +106,18 @@ export async function runLedgerCopy(ctx: BenchContext): Promise<{ figures: Figur
       const read = await timed(() => readLedgerCopy(dir, { repair: false }));
       const merge = await timed(() => Promise.resolve(missingRows(read.value, rows.slice(0, size))));
       const bytes = (await stat(path.join(dir, 'ledger.jsonl'))).size;
-      perSize.push({ size, passMs, perRowUs: (passMs * 1000) / BATCH, startMs: start.ms, readMs: read.ms, mergeMs: merge.ms, bytes });
-      ctx.log(`ledger copy at ${size} rows: pass ${passMs.toFixed(1)} ms for ${BATCH} new rows, read ${read.ms.toFixed(0)} ms, merge ${merge.ms.toFixed(0)} ms, ${(bytes / 2 ** 20).toFixed(1)} MiB`);
+      perSize.push({
+        size,
+        passMs,
+        perRowUs: (passMs * 1000) / BATCH,
+        startMs: start.ms,
+        readMs: read.ms,
+        mergeMs: merge.ms,
+        bytes,
+      });
+      ctx.log(
+        `ledger copy at ${size} rows: pass ${passMs.toFixed(1)} ms for ${BATCH} new rows, read ${read.ms.toFixed(0)} ms, merge ${merge.ms.toFixed(0)} ms, ${(bytes / 2 ** 20).toFixed(1)} MiB`,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -95,15 +129,50 @@ export async function runLedgerCopy(ctx: BenchContext): Promise<{ figures: Figur
   const figures: Figure[] = [];
   for (const entry of perSize) {
     figures.push(
-      figure('ledger-copy', `keeper pass, ${BATCH} new rows on a ${entry.size.toLocaleString('en-US')}-row copy (per row appended)`, entry.perRowUs / 1000, 'ms', null, `${entry.passMs.toFixed(1)} ms a pass: the new rows looked up in the copy's index, one flushed append`),
-      figure('ledger-copy', `keeper start on a ${entry.size.toLocaleString('en-US')}-row copy`, entry.startMs, 'ms', null, 'read and index the copy, match history against it (once per worker start)'),
-      figure('ledger-copy', `read the whole copy, ${entry.size.toLocaleString('en-US')} rows (${(entry.bytes / 2 ** 20).toFixed(1)} MiB)`, entry.readMs, 'ms', null, 'a keeper start, a resumption from the copy'),
+      figure(
+        'ledger-copy',
+        `keeper pass, ${BATCH} new rows on a ${entry.size.toLocaleString('en-US')}-row copy (per row appended)`,
+        entry.perRowUs / 1000,
+        'ms',
+        null,
+        `${entry.passMs.toFixed(1)} ms a pass: the new rows looked up in the copy's index, one flushed append`,
+      ),
+      figure(
+        'ledger-copy',
+        `keeper start on a ${entry.size.toLocaleString('en-US')}-row copy`,
+        entry.startMs,
+        'ms',
+        null,
+        'read and index the copy, match history against it (once per worker start)',
+      ),
+      figure(
+        'ledger-copy',
+        `read the whole copy, ${entry.size.toLocaleString('en-US')} rows (${(entry.bytes / 2 ** 20).toFixed(1)} MiB)`,
+        entry.readMs,
+        'ms',
+        null,
+        'a keeper start, a resumption from the copy',
+      ),
     );
   }
   if (small && large) {
     figures.push(
-      figure('ledger-copy', 'keeper pass growth, 5,000 -> 50,000 rows (10x rows)', large.passMs / small.passMs, 'x', { op: '<=', value: 2 }, 'a pass costs the new rows, not the ledger'),
-      figure('ledger-copy', 'copy read + merge growth, 5,000 -> 50,000 rows (10x rows)', (large.readMs + large.mergeMs) / (small.readMs + small.mergeMs), 'x', { op: '<=', value: 10 }, 'ledger, report, status of a stopped loop'),
+      figure(
+        'ledger-copy',
+        'keeper pass growth, 5,000 -> 50,000 rows (10x rows)',
+        large.passMs / small.passMs,
+        'x',
+        { op: '<=', value: 2 },
+        'a pass costs the new rows, not the ledger',
+      ),
+      figure(
+        'ledger-copy',
+        'copy read + merge growth, 5,000 -> 50,000 rows (10x rows)',
+        (large.readMs + large.mergeMs) / (small.readMs + small.mergeMs),
+        'x',
+        { op: '<=', value: 10 },
+        'ledger, report, status of a stopped loop',
+      ),
     );
   }
   return { figures, details };

@@ -13,7 +13,12 @@ import { Featurizer } from './lib/vectors.js';
 
 await runMain('evaluate-ensemble', async (argv) => {
   const args = new CliArgs(argv, {
-    manifest: 'one', output: 'one', role: 'one', 'scores-output': 'one', 'band-scores': 'one', 'score-cache-dir': 'one',
+    manifest: 'one',
+    output: 'one',
+    role: 'one',
+    'scores-output': 'one',
+    'band-scores': 'one',
+    'score-cache-dir': 'one',
   });
   const manifest = args.need('manifest');
   const members = readManifest(manifest);
@@ -21,7 +26,8 @@ await runMain('evaluate-ensemble', async (argv) => {
   const splitPath = configs[0]?.split ?? '';
   // Members scored on different splits would average margins of different mails.
   const stray = configs.find((config) => config.split !== splitPath);
-  if (stray !== undefined) throw new UsageError(`manifest ${manifest}: member config ${stray.path} uses another split than ${splitPath}`);
+  if (stray !== undefined)
+    throw new UsageError(`manifest ${manifest}: member config ${stray.path} uses another split than ${splitPath}`);
   runEvalJob({
     role: args.need('role'),
     data: new SplitData(await readSplit(splitPath)),

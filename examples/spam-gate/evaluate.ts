@@ -17,8 +17,14 @@ const SINGLE = ['checkpoint', 'output', 'scores-output', 'band-scores'];
 
 await runMain('evaluate', async (argv) => {
   const args = new CliArgs(argv, {
-    config: 'one', role: 'one', jobs: 'one', checkpoint: 'one', output: 'one',
-    'scores-output': 'one', 'band-scores': 'one', 'score-cache-dir': 'one',
+    config: 'one',
+    role: 'one',
+    jobs: 'one',
+    checkpoint: 'one',
+    output: 'one',
+    'scores-output': 'one',
+    'band-scores': 'one',
+    'score-cache-dir': 'one',
   });
   const role = args.need('role');
   if (args.has('jobs') && SINGLE.some((name) => args.has(name))) {

@@ -14,14 +14,20 @@ import { parseCheckpoint } from './lib/checkpoint.js';
 
 await runMain('package', (argv) => {
   const args = new CliArgs(argv, {
-    checkpoint: 'one', config: 'one', manifest: 'one', 'test-eval': 'one', generation: 'one', 'state-dir': 'one',
+    checkpoint: 'one',
+    config: 'one',
+    manifest: 'one',
+    'test-eval': 'one',
+    generation: 'one',
+    'state-dir': 'one',
   });
   const manifest = args.get('manifest');
   if ((manifest !== undefined) === (args.has('checkpoint') || args.has('config'))) {
     throw new UsageError('give either --checkpoint and --config, or --manifest');
   }
   const source = manifest ?? args.need('checkpoint');
-  const members: Member[] = manifest === undefined ? [{ checkpoint: source, config: args.need('config') }] : readManifest(manifest);
+  const members: Member[] =
+    manifest === undefined ? [{ checkpoint: source, config: args.need('config') }] : readManifest(manifest);
   const generation = args.integer('generation');
   const testEval = args.need('test-eval');
   const report = asRecord(readJson(testEval, 'test eval report'), `test eval report ${testEval}`);
@@ -40,25 +46,54 @@ await runMain('package', (argv) => {
     copyFileSync(member.config, join(staging, configCopy));
     const model = readJson(member.checkpoint, 'checkpoint');
     parseCheckpoint(model, `checkpoint ${member.checkpoint}`);
-    return { ...member, config_copy: configCopy, config_sha256: sha256File(member.config), checkpoint_sha256: sha256File(member.checkpoint), model };
+    return {
+      ...member,
+      config_copy: configCopy,
+      config_sha256: sha256File(member.config),
+      checkpoint_sha256: sha256File(member.checkpoint),
+      model,
+    };
   });
   if (manifest !== undefined) copyFileSync(manifest, join(staging, 'manifest.json'));
-  writeText(join(staging, MODEL_FILE), jsonText({
-    format: PACKAGE_FORMAT,
-    kind: manifest === undefined ? 'checkpoint' : 'ensemble',
-    reject_band: isRecord(report.reject_band) ? report.reject_band : null,
-    members: memberFiles.map((m) => ({ checkpoint: m.checkpoint, checkpoint_sha256: m.checkpoint_sha256, model: m.model })),
-  }));
+  writeText(
+    join(staging, MODEL_FILE),
+    jsonText({
+      format: PACKAGE_FORMAT,
+      kind: manifest === undefined ? 'checkpoint' : 'ensemble',
+      reject_band: isRecord(report.reject_band) ? report.reject_band : null,
+      members: memberFiles.map((m) => ({
+        checkpoint: m.checkpoint,
+        checkpoint_sha256: m.checkpoint_sha256,
+        model: m.model,
+      })),
+    }),
+  );
   copyFileSync(testEval, join(staging, 'test-eval.json'));
   const provenance = {
     generation,
     source: manifest === undefined ? 'checkpoint' : 'manifest',
     path: source,
     sha256: sha,
-    members: memberFiles.map((m) => ({ checkpoint: m.checkpoint, checkpoint_sha256: m.checkpoint_sha256, config: m.config, config_sha256: m.config_sha256, config_copy: m.config_copy })),
+    members: memberFiles.map((m) => ({
+      checkpoint: m.checkpoint,
+      checkpoint_sha256: m.checkpoint_sha256,
+      config: m.config,
+      config_sha256: m.config_sha256,
+      config_copy: m.config_copy,
+    })),
     test_eval: testEval,
     test_eval_sha256: sha256File(testEval),
-    test_result: pick(report, ['role', 'fail_to_pass_count', 'pass_to_fail_count', 'fail_count', 'pass_count', 'macro_f1', 's_f1', 'gate_auc', 'decided']),
+    test_result: pick(report, [
+      'role',
+      'fail_to_pass_count',
+      'pass_to_fail_count',
+      'fail_count',
+      'pass_count',
+      'macro_f1',
+      's_f1',
+      'gate_auc',
+      'decided',
+    ]),
     model_sha256: sha256File(join(staging, MODEL_FILE)),
     packaged_at: new Date().toISOString(),
     packaged_by: 'examples/spam-gate/package.ts',

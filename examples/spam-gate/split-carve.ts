@@ -9,8 +9,16 @@ await runMain('split-carve', async (argv) => {
   const role = args.need('role');
   if (role !== 'test' && role !== 'reserve') throw new UsageError('--role must be test or reserve');
   const output = args.need('output');
-  const split = carve(await readSplit(args.need('split')), 'development', role, args.number('test-fraction'), args.integer('seed'));
+  const split = carve(
+    await readSplit(args.need('split')),
+    'development',
+    role,
+    args.number('test-fraction'),
+    args.integer('seed'),
+  );
   writeSplit(output, split);
-  const sizes = Object.entries(split.roles).map(([name, ids]) => `${name}=${ids.length}`).join(' ');
+  const sizes = Object.entries(split.roles)
+    .map(([name, ids]) => `${name}=${ids.length}`)
+    .join(' ');
   process.stdout.write(`split carve ${role} ${output} ${sizes}\n`);
 });

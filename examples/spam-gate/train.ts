@@ -45,16 +45,26 @@ await runMain('train', async (argv) => {
   );
   mkdirSync(runDir, { recursive: true });
   const params = new Float64Array(features.hash_dimension + 1);
-  const optimizer = createOptimizer({ kind: config.optimizer, learningRate: config.learning_rate, l2: config.l2 }, params.length);
+  const optimizer = createOptimizer(
+    { kind: config.optimizer, learningRate: config.learning_rate, l2: config.l2 },
+    params.length,
+  );
   const provenance = {
     run_id: runId,
     seed: config.seed,
     config_sha256: config.sha256,
-    teacher: teacher === null ? null : { path: teacher.path, sha256: teacher.sha256, weight: config.soft_target_weight },
+    teacher:
+      teacher === null ? null : { path: teacher.path, sha256: teacher.sha256, weight: config.soft_target_weight },
   };
   const epochs = [];
   for (let epoch = 1; epoch <= config.epochs; epoch += 1) {
-    const trainLoss = trainEpoch(params, optimizer, examples, shuffledIndices(examples.length, mix32(config.seed, epoch)), config.batch_size);
+    const trainLoss = trainEpoch(
+      params,
+      optimizer,
+      examples,
+      shuffledIndices(examples.length, mix32(config.seed, epoch)),
+      config.batch_size,
+    );
     const model = snapshot(params, features);
     writeAtomic(join(runDir, checkpointName(epoch)), checkpointText(model, epoch, provenance));
     const rows = scoreMessages([model], validation, featurizer);
@@ -69,7 +79,9 @@ await runMain('train', async (argv) => {
       ...f1Scores(c),
       gate_auc: auc(rows),
       train_loss: round6(trainLoss),
-      validation_loss: round6(rows.reduce((sum, row) => sum + logLoss(row.margin, row.target), 0) / Math.max(1, rows.length)),
+      validation_loss: round6(
+        rows.reduce((sum, row) => sum + logLoss(row.margin, row.target), 0) / Math.max(1, rows.length),
+      ),
     };
     writeAtomic(join(runDir, validationMetricsName(epoch)), jsonText(metrics));
     epochs.push(metrics);
@@ -87,7 +99,11 @@ await runMain('train', async (argv) => {
   const pareto = paretoEpochs(eligible).map((epoch) => ({ checkpoint: checkpointName(epoch) }));
   writeAtomic(join(runDir, 'pareto.json'), jsonText({ checkpoints: pareto }));
   const best = selectEpoch(eligible);
-  const selection = { checkpoint: checkpointName(best.epoch), epoch: best.epoch, false_negatives: best.fail_to_pass_count };
+  const selection = {
+    checkpoint: checkpointName(best.epoch),
+    epoch: best.epoch,
+    false_negatives: best.fail_to_pass_count,
+  };
   writeAtomic(join(runDir, 'selection.json'), jsonText(selection));
   process.stdout.write(`selected ${selection.checkpoint} pareto=${pareto.map((p) => p.checkpoint).join(',')}\n`);
 });

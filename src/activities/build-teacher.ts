@@ -48,7 +48,12 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
     for (const member of input.members) {
       const selection = await readSelection(join(runDir(paths, member.run_id), 'selection.json'));
       const checkpoint = join(runDir(paths, member.run_id), selection.checkpoint);
-      members.push({ run_id: member.run_id, checkpoint_name: selection.checkpoint, config: member.config_path, checkpoint });
+      members.push({
+        run_id: member.run_id,
+        checkpoint_name: selection.checkpoint,
+        config: member.config_path,
+        checkpoint,
+      });
       jobs.push({
         member,
         checkpointName: selection.checkpoint,
@@ -62,15 +67,23 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
       if (await exists(job.report)) continue;
       const text = await readFile(job.member.config_path, 'utf8');
       if (sha256(text) !== job.member.config_sha256) {
-        return done('failed', { error: `teacher member config ${job.member.config_path} changed since ${job.member.run_id} trained (sha256 differs)` });
+        return done('failed', {
+          error: `teacher member config ${job.member.config_path} changed since ${job.member.run_id} trained (sha256 differs)`,
+        });
       }
       const key = await lineageKey(text, paths.workdir, hashes);
       groups.set(key, [...(groups.get(key) ?? []), job]);
     }
     let index = 0;
     for (const group of groups.values()) {
-      const jobsPath = join(logsDir(paths.stateDir), `${namespace}.development.compatible-${String(index).padStart(4, '0')}.jobs.json`);
-      const log = join(logsDir(paths.stateDir), `${namespace}.development.compatible-${String(index).padStart(4, '0')}.log`);
+      const jobsPath = join(
+        logsDir(paths.stateDir),
+        `${namespace}.development.compatible-${String(index).padStart(4, '0')}.jobs.json`,
+      );
+      const log = join(
+        logsDir(paths.stateDir),
+        `${namespace}.development.compatible-${String(index).padStart(4, '0')}.log`,
+      );
       index += 1;
       await mkdir(folder, { recursive: true });
       await mkdir(dirname(jobsPath), { recursive: true });
@@ -88,13 +101,24 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
       const result = await runLoopStep(paths, {
         step: 'teacher evaluate development',
         commandKey: 'evaluate',
-        command: [...commands.evaluate, '--config', first.member.config_path, '--role', 'development', '--jobs', jobsPath, ...scoreCacheArgs(paths)],
+        command: [
+          ...commands.evaluate,
+          '--config',
+          first.member.config_path,
+          '--role',
+          'development',
+          '--jobs',
+          jobsPath,
+          ...scoreCacheArgs(paths),
+        ],
         log,
       });
-      if (result.exitCode !== 0) return done('failed', { error: `development scoring ended with ${describeEnd(result)} (log ${log})` });
+      if (result.exitCode !== 0)
+        return done('failed', { error: `development scoring ended with ${describeEnd(result)} (log ${log})` });
     }
     for (const job of jobs) {
-      if (!(await exists(job.report))) return done('failed', { error: `no development report for ${job.member.run_id} at ${job.report}` });
+      if (!(await exists(job.report)))
+        return done('failed', { error: `no development report for ${job.member.run_id} at ${job.report}` });
     }
     const tmp = `${teacherPath}.tmp`;
     await mkdir(dirname(teacherPath), { recursive: true });
@@ -106,7 +130,8 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
       command: [...commands.teacher_scores, '--inputs', ...jobs.map((job) => job.scores), '--output', tmp],
       log,
     });
-    if (result.exitCode !== 0) return done('failed', { error: `teacher scores ended with ${describeEnd(result)} (log ${log})` });
+    if (result.exitCode !== 0)
+      return done('failed', { error: `teacher scores ended with ${describeEnd(result)} (log ${log})` });
     await rename(tmp, teacherPath);
     return done('ok', { sha256: sha256(await readFile(teacherPath)) });
   } catch (error) {

@@ -30,11 +30,17 @@ export function createChildOutcome(client: Client) {
     try {
       status = (await handle.describe()).status.name;
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return { status: 'closed', workflowId: request.workflowId, why: 'no such workflow' };
+      if (error instanceof WorkflowNotFoundError)
+        return { status: 'closed', workflowId: request.workflowId, why: 'no such workflow' };
       throw error;
     }
     if (status === 'RUNNING') return { status: 'running' };
-    if (status !== 'COMPLETED') return { status: 'closed', workflowId: request.workflowId, why: `the child was ${status.toLowerCase().replace('_', ' ')}` };
+    if (status !== 'COMPLETED')
+      return {
+        status: 'closed',
+        workflowId: request.workflowId,
+        why: `the child was ${status.toLowerCase().replace('_', ' ')}`,
+      };
     const report: unknown = await handle.result();
     return { status: 'completed', kind: request.kind, report } as ChildOutcome;
   };

@@ -17,7 +17,10 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
   if (!isEnsembleRun(run)) {
     const bad = checkpoints.filter((name) => !isCheckpointName(name));
     if (bad.length > 0) {
-      throw badInput(`run ${run.run_id}: checkpoint names without a -NNNN epoch suffix: ${bad.join(', ')}`, CONTRACT_ERROR);
+      throw badInput(
+        `run ${run.run_id}: checkpoint names without a -NNNN epoch suffix: ${bad.join(', ')}`,
+        CONTRACT_ERROR,
+      );
     }
   }
   const bands = new Map<string, string | null>();

@@ -28,7 +28,14 @@ export {
 };
 
 /** CPU activities of the orchestrator worker: candidates, split, job configs, manifests, file checks. */
-export const orchestratorActivities = { readCandidates, buildSplit, prepareRun, writeEnsembleManifest, missingFiles, waitForChange };
+export const orchestratorActivities = {
+  readCandidates,
+  buildSplit,
+  prepareRun,
+  writeEnsembleManifest,
+  missingFiles,
+  waitForChange,
+};
 
 /** GPU activities of a lane worker: training and evaluation subprocesses on its device. */
 export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTeacher };

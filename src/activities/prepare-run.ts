@@ -31,7 +31,13 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
  * order: overridden keys keep their place, new keys follow, as Python's dict.update leaves them.
  * The bytes are the seed's `yaml.safe_dump(config, sort_keys=False)` (src/config/pyyaml/).
  */
-export function configText(base: Map<unknown, unknown>, candidate: Candidate, generation: number, split: string, seed: number): string {
+export function configText(
+  base: Map<unknown, unknown>,
+  candidate: Candidate,
+  generation: number,
+  split: string,
+  seed: number,
+): string {
   const config = new Map<unknown, unknown>(base);
   for (const [key, value] of Object.entries(candidate.overrides)) {
     // Overrides arrive as JSON: values JSON would change (1.0, dates) come tagged (src/config/pyyaml/json.ts).
@@ -49,17 +55,26 @@ export async function readBaseConfig(candidate: Candidate): Promise<PyMap> {
     text = await readFile(candidate.base_config, 'utf8');
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : (error as Error).message;
-    throw badInput(`base config of candidate "${candidate.name}" cannot be read: ${candidate.base_config} ${reason}`, CONFIG_ERROR);
+    throw badInput(
+      `base config of candidate "${candidate.name}" cannot be read: ${candidate.base_config} ${reason}`,
+      CONFIG_ERROR,
+    );
   }
   let value: unknown;
   try {
     // Maps, not objects: keys like `1` keep their place and type, as PyYAML keeps them.
     value = loadPyYaml(text);
   } catch (error) {
-    throw badInput(`base config of candidate "${candidate.name}" is not valid YAML: ${candidate.base_config}: ${(error as Error).message}`, CONFIG_ERROR);
+    throw badInput(
+      `base config of candidate "${candidate.name}" is not valid YAML: ${candidate.base_config}: ${(error as Error).message}`,
+      CONFIG_ERROR,
+    );
   }
   if (!(value instanceof Map)) {
-    throw badInput(`base config of candidate "${candidate.name}" must be a YAML mapping: ${candidate.base_config}`, CONFIG_ERROR);
+    throw badInput(
+      `base config of candidate "${candidate.name}" must be a YAML mapping: ${candidate.base_config}`,
+      CONFIG_ERROR,
+    );
   }
   return value;
 }

@@ -5,7 +5,10 @@ import type { CandidatesRead } from './types.js';
  * Re-reads candidates.yaml (base configs resolved against the workdir). An invalid file is an
  * answer, not a failure: the workflow keeps its previous list, or stops on the very first read.
  */
-export async function readCandidates(input: { readonly file: string; readonly workdir: string }): Promise<CandidatesRead> {
+export async function readCandidates(input: {
+  readonly file: string;
+  readonly workdir: string;
+}): Promise<CandidatesRead> {
   try {
     const candidates = await loadCandidates(input.file, input.workdir);
     return {

@@ -73,15 +73,32 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
         selected: await selectedCheckpoint(dir),
       };
     } catch (error) {
-      return failed(common, `checkpoints could not be collected: ${error instanceof Error ? error.message : String(error)}`);
+      return failed(
+        common,
+        `checkpoints could not be collected: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
   if (train_rc === 1 && (await logContains(log, result.logStart, input.noCheckpointMarker))) {
-    return { ...common, status: 'no_eligible_checkpoint', checkpoints: [], error: null, finished: new Date().toISOString(), selected: null };
+    return {
+      ...common,
+      status: 'no_eligible_checkpoint',
+      checkpoints: [],
+      error: null,
+      finished: new Date().toISOString(),
+      selected: null,
+    };
   }
   return failed(common, `trainer ended with ${describeEnd(result)}; see ${log}`);
 }
 
 function failed(common: Pick<TrainOutcome, 'train_rc' | 'epochs_run' | 'started'>, error: string): TrainOutcome {
-  return { ...common, status: 'train_failed', checkpoints: [], error, finished: new Date().toISOString(), selected: null };
+  return {
+    ...common,
+    status: 'train_failed',
+    checkpoints: [],
+    error,
+    finished: new Date().toISOString(),
+    selected: null,
+  };
 }

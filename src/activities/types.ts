@@ -25,11 +25,9 @@ export interface StepCommands {
   readonly package: readonly string[] | null;
 }
 
-
 /** The candidates file re-read: the list, or why it is invalid. */
 export type CandidatesRead =
-  | { readonly ok: true; readonly candidates: Candidate[] }
-  | { readonly ok: false; readonly error: string };
+  { readonly ok: true; readonly candidates: Candidate[] } | { readonly ok: false; readonly error: string };
 
 export interface BuildSplitInput {
   readonly paths: LoopPaths;
@@ -78,7 +76,11 @@ export interface TrainOutcome {
   readonly error: string | null;
   readonly started: string;
   readonly finished: string;
-  readonly selected: { readonly checkpoint: string; readonly falseNegatives: number | null; readonly validationGateAuc: number | null } | null;
+  readonly selected: {
+    readonly checkpoint: string;
+    readonly falseNegatives: number | null;
+    readonly validationGateAuc: number | null;
+  } | null;
 }
 
 export interface EvaluateRunInput {
@@ -156,7 +158,12 @@ export interface TeacherOutcome {
   readonly status: 'ok' | 'failed';
   readonly path: string;
   readonly sha256?: string;
-  readonly members: { readonly run_id: string; readonly checkpoint_name: string; readonly config: string; readonly checkpoint: string }[];
+  readonly members: {
+    readonly run_id: string;
+    readonly checkpoint_name: string;
+    readonly config: string;
+    readonly checkpoint: string;
+  }[];
   readonly started: string;
   readonly finished: string;
   readonly error?: string;

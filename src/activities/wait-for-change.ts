@@ -26,7 +26,9 @@ async function signature(file: string): Promise<string> {
  * Waits, heartbeating, until a waited-for file appears or the candidates file changes: an idle
  * loop costs one activity in its history however long it idles, not a timer per poll.
  */
-export async function waitForChange(input: WaitForChangeInput): Promise<'file-appeared' | 'candidates-changed' | 'timed-out'> {
+export async function waitForChange(
+  input: WaitForChangeInput,
+): Promise<'file-appeared' | 'candidates-changed' | 'timed-out'> {
   const hooks = activityHooks();
   const before = await signature(input.candidatesFile);
   const deadline = Date.now() + input.maxMs;

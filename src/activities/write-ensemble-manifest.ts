@@ -16,5 +16,10 @@ export async function writeEnsembleManifest(input: EnsembleManifestInput): Promi
     const members = input.members.map((member) => ({ config: member.config, checkpoint: member.checkpoint }));
     await writeFile(path, `${JSON.stringify({ members }, null, 2)}\n`, { flag: 'wx' });
   }
-  return { path, sha256: createHash('sha256').update(await readFile(path)).digest('hex') };
+  return {
+    path,
+    sha256: createHash('sha256')
+      .update(await readFile(path))
+      .digest('hex'),
+  };
 }

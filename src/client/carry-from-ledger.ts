@@ -14,7 +14,11 @@ import { emptyTeacherPlan, type TeacherPlan } from '../workflows/teacher-plan.js
 
 /** Checkpoints of a run that have a test eval row. */
 function scoredCheckpoints(rows: readonly LedgerRow[], runId: string): Set<string> {
-  return new Set(rows.filter((row) => row.type === 'eval' && row.role === 'test' && row.run_id === runId).map((row) => (row.type === 'eval' ? row.checkpoint_name : '')));
+  return new Set(
+    rows
+      .filter((row) => row.type === 'eval' && row.role === 'test' && row.run_id === runId)
+      .map((row) => (row.type === 'eval' ? row.checkpoint_name : '')),
+  );
 }
 
 /** A trained (or ensemble) run with checkpoints left to score: an evaluation-only job; its run row is in the ledger already. */
@@ -49,25 +53,38 @@ export function teacherFromLedger(
   const afterRound = config.teacher_after_round;
   if (afterRound <= 0) return { teacher: emptyTeacherPlan, teacherEnsemble: null };
   const ordinary = new Map<string, RunRow>();
-  for (const row of rows) if (row.type === 'run' && row.generation === generation && row.status !== 'ensemble' && row.round <= afterRound) ordinary.set(row.run_id, row);
+  for (const row of rows)
+    if (row.type === 'run' && row.generation === generation && row.status !== 'ensemble' && row.round <= afterRound)
+      ordinary.set(row.run_id, row);
   const builds = rows.filter((row): row is TeacherRow => row.type === 'teacher' && row.generation === generation);
   const teacher: TeacherPlan = {
     pending: [],
     planned: ordinary.size,
-    members: [...ordinary.values()].filter((run) => run.status === 'trained').map((run) => ({ run_id: run.run_id, config_path: run.config_path, config_sha256: run.config_sha256 })),
+    members: [...ordinary.values()]
+      .filter((run) => run.status === 'trained')
+      .map((run) => ({ run_id: run.run_id, config_path: run.config_path, config_sha256: run.config_sha256 })),
     offered: builds.length > 0,
   };
   const built = builds.filter((row) => row.status === 'ok').at(-1);
-  const ensembleRecorded = rows.some((row) => row.type === 'run' && row.generation === generation && row.run_id === ensembleRunId(generation));
+  const ensembleRecorded = rows.some(
+    (row) => row.type === 'run' && row.generation === generation && row.run_id === ensembleRunId(generation),
+  );
   const teacherEnsemble =
     built && !ensembleRecorded
-      ? built.members.map((member) => ({ config: ordinary.get(member.run_id)?.config_path ?? '', checkpoint: `${config.runs_root}/${member.run_id}/${member.checkpoint_name}` }))
+      ? built.members.map((member) => ({
+          config: ordinary.get(member.run_id)?.config_path ?? '',
+          checkpoint: `${config.runs_root}/${member.run_id}/${member.checkpoint_name}`,
+        }))
       : null;
   return { teacher, teacherEnsemble };
 }
 
 /** The carry that continues a loop from its ledger rows; null when the rows hold no generation. */
-export function carryFromLedger(rows: readonly LedgerRow[], config: LoopConfig, started: string): GenerationCarry | null {
+export function carryFromLedger(
+  rows: readonly LedgerRow[],
+  config: LoopConfig,
+  started: string,
+): GenerationCarry | null {
   const state = foldRows(rows, foldSettingsOf(config));
   if (state.generation < 1) return null;
   const generation = state.generation;
@@ -84,9 +101,16 @@ export function carryFromLedger(rows: readonly LedgerRow[], config: LoopConfig, 
     const unscored = run.checkpoints.filter((name) => !scored.has(name));
     if (unscored.length > 0) queue.push(scoringJob(run, unscored));
   }
-  const packaged = new Set(rows.filter((row) => row.type === 'package' && (row.event === 'launched' || row.event === 'dropped')).map((row) => (row.type === 'package' ? `${row.run_id}/${row.checkpoint_name}` : '')));
+  const packaged = new Set(
+    rows
+      .filter((row) => row.type === 'package' && (row.event === 'launched' || row.event === 'dropped'))
+      .map((row) => (row.type === 'package' ? `${row.run_id}/${row.checkpoint_name}` : '')),
+  );
   const champion = state.champion;
-  const unpackaged = champion && config.commands.package && !packaged.has(`${champion.run_id}/${champion.checkpoint_name}`) ? [packageChampionOf(champion, started)] : [];
+  const unpackaged =
+    champion && config.commands.package && !packaged.has(`${champion.run_id}/${champion.checkpoint_name}`)
+      ? [packageChampionOf(champion, started)]
+      : [];
   return {
     ...firstCarry(config, started),
     state,

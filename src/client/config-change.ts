@@ -6,7 +6,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).filter(([, item]) => item !== undefined);
-    return `{${entries.sort(([a], [b]) => a.localeCompare(b)).map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+    return `{${entries
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 }
@@ -14,10 +17,15 @@ function canonical(value: unknown): string {
 /** The top-level loop.yaml fields whose values differ. */
 export function changedFields(running: LoopConfig, edited: LoopConfig): string[] {
   const keys = [...new Set([...Object.keys(running), ...Object.keys(edited)])];
-  return keys.filter((key) => canonical((running as Record<string, unknown>)[key]) !== canonical((edited as Record<string, unknown>)[key]));
+  return keys.filter(
+    (key) =>
+      canonical((running as Record<string, unknown>)[key]) !== canonical((edited as Record<string, unknown>)[key]),
+  );
 }
 
 /** The folders holding a loop's state that `edited` moves: [field, where it is, where loop.yaml now says]. */
 export function movedFolders(previous: LoopConfig, edited: LoopConfig): [string, string, string][] {
-  return (['state_dir', 'runs_root'] as const).filter((field) => previous[field] !== edited[field]).map((field) => [field, previous[field], edited[field]]);
+  return (['state_dir', 'runs_root'] as const)
+    .filter((field) => previous[field] !== edited[field])
+    .map((field) => [field, previous[field], edited[field]]);
 }

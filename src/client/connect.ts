@@ -1,11 +1,19 @@
 import { Client, Connection } from '@temporalio/client';
-import { connectionSettings, describeConnection, type ConnectionFlags, type ConnectionSettings } from '../workers/connection.js';
+import {
+  connectionSettings,
+  describeConnection,
+  type ConnectionFlags,
+  type ConnectionSettings,
+} from '../workers/connection.js';
 
 export type { ConnectionFlags };
 
 /** No Temporal server answered; says where we looked and how to point elsewhere. */
 export class NoServerError extends Error {
-  constructor(readonly settings: ConnectionSettings, cause: unknown) {
+  constructor(
+    readonly settings: ConnectionSettings,
+    cause: unknown,
+  ) {
     super(
       `no Temporal server answers at ${describeConnection(settings)} (${(cause as Error).message ?? cause}).\n` +
         "Start the local one with 'npm run dev-server', or point at yours with --address/--namespace " +
@@ -16,7 +24,9 @@ export class NoServerError extends Error {
 }
 
 /** A client connected the way every Temporal tool connects (envconfig profile, TEMPORAL_* variables, flags). */
-export async function connectClient(flags: ConnectionFlags = {}): Promise<{ client: Client; connection: Connection; settings: ConnectionSettings }> {
+export async function connectClient(
+  flags: ConnectionFlags = {},
+): Promise<{ client: Client; connection: Connection; settings: ConnectionSettings }> {
   const settings = connectionSettings(flags);
   let connection: Connection;
   try {

@@ -31,12 +31,16 @@ export function teacherFolder(teacherPath: string): string {
   return path.dirname(brace < 0 ? teacherPath : teacherPath.slice(0, brace));
 }
 
-function ownedFolders(config: Pick<LoopConfig, 'state_dir' | 'runs_root' | 'teacher_path' | 'teacher_after_round'>): OwnedFolder[] {
+function ownedFolders(
+  config: Pick<LoopConfig, 'state_dir' | 'runs_root' | 'teacher_path' | 'teacher_after_round'>,
+): OwnedFolder[] {
   return [
     { field: 'state_dir', what: 'state dir', dir: config.state_dir },
     { field: 'runs_root', what: 'runs root', dir: config.runs_root },
     // A loop that never builds a teacher writes nothing there.
-    ...(config.teacher_after_round > 0 ? [{ field: 'teacher_path' as const, what: 'teacher folder', dir: teacherFolder(config.teacher_path) }] : []),
+    ...(config.teacher_after_round > 0
+      ? [{ field: 'teacher_path' as const, what: 'teacher folder', dir: teacherFolder(config.teacher_path) }]
+      : []),
   ];
 }
 
@@ -45,12 +49,14 @@ async function ownerOf(dir: string): Promise<FolderOwner | null> {
   try {
     text = await readFile(path.join(dir, OWNER_FILE), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return null;
     throw error;
   }
   try {
     const owner = JSON.parse(text) as Partial<FolderOwner>;
-    if (typeof owner.loop_id === 'string' && typeof owner.namespace === 'string') return { loop_id: owner.loop_id, namespace: owner.namespace, since: String(owner.since ?? '?') };
+    if (typeof owner.loop_id === 'string' && typeof owner.namespace === 'string')
+      return { loop_id: owner.loop_id, namespace: owner.namespace, since: String(owner.since ?? '?') };
   } catch {
     // An owner file that is not ours to read holds nothing.
   }
@@ -58,7 +64,12 @@ async function ownerOf(dir: string): Promise<FolderOwner | null> {
 }
 
 /** Refuses a folder of `config` that another loop holds, naming that loop and what to do. */
-export async function checkFolderOwners(loopId: string, namespace: string, config: LoopConfig, configFile: string): Promise<void> {
+export async function checkFolderOwners(
+  loopId: string,
+  namespace: string,
+  config: LoopConfig,
+  configFile: string,
+): Promise<void> {
   for (const folder of ownedFolders(config)) {
     const owner = await ownerOf(folder.dir);
     if (owner === null || (owner.loop_id === loopId && owner.namespace === namespace)) continue;

@@ -1,14 +1,35 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import type { GenerationEvent, GenerationRunHistory, PackagingEvent, PackagingRunHistory } from '../ledger/history-fold.js';
+import type {
+  GenerationEvent,
+  GenerationRunHistory,
+  PackagingEvent,
+  PackagingRunHistory,
+} from '../ledger/history-fold.js';
 import type { GivenUpRun } from '../ledger/report-fold.js';
 import { CHILD_OUTCOME, type ChildOutcome } from '../activities/child-outcome.js';
 import { loopWorkflowId, packagingWorkflowId, trainingRunWorkflowId } from '../workflows/ids.js';
 import { BOUNDED_SIGNALS, GIVEN_UP_RUN_ROWS } from '../workflows/patches.js';
 import type { TrainingRunInput } from '../workflows/training-run.js';
-import { advanceSignal, championSignal, reserveReportedSignal, runReportedSignal, stopNowSignal, teacherReportedSignal } from '../workflows/messages.js';
-import { advanceReasonOf, boundedReason, boundedRunReport, championWithinBounds, isPackageChampion, isReserveReport, isRunReport, isTeacherReport } from '../workflows/report-shapes.js';
+import {
+  advanceSignal,
+  championSignal,
+  reserveReportedSignal,
+  runReportedSignal,
+  stopNowSignal,
+  teacherReportedSignal,
+} from '../workflows/messages.js';
+import {
+  advanceReasonOf,
+  boundedReason,
+  boundedRunReport,
+  championWithinBounds,
+  isPackageChampion,
+  isReserveReport,
+  isRunReport,
+  isTeacherReport,
+} from '../workflows/report-shapes.js';
 
 export type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 // A CommonJS package: its namespace comes through the default export under plain Node ESM.
@@ -30,8 +51,13 @@ const EventType = {
 
 /** No workflow with that id: the loop was never started (or the namespace is another one). */
 export class NoSuchLoopError extends Error {
-  constructor(readonly loopId: string, readonly workflowId: string) {
-    super(`no loop '${loopId}' here (no workflow ${workflowId}); check the loop id and the namespace, or start it with 'champion-loop start'`);
+  constructor(
+    readonly loopId: string,
+    readonly workflowId: string,
+  ) {
+    super(
+      `no loop '${loopId}' here (no workflow ${workflowId}); check the loop id and the namespace, or start it with 'champion-loop start'`,
+    );
     this.name = 'NoSuchLoopError';
   }
 }
@@ -57,14 +83,17 @@ export async function runChain(client: Client, workflowId: string): Promise<Hist
   }
   listed.sort((a, b) => a.start - b.start);
   if (listed.length > 0) {
-    return Promise.all(listed.map(async ({ runId }) => (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+    return Promise.all(
+      listed.map(async ({ runId }) => (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []),
+    );
   }
   // Visibility can lag behind a fresh start: walk the latest execution's chain instead.
   let latest: HistoryEvent[];
   try {
     latest = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   } catch (error) {
-    if (notFound(error)) throw new NoSuchLoopError(workflowId.replace(/^champion-loop\//, '').replace(/\/packaging$/, ''), workflowId);
+    if (notFound(error))
+      throw new NoSuchLoopError(workflowId.replace(/^champion-loop\//, '').replace(/\/packaging$/, ''), workflowId);
     throw error;
   }
   const runs: HistoryEvent[][] = [];
@@ -80,7 +109,10 @@ export async function runChain(client: Client, workflowId: string): Promise<Hist
 /** The service knows no such workflow: fetchHistory rejects with gRPC NOT_FOUND, not a WorkflowNotFoundError. */
 function notFound(error: unknown): boolean {
   const GRPC_NOT_FOUND = 5;
-  return (error as Error).name === 'WorkflowNotFoundError' || (isGrpcServiceError(error) && Number(error.code) === GRPC_NOT_FOUND);
+  return (
+    (error as Error).name === 'WorkflowNotFoundError' ||
+    (isGrpcServiceError(error) && Number(error.code) === GRPC_NOT_FOUND)
+  );
 }
 
 function generationEvent(event: HistoryEvent, activityTypes: ReadonlyMap<string, string>): GenerationEvent | null {
@@ -93,7 +125,13 @@ function generationEvent(event: HistoryEvent, activityTypes: ReadonlyMap<string,
     case EventType.childInitiated: {
       const attributes = event.startChildWorkflowExecutionInitiatedEventAttributes;
       const workflowId = attributes?.workflowId;
-      return workflowId ? { kind: 'child-started', workflowId, ...untrainedRunOf(workflowId, decode(attributes?.input?.payloads) as TrainingRunInput | undefined) } : null;
+      return workflowId
+        ? {
+            kind: 'child-started',
+            workflowId,
+            ...untrainedRunOf(workflowId, decode(attributes?.input?.payloads) as TrainingRunInput | undefined),
+          }
+        : null;
     }
     case EventType.childFailed:
     case EventType.childCanceled:
@@ -153,24 +191,39 @@ export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunH
       .map((event, index): GenerationEvent | null => {
         const folded = generationEvent(event, activityTypes);
         // A lost child is folded as the workflow's clock read it, by code with or without given-up rows.
-        if (folded?.kind === 'advance' && index > boundedFrom) return { ...folded, reason: boundedReason(folded.reason) };
+        if (folded?.kind === 'advance' && index > boundedFrom)
+          return { ...folded, reason: boundedReason(folded.reason) };
         if (folded?.kind === 'run-reported' && index > boundedFrom) {
           const report = boundedRunReport(folded.report);
           return report ? { ...folded, report } : null;
         }
-        return folded?.kind === 'child-lost' ? { ...folded, time: taskTimeAfter(events, index), givenUpRows: index > givenUpRowsFrom } : folded;
+        return folded?.kind === 'child-lost'
+          ? { ...folded, time: taskTimeAfter(events, index), givenUpRows: index > givenUpRowsFrom }
+          : folded;
       })
       .filter((event): event is GenerationEvent => event !== null),
   };
 }
 
 /** A training run child that trains (not an evaluation-only retry or an ensemble): its run, and which attempt it is. */
-function untrainedRunOf(workflowId: string, input: TrainingRunInput | undefined): { run?: GivenUpRun; attempt?: number } {
+function untrainedRunOf(
+  workflowId: string,
+  input: TrainingRunInput | undefined,
+): { run?: GivenUpRun; attempt?: number } {
   const plan = input?.plan;
   if (!plan || input.run !== null || input.reportRun === true) return {};
   const base = trainingRunWorkflowId(input.loopId, plan.generation, plan.round, plan.candidate.name, 1);
   const attempt = workflowId === base ? 1 : Number(workflowId.slice(base.length + 1));
-  return { run: { generation: plan.generation, round: plan.round, seed: plan.seed, candidate: plan.candidate.name, runId: plan.runId }, attempt };
+  return {
+    run: {
+      generation: plan.generation,
+      round: plan.round,
+      seed: plan.seed,
+      candidate: plan.candidate.name,
+      runId: plan.runId,
+    },
+    attempt,
+  };
 }
 
 /** Why a child ended without a report, as the workflow words it (generation/reports.ts, childLostWhy). */
@@ -209,7 +262,8 @@ function patchedFrom(events: readonly HistoryEvent[], id: string): number {
   if (!marker) return Infinity;
   const taskId = String(marker.markerRecordedEventAttributes?.workflowTaskCompletedEventId ?? '');
   const task = events.findIndex((event) => String(event.eventId) === taskId);
-  for (let index = task - 1; index >= 0; index -= 1) if (events[index]?.eventType === EventType.taskCompleted) return index;
+  for (let index = task - 1; index >= 0; index -= 1)
+    if (events[index]?.eventType === EventType.taskCompleted) return index;
   return -1;
 }
 
@@ -246,24 +300,41 @@ export function packagingRunOf(events: readonly HistoryEvent[]): PackagingRunHis
   const packaging: PackagingEvent[] = [];
   const boundedFrom = patchedFrom(events, BOUNDED_SIGNALS);
   for (const [index, event] of events.entries()) {
-    if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === championSignal.name) {
+    if (
+      event.eventType === EventType.signaled &&
+      event.workflowExecutionSignaledEventAttributes?.signalName === championSignal.name
+    ) {
       const champion = decode(event.workflowExecutionSignaledEventAttributes.input?.payloads);
       // A malformed champion (sent by hand), or one over the bounds, is skipped, as the workflow skipped it.
-      if (isPackageChampion(champion) && (index <= boundedFrom || championWithinBounds(champion))) packaging.push({ kind: 'champion', champion });
-    } else if (event.eventType === EventType.signaled && event.workflowExecutionSignaledEventAttributes?.signalName === stopNowSignal.name) {
+      if (isPackageChampion(champion) && (index <= boundedFrom || championWithinBounds(champion)))
+        packaging.push({ kind: 'champion', champion });
+    } else if (
+      event.eventType === EventType.signaled &&
+      event.workflowExecutionSignaledEventAttributes?.signalName === stopNowSignal.name
+    ) {
       packaging.push({ kind: 'stopped-at-once', time: isoTime(event) });
     } else if (event.eventType === EventType.activityCompleted) {
-      packaging.push({ kind: 'package-finished', outcome: decode(event.activityTaskCompletedEventAttributes?.result?.payloads) as never });
+      packaging.push({
+        kind: 'package-finished',
+        outcome: decode(event.activityTaskCompletedEventAttributes?.result?.payloads) as never,
+      });
     } else if (event.eventType === EventType.activityFailed || event.eventType === EventType.activityTimedOut) {
-      const failure = event.activityTaskFailedEventAttributes?.failure ?? event.activityTaskTimedOutEventAttributes?.failure;
-      packaging.push({ kind: 'package-finished', outcome: { launched: false, error: packageFailureText(failure, input), time: isoTime(event) } });
+      const failure =
+        event.activityTaskFailedEventAttributes?.failure ?? event.activityTaskTimedOutEventAttributes?.failure;
+      packaging.push({
+        kind: 'package-finished',
+        outcome: { launched: false, error: packageFailureText(failure, input), time: isoTime(event) },
+      });
     }
   }
   return { input, events: packaging };
 }
 
 /** Why a package command has no exit code: a timeout names the loop.yaml limit that ended it. */
-function packageFailureText(failure: proto.temporal.api.failure.v1.IFailure | null | undefined, input: PackagingRunHistory['input'] | undefined): string {
+function packageFailureText(
+  failure: proto.temporal.api.failure.v1.IFailure | null | undefined,
+  input: PackagingRunHistory['input'] | undefined,
+): string {
   const TimeoutType = proto.temporal.api.enums.v1.TimeoutType;
   switch (failure?.timeoutFailureInfo?.timeoutType) {
     case TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE:

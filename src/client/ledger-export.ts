@@ -13,7 +13,11 @@ import { loopWorkflowId } from '../workflows/ids.js';
  * loop's state dir together (history wins while it exists). `stateDir` (or a loop.yaml) finds the
  * copy of a loop whose history is gone altogether.
  */
-export async function exportLedger(client: Client, loopId: string, fallback?: { stateDir: string; config?: LoopConfig }): Promise<LoopLedger> {
+export async function exportLedger(
+  client: Client,
+  loopId: string,
+  fallback?: { stateDir: string; config?: LoopConfig },
+): Promise<LoopLedger> {
   const history = await new HistoryRuns(client).read(loopId);
   if (history.input === null && !fallback) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
   return loopLedger(history, fallback ?? null);
@@ -31,7 +35,8 @@ export async function historyLedger(client: Client, loopId: string): Promise<{ r
 /** One line saying what of the ledger history no longer holds, or null when history holds it all. */
 export function ledgerSources(ledger: LoopLedger): string | null {
   const parts: string[] = [];
-  if (ledger.fromCopyOnly > 0) parts.push(`${ledger.fromCopyOnly} rows come from the copy in ${ledger.stateDir} (their history is gone)`);
+  if (ledger.fromCopyOnly > 0)
+    parts.push(`${ledger.fromCopyOnly} rows come from the copy in ${ledger.stateDir} (their history is gone)`);
   if (ledger.lostGenerations.length > 0) {
     parts.push(`generation ${ledger.lostGenerations.join(', ')} is in neither history nor the copy: its rows are lost`);
   }

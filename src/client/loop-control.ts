@@ -19,13 +19,23 @@ export const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
   | { readonly kind: 'started'; readonly workflowId: string; readonly runId: string }
-  | { readonly kind: 'resumed'; readonly workflowId: string; readonly runId: string; readonly generation: number; readonly from: string; readonly notes?: string[] }
+  | {
+      readonly kind: 'resumed';
+      readonly workflowId: string;
+      readonly runId: string;
+      readonly generation: number;
+      readonly from: string;
+      readonly notes?: string[];
+    }
   | { readonly kind: 'already-running'; readonly workflowId: string; readonly view: LoopView | null };
 
 async function runningView(client: Client, workflowId: string): Promise<LoopView | null> {
   // Without an orchestrator polling, the query would only time out.
   if ((await queuesWithoutPoller(client, loopQueues([], false))).length > 0) return null;
-  return client.workflow.getHandle(workflowId).query(stateQuery).catch(() => null);
+  return client.workflow
+    .getHandle(workflowId)
+    .query(stateQuery)
+    .catch(() => null);
 }
 
 /**
@@ -33,12 +43,22 @@ async function runningView(client: Client, workflowId: string): Promise<LoopView
  * was (see resumptionOf), unless `fresh` (the caller moved its old state aside). `seedStateDir`:
  * a loop with no history goes on from a Python seed loop's state dir (seedResumption).
  */
-export async function startLoop(client: Client, loopId: string, config: LoopConfig, options: { fresh?: boolean; seedStateDir?: string } = {}): Promise<StartOutcome> {
+export async function startLoop(
+  client: Client,
+  loopId: string,
+  config: LoopConfig,
+  options: { fresh?: boolean; seedStateDir?: string } = {},
+): Promise<StartOutcome> {
   if (!LOOP_ID_PATTERN.test(loopId)) throw new Error(`loop id '${loopId}' must be letters, digits, '_', '-', '.'`);
   const workflowId = loopWorkflowId(loopId);
-  const resumption = options.seedStateDir === undefined ? await resumptionOf(client, loopId, config) : await seedResumption(client, loopId, config, options.seedStateDir);
-  if (resumption.kind === 'running') return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
-  const resume: (Extract<Resumption, { kind: 'resume' }> & { notes?: string[] }) | null = resumption.kind === 'resume' && !options.fresh ? resumption : null;
+  const resumption =
+    options.seedStateDir === undefined
+      ? await resumptionOf(client, loopId, config)
+      : await seedResumption(client, loopId, config, options.seedStateDir);
+  if (resumption.kind === 'running')
+    return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
+  const resume: (Extract<Resumption, { kind: 'resume' }> & { notes?: string[] }) | null =
+    resumption.kind === 'resume' && !options.fresh ? resumption : null;
   try {
     const handle = await client.workflow.start(generation, {
       workflowId,
@@ -53,9 +73,17 @@ export async function startLoop(client: Client, loopId: string, config: LoopConf
     });
     if (!resume) return { kind: 'started', workflowId, runId: handle.firstExecutionRunId };
     await redeliverReports(client, loopId, resume.carry);
-    return { kind: 'resumed', workflowId, runId: handle.firstExecutionRunId, generation: resume.carry.state.generation, from: resume.from, ...(resume.notes ? { notes: resume.notes } : {}) };
+    return {
+      kind: 'resumed',
+      workflowId,
+      runId: handle.firstExecutionRunId,
+      generation: resume.carry.state.generation,
+      from: resume.from,
+      ...(resume.notes ? { notes: resume.notes } : {}),
+    };
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError) return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
+    if (error instanceof WorkflowExecutionAlreadyStartedError)
+      return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
     throw error;
   }
 }
@@ -66,7 +94,9 @@ async function runningLoop(client: Client, loopId: string) {
   try {
     const description = await handle.describe();
     if (description.status.name !== 'RUNNING') {
-      throw new Error(`loop '${loopId}' is not running (${description.status.name.toLowerCase()}); 'champion-loop start' resumes it`);
+      throw new Error(
+        `loop '${loopId}' is not running (${description.status.name.toLowerCase()}); 'champion-loop start' resumes it`,
+      );
     }
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
@@ -89,7 +119,11 @@ export interface LoopLook {
   readonly noPoller: LoopQueue[];
 }
 
-async function lookAt(client: Client, loopId: string, handle: ReturnType<Client['workflow']['getHandle']>): Promise<LoopLook> {
+async function lookAt(
+  client: Client,
+  loopId: string,
+  handle: ReturnType<Client['workflow']['getHandle']>,
+): Promise<LoopLook> {
   const config = await latestRunConfig(client, loopId);
   const orchestrator = loopQueues([], false);
   const unanswered = async (error: unknown): Promise<LoopLook> => {
@@ -105,7 +139,16 @@ async function lookAt(client: Client, loopId: string, handle: ReturnType<Client[
     return unanswered(error);
   }
   const packages = config ? config.commands.package !== null : false;
-  return { view, noPoller: await queuesWithoutPoller(client, loopQueues(view.lanes.map((lane) => lane.queue), packages)) };
+  return {
+    view,
+    noPoller: await queuesWithoutPoller(
+      client,
+      loopQueues(
+        view.lanes.map((lane) => lane.queue),
+        packages,
+      ),
+    ),
+  };
 }
 
 /** The live look at a running loop (see LoopLook); a loop that is not running is an error. */
@@ -114,7 +157,8 @@ export async function loopLook(client: Client, loopId: string): Promise<LoopLook
 }
 
 /** A loop's live state while it runs (view null: no orchestrator worker polls); otherwise how its last run ended. */
-export type LoopStatus = ({ readonly kind: 'running' } & LoopLook) | { readonly kind: 'not-running'; readonly ended: string };
+export type LoopStatus =
+  ({ readonly kind: 'running' } & LoopLook) | { readonly kind: 'not-running'; readonly ended: string };
 
 export async function loopState(client: Client, loopId: string): Promise<LoopStatus> {
   const handle = client.workflow.getHandle(loopWorkflowId(loopId));
@@ -145,7 +189,10 @@ async function hasGeneration(client: Client, loopId: string): Promise<boolean> {
     maximumPageSize: 10,
   });
   const events = history?.events ?? [];
-  if (events.some((event) => event.eventType === proto.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)) return true;
+  if (
+    events.some((event) => event.eventType === proto.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
+  )
+    return true;
   const input = events[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
   const started = input ? defaultPayloadConverter.fromPayload<GenerationInput>(input) : undefined;
   return (started?.carry?.opening?.generation ?? started?.carry?.state.generation ?? 0) >= 1;
@@ -156,7 +203,9 @@ export async function advanceLoop(client: Client, loopId: string, reason: string
   if (!reason.trim()) throw new Error('advance needs a reason (--reason), e.g. "corpus labels changed"');
   const handle = await runningLoop(client, loopId);
   if (!(await hasGeneration(client, loopId))) {
-    throw new Error(`loop '${loopId}' has no generation to advance from yet: no orchestrator worker has taken its first step (is 'champion-loop worker orchestrator' running?)`);
+    throw new Error(
+      `loop '${loopId}' has no generation to advance from yet: no orchestrator worker has taken its first step (is 'champion-loop worker orchestrator' running?)`,
+    );
   }
   const view = await handle.query(stateQuery);
   if (view.generation < 1) throw new Error(`loop '${loopId}' has no generation to advance from yet`);

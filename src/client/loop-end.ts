@@ -61,7 +61,10 @@ export async function loopClosed(client: Client, loopId: string): Promise<Extrac
 /** Wait for the loop's workflow to close (following continue-as-new); how it ended, never a WorkflowFailedError. */
 export async function loopResult(client: Client, loopId: string): Promise<LoopEnd> {
   try {
-    return { kind: 'completed', result: (await client.workflow.getHandle(loopWorkflowId(loopId)).result()) as GenerationResult };
+    return {
+      kind: 'completed',
+      result: (await client.workflow.getHandle(loopWorkflowId(loopId)).result()) as GenerationResult,
+    };
   } catch (error) {
     const ended = endedByError(error);
     if (ended === null) throw error;

@@ -35,12 +35,21 @@ function connectionOptions(command: Command): Command {
     .option('--tls', 'connect with TLS (implied by the TLS paths and by an API key)')
     .option('--tls-cert-path <file>', 'mTLS client certificate (default: TEMPORAL_TLS_CLIENT_CERT_PATH or the profile)')
     .option('--tls-key-path <file>', 'mTLS client key (default: TEMPORAL_TLS_CLIENT_KEY_PATH or the profile)')
-    .option('--tls-ca-path <file>', "CA certificate the server's certificate must chain to (default: TEMPORAL_TLS_SERVER_CA_CERT_PATH)")
-    .option('--tls-server-name <name>', 'server name to verify the certificate against (default: TEMPORAL_TLS_SERVER_NAME)')
+    .option(
+      '--tls-ca-path <file>',
+      "CA certificate the server's certificate must chain to (default: TEMPORAL_TLS_SERVER_CA_CERT_PATH)",
+    )
+    .option(
+      '--tls-server-name <name>',
+      'server name to verify the certificate against (default: TEMPORAL_TLS_SERVER_NAME)',
+    )
     .option('--api-key <key>', 'API key (prefer TEMPORAL_API_KEY or the profile: a flag shows in the process list)');
 }
 
-async function withClient<T>(flags: ConnectionFlags, body: (client: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>): Promise<T> {
+async function withClient<T>(
+  flags: ConnectionFlags,
+  body: (client: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>,
+): Promise<T> {
   const { client, connection } = await connectClient(flags);
   try {
     return await body(client);
@@ -55,56 +64,80 @@ connectionOptions(
     .description('start a loop (or report the one already running); a loop that ended in any way goes on where it was')
     .argument('<loop-id>', 'the loop id, e.g. gate-2026')
     .requiredOption('-c, --config <loop.yaml>', 'the loop settings')
-    .option('--fresh', "start over at generation 1: the loop's state dir and runs root are moved aside first (never deleted)")
-    .option('--from-seed-state-dir <dir>', "a new loop goes on from a Python seed loop: its state dir's ledger.jsonl (runs under the loop's runs_root)"),
-).action(async (loopId: string, options: ConnectionFlags & { config: string; fresh?: boolean; fromSeedStateDir?: string }) => {
-  if (options.fresh && options.fromSeedStateDir !== undefined) throw new Error('--fresh and --from-seed-state-dir do not go together: a seed loop is carried over into a loop id with no history');
-  const config = await loadLoopConfig(options.config);
-  // Refuse a broken candidates file now rather than in the workflow's first round.
-  await loadCandidates(config.candidates, config.workdir);
-  await withClient(options, async (client) => {
-    const namespace = client.options.namespace;
-    await checkFolderOwners(loopId, namespace, config, options.config);
-    // The loop.yaml its latest run was started with: a stopped loop resumes only where its state is.
-    const previous = options.fromSeedStateDir === undefined ? await latestRunConfig(client, loopId) : null;
-    const moved = previous && !options.fresh ? movedFolders(previous, config) : [];
-    if (moved.length > 0 && (await client.workflow.getHandle(loopWorkflowId(loopId)).describe()).status.name !== 'RUNNING') {
+    .option(
+      '--fresh',
+      "start over at generation 1: the loop's state dir and runs root are moved aside first (never deleted)",
+    )
+    .option(
+      '--from-seed-state-dir <dir>',
+      "a new loop goes on from a Python seed loop: its state dir's ledger.jsonl (runs under the loop's runs_root)",
+    ),
+).action(
+  async (loopId: string, options: ConnectionFlags & { config: string; fresh?: boolean; fromSeedStateDir?: string }) => {
+    if (options.fresh && options.fromSeedStateDir !== undefined)
       throw new Error(
-        `loop ${loopId}'s state is in ${moved.map(([field, was]) => `${was} (${field})`).join(' and ')}, but ${options.config} now says ${moved.map(([field, , now]) => `${field}: ${now}`).join(', ')}: ` +
-          `resuming it there would rebuild its split and lose its runs. Put ${moved.map(([field]) => field).join(' and ')} back, or start over there with --fresh. Nothing started.`,
+        '--fresh and --from-seed-state-dir do not go together: a seed loop is carried over into a loop id with no history',
       );
-    }
-    if (options.fresh) {
-      const moved = await startOver(client, loopId, config);
-      for (const [from, to] of moved) console.log(`moved ${from} aside to ${to}`);
-    }
-    await warnOnShortRetention(client, (line) => console.warn(line));
-    const outcome = await startLoop(client, loopId, config, { fresh: options.fresh === true, ...(options.fromSeedStateDir === undefined ? {} : { seedStateDir: options.fromSeedStateDir }) });
-    if (outcome.kind !== 'already-running') await claimFolders(loopId, namespace, config);
-    switch (outcome.kind) {
-      case 'started':
-        console.log(`started loop ${loopId} (workflow ${outcome.workflowId}); watch it with: champion-loop status ${loopId}`);
-        break;
-      case 'resumed':
-        console.log(`resumed loop ${loopId} in generation ${outcome.generation} from ${outcome.from} (workflow ${outcome.workflowId})`);
-        for (const note of outcome.notes ?? []) console.log(`note: ${note}`);
-        break;
-      case 'already-running':
-        console.log(`loop ${loopId} is already running (workflow ${outcome.workflowId}${outcome.view ? `, generation ${outcome.view.generation}, round ${outcome.view.round}` : ''}); nothing started`);
-        {
-          const changed = previous ? changedFields(previous, config) : [];
-          if (changed.length > 0) {
-            console.log(
-              `note: ${options.config} differs from the loop.yaml the running loop was started with (${changed.join(', ')}); the edit was ignored. ` +
-                `To apply it: 'champion-loop stop ${loopId}', wait until it has stopped, then 'champion-loop start ${loopId} --config ${options.config}'.`,
-            );
+    const config = await loadLoopConfig(options.config);
+    // Refuse a broken candidates file now rather than in the workflow's first round.
+    await loadCandidates(config.candidates, config.workdir);
+    await withClient(options, async (client) => {
+      const namespace = client.options.namespace;
+      await checkFolderOwners(loopId, namespace, config, options.config);
+      // The loop.yaml its latest run was started with: a stopped loop resumes only where its state is.
+      const previous = options.fromSeedStateDir === undefined ? await latestRunConfig(client, loopId) : null;
+      const moved = previous && !options.fresh ? movedFolders(previous, config) : [];
+      if (
+        moved.length > 0 &&
+        (await client.workflow.getHandle(loopWorkflowId(loopId)).describe()).status.name !== 'RUNNING'
+      ) {
+        throw new Error(
+          `loop ${loopId}'s state is in ${moved.map(([field, was]) => `${was} (${field})`).join(' and ')}, but ${options.config} now says ${moved.map(([field, , now]) => `${field}: ${now}`).join(', ')}: ` +
+            `resuming it there would rebuild its split and lose its runs. Put ${moved.map(([field]) => field).join(' and ')} back, or start over there with --fresh. Nothing started.`,
+        );
+      }
+      if (options.fresh) {
+        const moved = await startOver(client, loopId, config);
+        for (const [from, to] of moved) console.log(`moved ${from} aside to ${to}`);
+      }
+      await warnOnShortRetention(client, (line) => console.warn(line));
+      const outcome = await startLoop(client, loopId, config, {
+        fresh: options.fresh === true,
+        ...(options.fromSeedStateDir === undefined ? {} : { seedStateDir: options.fromSeedStateDir }),
+      });
+      if (outcome.kind !== 'already-running') await claimFolders(loopId, namespace, config);
+      switch (outcome.kind) {
+        case 'started':
+          console.log(
+            `started loop ${loopId} (workflow ${outcome.workflowId}); watch it with: champion-loop status ${loopId}`,
+          );
+          break;
+        case 'resumed':
+          console.log(
+            `resumed loop ${loopId} in generation ${outcome.generation} from ${outcome.from} (workflow ${outcome.workflowId})`,
+          );
+          for (const note of outcome.notes ?? []) console.log(`note: ${note}`);
+          break;
+        case 'already-running':
+          console.log(
+            `loop ${loopId} is already running (workflow ${outcome.workflowId}${outcome.view ? `, generation ${outcome.view.generation}, round ${outcome.view.round}` : ''}); nothing started`,
+          );
+          {
+            const changed = previous ? changedFields(previous, config) : [];
+            if (changed.length > 0) {
+              console.log(
+                `note: ${options.config} differs from the loop.yaml the running loop was started with (${changed.join(', ')}); the edit was ignored. ` +
+                  `To apply it: 'champion-loop stop ${loopId}', wait until it has stopped, then 'champion-loop start ${loopId} --config ${options.config}'.`,
+              );
+            }
           }
-        }
-        break;
-    }
-    for (const queue of await queuesWithoutPoller(client, configQueues(config))) console.log(`note: ${describeNoPoller(queue)}`);
-  });
-});
+          break;
+      }
+      for (const queue of await queuesWithoutPoller(client, configQueues(config)))
+        console.log(`note: ${describeNoPoller(queue)}`);
+    });
+  },
+);
 
 connectionOptions(
   program
@@ -114,7 +147,11 @@ connectionOptions(
     .option('--now', 'stop at once: cancel running jobs and kill their subprocesses'),
 ).action(async (loopId: string, options: ConnectionFlags & { now?: boolean }) => {
   await withClient(options, (client) => stopLoop(client, loopId, options.now === true));
-  console.log(options.now ? `loop ${loopId}: stopping now (running jobs cancelled)` : `loop ${loopId}: stopping after running work finishes`);
+  console.log(
+    options.now
+      ? `loop ${loopId}: stopping now (running jobs cancelled)`
+      : `loop ${loopId}: stopping after running work finishes`,
+  );
 });
 
 connectionOptions(
@@ -131,7 +168,9 @@ connectionOptions(
 connectionOptions(
   program
     .command('status')
-    .description("a loop's state: generation, round, champion, Pareto set, reserve checks, lanes (a loop that is not running: its last state)")
+    .description(
+      "a loop's state: generation, round, champion, Pareto set, reserve checks, lanes (a loop that is not running: its last state)",
+    )
     .argument('<loop-id>')
     .option('--json', 'print the state query as JSON'),
 ).action(async (loopId: string, options: ConnectionFlags & { json?: boolean }) => {
@@ -139,7 +178,11 @@ connectionOptions(
     const status = await loopState(client, loopId);
     if (status.kind === 'running' && status.view) {
       const noPoller = status.noPoller.map(describeNoPoller);
-      console.log(options.json ? JSON.stringify(noPoller.length > 0 ? { ...status.view, no_poller: noPoller } : status.view, null, 2) : [renderStatus(status.view), ...noPoller].join('\n'));
+      console.log(
+        options.json
+          ? JSON.stringify(noPoller.length > 0 ? { ...status.view, no_poller: noPoller } : status.view, null, 2)
+          : [renderStatus(status.view), ...noPoller].join('\n'),
+      );
       return;
     }
     if (status.kind === 'running') {
@@ -150,7 +193,9 @@ connectionOptions(
         console.log(JSON.stringify({ running: true, answered: false, no_poller: noPoller, ...ledger.state }, null, 2));
         return;
       }
-      console.log(`loop ${loopId} is running but cannot answer: no orchestrator worker polls its task queue (none seen in the last 90 s)`);
+      console.log(
+        `loop ${loopId} is running but cannot answer: no orchestrator worker polls its task queue (none seen in the last 90 s)`,
+      );
       for (const line of noPoller) console.log(line);
       console.log(`its state as history holds it:\n${renderStoppedState(ledger.state)}`);
       return;
@@ -162,7 +207,9 @@ connectionOptions(
       console.log(JSON.stringify({ running: false, ended: status.ended, ...ledger.state }, null, 2));
       return;
     }
-    console.log(`loop ${loopId} is not running (its last run ${status.ended}); 'champion-loop start' goes on from here`);
+    console.log(
+      `loop ${loopId} is not running (its last run ${status.ended}); 'champion-loop start' goes on from here`,
+    );
     console.log(renderStoppedState(ledger.state));
     if (note) console.log(`note: ${note}`);
   });
@@ -177,13 +224,21 @@ connectionOptions(
 ).action(async (loopId: string, options: ConnectionFlags & { interval: string }) => {
   const abort = new AbortController();
   process.once('SIGINT', () => abort.abort());
-  await withClient(options, (client) => watchLoop(client, loopId, { out: process.stdout, intervalMs: positive(options.interval, '--interval'), signal: abort.signal }));
+  await withClient(options, (client) =>
+    watchLoop(client, loopId, {
+      out: process.stdout,
+      intervalMs: positive(options.interval, '--interval'),
+      signal: abort.signal,
+    }),
+  );
 });
 
 connectionOptions(
   program
     .command('ledger')
-    .description("export a loop's ledger.jsonl and state.json (the seed's formats): Temporal history, and the copy in its state dir for what history no longer holds")
+    .description(
+      "export a loop's ledger.jsonl and state.json (the seed's formats): Temporal history, and the copy in its state dir for what history no longer holds",
+    )
     .argument('<loop-id>')
     .option('-o, --out <dir>', 'write ledger.jsonl and state.json into this folder (default: ledger.jsonl to stdout)')
     .option('-c, --config <loop.yaml>', "the loop's settings: where its copy is when no history of it is left"),
@@ -203,13 +258,17 @@ connectionOptions(
   await makeOutDir(options.out);
   await writeFile(path.join(options.out, 'ledger.jsonl'), jsonl);
   await writeFile(path.join(options.out, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
-  console.log(`${rows.length} rows -> ${path.join(options.out, 'ledger.jsonl')}; state -> ${path.join(options.out, 'state.json')}`);
+  console.log(
+    `${rows.length} rows -> ${path.join(options.out, 'ledger.jsonl')}; state -> ${path.join(options.out, 'state.json')}`,
+  );
 });
 
 connectionOptions(
   program
     .command('report')
-    .description("a self-contained HTML report of a loop's ledger: per generation the Pareto front plotted, the champion timeline, the reserve checks")
+    .description(
+      "a self-contained HTML report of a loop's ledger: per generation the Pareto front plotted, the champion timeline, the reserve checks",
+    )
     .argument('<loop-id>')
     .option('-o, --out <file.html>', 'where to write it (default: champion-loop-<loop-id>.html)')
     .option('-c, --config <loop.yaml>', "the loop's settings: where its ledger copy is when no history of it is left"),
@@ -220,18 +279,27 @@ connectionOptions(
   const out = options.out ?? `champion-loop-${loopId}.html`;
   await mkdir(path.dirname(path.resolve(out)), { recursive: true });
   await writeFile(out, report.html);
-  console.log(`report of loop ${loopId}: ${report.generations} generation${report.generations === 1 ? '' : 's'}, ${report.testEvals} test evaluations -> ${out} (opens offline in any browser)`);
+  console.log(
+    `report of loop ${loopId}: ${report.generations} generation${report.generations === 1 ? '' : 's'}, ${report.testEvals} test evaluations -> ${out} (opens offline in any browser)`,
+  );
 });
 
 program
   .command('render-config')
-  .description("print the job config the loop writes for a candidate in a generation and round (the bytes PyYAML's safe_dump writes), nothing else")
+  .description(
+    "print the job config the loop writes for a candidate in a generation and round (the bytes PyYAML's safe_dump writes), nothing else",
+  )
   .requiredOption('-c, --config <loop.yaml>', 'the loop settings')
   .requiredOption('--candidate <name>', 'the candidate, by name in the candidates file')
   .requiredOption('--generation <g>', 'the generation (its split path; `{generation}` in string overrides)')
   .requiredOption('--round <r>', "the round (the run's seed)")
   .action(async (options: { config: string; candidate: string; generation: string; round: string }) => {
-    const text = await renderConfig(options.config, options.candidate, positive(options.generation, '--generation'), positive(options.round, '--round'));
+    const text = await renderConfig(
+      options.config,
+      options.candidate,
+      positive(options.generation, '--generation'),
+      positive(options.round, '--round'),
+    );
     process.stdout.write(text);
   });
 
@@ -239,24 +307,32 @@ program
   .command('state')
   .description('print, as JSON, the state.json that a seed-format ledger.jsonl folds to')
   .requiredOption('--from-ledger <file>', 'a ledger.jsonl written by the Python loop or by `champion-loop ledger`')
-  .option('--band-decisions', 'compare champions on the reports\' decided counts')
+  .option('--band-decisions', "compare champions on the reports' decided counts")
   .addOption(new Option('--max-reserve-checks <n>', 'reserve checks before the generation advances').default('3'))
   .addOption(new Option('--saturation-evals <n>', 'test evals between reserve checks').default('200'))
   .option('--state-dir <dir>', 'the state dir the split path is named under', 'artifacts/champion-loop')
-  .action(async (options: { fromLedger: string; bandDecisions?: boolean; maxReserveChecks: string; saturationEvals: string; stateDir: string }) => {
-    const text = await readFile(options.fromLedger, 'utf8');
-    const state = stateFromLedger(
-      text,
-      options.fromLedger,
-      {
-        mode: options.bandDecisions ? 'band-decisions' : 'default',
-        maxReserveChecks: positive(options.maxReserveChecks, '--max-reserve-checks'),
-        saturationEvals: positive(options.saturationEvals, '--saturation-evals'),
-      },
-      options.stateDir,
-    );
-    console.log(JSON.stringify(state, null, 2));
-  });
+  .action(
+    async (options: {
+      fromLedger: string;
+      bandDecisions?: boolean;
+      maxReserveChecks: string;
+      saturationEvals: string;
+      stateDir: string;
+    }) => {
+      const text = await readFile(options.fromLedger, 'utf8');
+      const state = stateFromLedger(
+        text,
+        options.fromLedger,
+        {
+          mode: options.bandDecisions ? 'band-decisions' : 'default',
+          maxReserveChecks: positive(options.maxReserveChecks, '--max-reserve-checks'),
+          saturationEvals: positive(options.saturationEvals, '--saturation-evals'),
+        },
+        options.stateDir,
+      );
+      console.log(JSON.stringify(state, null, 2));
+    },
+  );
 
 connectionOptions(
   program
@@ -266,10 +342,21 @@ connectionOptions(
     .option('--device <n>', 'gpu: the physical GPU this lane serves')
     .option('--host <name>', "gpu: the host part of the lane's task queue (default: this machine's host name)")
     .option('--slots <n>', 'gpu: jobs this lane runs at once', '1')
-    .option('--min-free-gib <gib>', 'gpu: free GPU memory a job needs before the lane takes it; each running job holds it until it ends', '30')
-    .option('--min-free-pids <n>', "gpu: tasks the cgroup's pids.max must still allow before the lane takes a job (0: no check)", String(DEFAULT_MIN_FREE_PIDS))
+    .option(
+      '--min-free-gib <gib>',
+      'gpu: free GPU memory a job needs before the lane takes it; each running job holds it until it ends',
+      '30',
+    )
+    .option(
+      '--min-free-pids <n>',
+      "gpu: tasks the cgroup's pids.max must still allow before the lane takes a job (0: no check)",
+      String(DEFAULT_MIN_FREE_PIDS),
+    )
     .option('--cpu', 'gpu: a CPU lane (no GPU on this box): no memory guard, no GPU visible to its jobs')
-    .option('--metrics-port <port>', 'serve Prometheus metrics (temporal_*) at http://0.0.0.0:PORT/metrics (default: CHAMPION_LOOP_METRICS_PORT; off)'),
+    .option(
+      '--metrics-port <port>',
+      'serve Prometheus metrics (temporal_*) at http://0.0.0.0:PORT/metrics (default: CHAMPION_LOOP_METRICS_PORT; off)',
+    ),
 ).action(async (kind: string, options: WorkerCommandOptions) => {
   await runWorker(kind, options);
 });

@@ -39,7 +39,8 @@ export async function checkOutDir(dir: string, flag = '--out'): Promise<void> {
   const cannot = (why: string) => new OutDirError(`${flag} ${dir}: cannot create this folder: ${why}`);
   const here = await statOrNull(target, stat);
   if (here) {
-    if (!here.isDirectory()) throw new OutDirError(`${flag} ${dir} is a file, not a folder (${flag} takes a folder to write into)`);
+    if (!here.isDirectory())
+      throw new OutDirError(`${flag} ${dir} is a file, not a folder (${flag} takes a folder to write into)`);
     if (!(await writable(target))) throw new OutDirError(`${flag} ${dir}: no permission to write in this folder`);
     return;
   }

@@ -51,14 +51,22 @@ export function workerCommand(queue: LoopQueue): string {
 
 /** One line per queue nobody polls, saying what that stops and how to start its worker. */
 export function describeNoPoller(queue: LoopQueue): string {
-  const what = queue.kind === 'orchestrator' ? 'the orchestrator: the loop makes no progress and answers no query' : queue.kind === 'lane' ? 'a lane: its jobs wait' : 'packaging: champions are not packaged';
+  const what =
+    queue.kind === 'orchestrator'
+      ? 'the orchestrator: the loop makes no progress and answers no query'
+      : queue.kind === 'lane'
+        ? 'a lane: its jobs wait'
+        : 'packaging: champions are not packaged';
   return `no worker polls task queue ${queue.queue} (${what}); start one with: ${workerCommand(queue)}`;
 }
 
 function millis(time: proto.google.protobuf.ITimestamp | null | undefined): number {
   if (!time) return 0;
   const seconds = time.seconds as unknown;
-  const whole = typeof seconds === 'object' && seconds !== null ? (seconds as { toNumber(): number }).toNumber() : Number(seconds ?? 0);
+  const whole =
+    typeof seconds === 'object' && seconds !== null
+      ? (seconds as { toNumber(): number }).toNumber()
+      : Number(seconds ?? 0);
   return whole * 1000 + (time.nanos ?? 0) / 1e6;
 }
 
@@ -70,7 +78,8 @@ export async function hasPoller(client: Client, queue: LoopQueue, now = Date.now
     response = await client.workflowService.describeTaskQueue({
       namespace: client.options.namespace,
       taskQueue: { name: queue.queue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-      taskQueueType: queue.kind === 'orchestrator' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+      taskQueueType:
+        queue.kind === 'orchestrator' ? TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW : TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
     });
   } catch {
     // Not allowed to ask (a narrow API key) or the server did not answer: nothing to tell.

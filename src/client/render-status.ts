@@ -34,15 +34,22 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
   lines.push(`jobs: ${view.in_flight.length} running, ${view.queued} queued`);
   for (const lane of view.lanes) {
     const jobs = view.in_flight.filter((flight) => flight.lane === lane.queue);
-    lines.push(`  lane ${lane.queue}: ${lane.busy}/${lane.slots}${laneDown(lane, now) ? ` (unavailable until ${lane.down_until})` : ''}`);
+    lines.push(
+      `  lane ${lane.queue}: ${lane.busy}/${lane.slots}${laneDown(lane, now) ? ` (unavailable until ${lane.down_until})` : ''}`,
+    );
     for (const job of jobs) lines.push(`    ${job.kind} ${job.jobId} since ${job.since}`);
   }
-  if (view.candidates_error) lines.push(`candidates file invalid (keeping ${view.candidates.join(', ')}): ${view.candidates_error}`);
+  if (view.candidates_error)
+    lines.push(`candidates file invalid (keeping ${view.candidates.join(', ')}): ${view.candidates_error}`);
   if (view.split_error) lines.push(`split failing: ${view.split_error}`);
   if (view.failing) {
     const { reason, since, rounds, paused_until } = view.failing;
-    lines.push(`failing: every run of the last ${rounds} round${rounds === 1 ? '' : 's'} failed (since ${since}): ${reason}`);
-    lines.push(`  ${paused_until ? `no new round until ${paused_until}` : 'planning the next round'}; fix the cause: the loop goes on by itself when a run succeeds or the candidates file changes, or at once with: temporal workflow signal --workflow-id champion-loop/${view.loop_id} --name resume`);
+    lines.push(
+      `failing: every run of the last ${rounds} round${rounds === 1 ? '' : 's'} failed (since ${since}): ${reason}`,
+    );
+    lines.push(
+      `  ${paused_until ? `no new round until ${paused_until}` : 'planning the next round'}; fix the cause: the loop goes on by itself when a run succeeds or the candidates file changes, or at once with: temporal workflow signal --workflow-id champion-loop/${view.loop_id} --name resume`,
+    );
   }
   return lines.join('\n');
 }

@@ -31,21 +31,40 @@ export async function resumptionOf(client: Client, loopId: string, config: LoopC
     return fromLedgerCopy(config);
   }
   if (status === 'RUNNING') return { kind: 'running' };
-  if (status === 'COMPLETED') return { kind: 'resume', carry: ((await handle.result()) as GenerationResult).resume, from: 'its last run, which stopped' };
+  if (status === 'COMPLETED')
+    return {
+      kind: 'resume',
+      carry: ((await handle.result()) as GenerationResult).resume,
+      from: 'its last run, which stopped',
+    };
   // Terminated, cancelled, failed or timed out: the run's history replayed tells what it would carry.
   const carry = await handle.query(carryQuery).catch(() => null);
   if (carry === null) {
     const fromCopy = await fromLedgerCopy(config);
-    if (fromCopy.kind === 'resume') return { ...fromCopy, from: `${fromCopy.from} (its last run was ${ended(status)} and could not be asked for its state)` };
+    if (fromCopy.kind === 'resume')
+      return {
+        ...fromCopy,
+        from: `${fromCopy.from} (its last run was ${ended(status)} and could not be asked for its state)`,
+      };
     return fromCopy;
   }
-  return { kind: 'resume', carry: await settleInFlight(client, { ...carry, stopping: false }), from: `its last run, which was ${ended(status)}` };
+  return {
+    kind: 'resume',
+    carry: await settleInFlight(client, { ...carry, stopping: false }),
+    from: `its last run, which was ${ended(status)}`,
+  };
 }
 
 async function fromLedgerCopy(config: LoopConfig): Promise<Resumption> {
   const rows = await readLedgerCopy(config.state_dir, { repair: false });
   const carry = carryFromLedger(rows, config, new Date().toISOString());
-  return carry ? { kind: 'resume', carry, from: `the ledger copy in ${config.state_dir} (${rows.length} rows; no history of the loop is left)` } : { kind: 'fresh' };
+  return carry
+    ? {
+        kind: 'resume',
+        carry,
+        from: `the ledger copy in ${config.state_dir} (${rows.length} rows; no history of the loop is left)`,
+      }
+    : { kind: 'fresh' };
 }
 
 /**
@@ -60,7 +79,10 @@ async function settleInFlight(client: Client, carry: GenerationCarry): Promise<G
     const status = await client.workflow
       .getHandle(flight.childId)
       .describe()
-      .then((description) => description.status.name, () => 'NOT_FOUND');
+      .then(
+        (description) => description.status.name,
+        () => 'NOT_FOUND',
+      );
     if (status === 'RUNNING' || status === 'COMPLETED') inFlight.push(flight);
     else requeued.push(nextAttempt(flight.job));
   }

@@ -20,11 +20,25 @@ import { carryFromLedger } from './carry-from-ledger.js';
 /** What each kind of row must hold for the loop to fold and carry it (docs/ledger.md). */
 const REQUIRED: Record<LedgerRow['type'], Record<string, 'string' | 'number' | 'array' | 'object'>> = {
   generation: { event: 'string', started: 'string' },
-  run: { run_id: 'string', candidate: 'string', round: 'number', status: 'string', checkpoints: 'array', config_path: 'string' },
+  run: {
+    run_id: 'string',
+    candidate: 'string',
+    round: 'number',
+    status: 'string',
+    checkpoints: 'array',
+    config_path: 'string',
+  },
   eval: { role: 'string', run_id: 'string', checkpoint_name: 'string', status: 'string', finished: 'string' },
   champion: { champion: 'object', finished: 'string' },
   pareto_set: { members: 'array', finished: 'string' },
-  reserve_check: { run_id: 'string', checkpoint_name: 'string', status: 'string', verdict: 'string', test_evals: 'number', finished: 'string' },
+  reserve_check: {
+    run_id: 'string',
+    checkpoint_name: 'string',
+    status: 'string',
+    verdict: 'string',
+    test_evals: 'number',
+    finished: 'string',
+  },
   teacher: { status: 'string', members: 'array', finished: 'string' },
   package: { event: 'string', run_id: 'string', checkpoint_name: 'string', time: 'string' },
 };
@@ -50,15 +64,19 @@ function rowProblem(value: unknown, opened: number | null): string | null {
   if (typeof type !== 'string') return 'no "type" field';
   if (!(type in REQUIRED)) return `unknown type "${type}"`;
   const generation = row.generation;
-  if (typeof generation !== 'number' || !Number.isInteger(generation) || generation < 1) return `${type} row: "generation" must be a whole number >= 1`;
+  if (typeof generation !== 'number' || !Number.isInteger(generation) || generation < 1)
+    return `${type} row: "generation" must be a whole number >= 1`;
   for (const [field, kind] of Object.entries(REQUIRED[type as LedgerRow['type']])) {
-    if (kindOf(row[field]) !== kind) return `${type} row: "${field}" must be a ${kind} (it is ${row[field] === undefined ? 'missing' : kindOf(row[field])})`;
+    if (kindOf(row[field]) !== kind)
+      return `${type} row: "${field}" must be a ${kind} (it is ${row[field] === undefined ? 'missing' : kindOf(row[field])})`;
   }
   for (const [field, allowed] of Object.entries(VALUES[type as LedgerRow['type']] ?? {})) {
-    if (!allowed.includes(row[field] as string)) return `${type} row: "${field}" is "${String(row[field])}", not one of ${allowed.join(', ')}`;
+    if (!allowed.includes(row[field] as string))
+      return `${type} row: "${field}" is "${String(row[field])}", not one of ${allowed.join(', ')}`;
   }
   if (type === 'generation') {
-    if (opened !== null && generation !== opened + 1) return `generation ${generation} opened after generation ${opened}`;
+    if (opened !== null && generation !== opened + 1)
+      return `generation ${generation} opened after generation ${opened}`;
   } else if (opened === null) return `a ${type} row before any generation row`;
   else if (generation > opened) return `${type} row of generation ${generation}, which no generation row opened yet`;
   return null;
@@ -80,7 +98,10 @@ export function parseSeedLedger(text: string, file: string): LedgerRow[] {
     try {
       value = JSON.parse(line);
     } catch (error) {
-      const torn = index === lines.length - 1 ? '; a last line without its newline is a write a crash tore: remove it, the seed never counted it' : '';
+      const torn =
+        index === lines.length - 1
+          ? '; a last line without its newline is a write a crash tore: remove it, the seed never counted it'
+          : '';
       throw new LedgerLineError(file, index + 1, `${(error as Error).message}${torn}`);
     }
     const problem = rowProblem(value, opened);
@@ -138,11 +159,16 @@ export async function carryOverSeed(config: LoopConfig, seedStateDir: string, st
     text = await readFile(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new Error(`no ${LEDGER_FILE} in ${dir}: --from-seed-state-dir takes the seed's state dir (the folder with its ${LEDGER_FILE} and state.json)`);
+    throw new Error(
+      `no ${LEDGER_FILE} in ${dir}: --from-seed-state-dir takes the seed's state dir (the folder with its ${LEDGER_FILE} and state.json)`,
+    );
   }
   const rows = parseSeedLedger(text, file);
   const carry = carryFromLedger(rows, config, started);
-  if (carry === null) throw new Error(`${file} holds no generation row: there is nothing to carry over; start the loop without --from-seed-state-dir`);
+  if (carry === null)
+    throw new Error(
+      `${file} holds no generation row: there is nothing to carry over; start the loop without --from-seed-state-dir`,
+    );
   const generation = carry.state.generation;
   const notes: string[] = [];
 
@@ -169,7 +195,10 @@ export async function carryOverSeed(config: LoopConfig, seedStateDir: string, st
     }
     if (existing === null) {
       await writeWhole(copy, seedText);
-      await writeWhole(stateCopyPath(own), `${JSON.stringify(stateJson(carry.state, own, lastRowTime(rows)), null, 2)}\n`);
+      await writeWhole(
+        stateCopyPath(own),
+        `${JSON.stringify(stateJson(carry.state, own, lastRowTime(rows)), null, 2)}\n`,
+      );
     }
     copiedTo = copy;
   }
@@ -194,7 +223,13 @@ export async function carryOverSeed(config: LoopConfig, seedStateDir: string, st
         `later generations' splits will not be the ones the seed would have drawn`,
     );
   }
-  return { carry: { ...carried, round: Math.max(carried.round, onDisk) }, ledger: file, rows: rows.length, copiedTo, notes };
+  return {
+    carry: { ...carried, round: Math.max(carried.round, onDisk) },
+    ledger: file,
+    rows: rows.length,
+    copiedTo,
+    notes,
+  };
 }
 
 /**
@@ -225,5 +260,10 @@ export async function seedResumption(
   }
   const over = await carryOverSeed(config, seedStateDir, new Date().toISOString());
   const copied = over.copiedTo ? `, copied to ${over.copiedTo}` : '';
-  return { kind: 'resume', carry: over.carry, from: `the seed's ledger ${over.ledger} (${over.rows} rows${copied})`, notes: over.notes };
+  return {
+    kind: 'resume',
+    carry: over.carry,
+    from: `the seed's ledger ${over.ledger} (${over.rows} rows${copied})`,
+    notes: over.notes,
+  };
 }

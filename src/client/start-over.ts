@@ -20,7 +20,10 @@ export async function startOver(client: Client, loopId: string, config: LoopConf
         throw error;
       },
     );
-  if (running) throw new Error(`loop '${loopId}' is running: stop it first ('champion-loop stop ${loopId}'), then start it with --fresh`);
+  if (running)
+    throw new Error(
+      `loop '${loopId}' is running: stop it first ('champion-loop stop ${loopId}'), then start it with --fresh`,
+    );
   const moved: [string, string][] = [];
   for (const folder of [config.state_dir, config.runs_root]) {
     const to = await moveAside(folder);

@@ -9,7 +9,9 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
   if (previous === null) return [`watching loop ${next.loop_id}: generation ${next.generation}, round ${next.round}`];
   const events: string[] = [];
   if (next.generation !== previous.generation) {
-    events.push(`generation ${next.generation} opened${previous.advance_reason ? ` (${previous.advance_reason})` : ''}`);
+    events.push(
+      `generation ${next.generation} opened${previous.advance_reason ? ` (${previous.advance_reason})` : ''}`,
+    );
   } else if (next.round !== previous.round) {
     events.push(`round ${next.round} started: ${next.candidates.join(', ')}`);
   }
@@ -22,15 +24,24 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
   if (next.generation === previous.generation && next.reserve_checks > previous.reserve_checks) {
     // A failed check counts as a check too; only the reason it sets tells the two apart.
     const failed = next.advance_reason === 'reserve_failed' && previous.advance_reason !== 'reserve_failed';
-    events.push(`reserve check ${next.reserve_checks} ${failed ? 'failed: the champion is significantly worse on the reserve set' : 'held up'}${next.advance_reason ? `; generation ends (${next.advance_reason})` : ''}`);
+    events.push(
+      `reserve check ${next.reserve_checks} ${failed ? 'failed: the champion is significantly worse on the reserve set' : 'held up'}${next.advance_reason ? `; generation ends (${next.advance_reason})` : ''}`,
+    );
   }
-  if (next.advance_reason && next.advance_reason !== previous.advance_reason && next.generation === previous.generation) {
+  if (
+    next.advance_reason &&
+    next.advance_reason !== previous.advance_reason &&
+    next.generation === previous.generation
+  ) {
     events.push(`generation ${next.generation} ends: ${next.advance_reason}`);
   }
-  if (next.candidates_error && next.candidates_error !== previous.candidates_error) events.push(`candidates file invalid, keeping the previous list: ${next.candidates_error}`);
+  if (next.candidates_error && next.candidates_error !== previous.candidates_error)
+    events.push(`candidates file invalid, keeping the previous list: ${next.candidates_error}`);
   if (next.split_error && next.split_error !== previous.split_error) events.push(`split failing: ${next.split_error}`);
   if (next.failing && next.failing.rounds !== previous.failing?.rounds) {
-    events.push(`failing: every run of the last ${next.failing.rounds} round${next.failing.rounds === 1 ? '' : 's'} failed: ${next.failing.reason}${next.failing.paused_until ? `; no new round until ${next.failing.paused_until}` : ''}`);
+    events.push(
+      `failing: every run of the last ${next.failing.rounds} round${next.failing.rounds === 1 ? '' : 's'} failed: ${next.failing.reason}${next.failing.paused_until ? `; no new round until ${next.failing.paused_until}` : ''}`,
+    );
   }
   if (!next.failing && previous.failing) events.push('no longer failing: a run did not fail');
   return events;
@@ -42,7 +53,12 @@ function elapsed(since: string, now: Date): string {
 }
 
 /** The live block `watch` redraws: progress per lane with elapsed time, champion, saturation (pure). */
-export function renderFrame(view: LoopView, now: Date, saturationEvals?: number, noPoller: readonly LoopQueue[] = []): string[] {
+export function renderFrame(
+  view: LoopView,
+  now: Date,
+  saturationEvals?: number,
+  noPoller: readonly LoopQueue[] = [],
+): string[] {
   const lines = [
     `loop ${view.loop_id} · generation ${view.generation} · round ${view.round} · ${view.in_flight.length} running, ${view.queued} queued${view.stopping ? ' · stopping' : ''}`,
     `champion: ${view.champion ? describeEval(view.champion) : 'none yet'}`,
@@ -50,9 +66,13 @@ export function renderFrame(view: LoopView, now: Date, saturationEvals?: number,
   ];
   for (const lane of view.lanes) {
     const jobs = view.in_flight.filter((flight) => flight.lane === lane.queue);
-    const doing = jobs.map((job) => `${job.kind === 'reserve' ? 'reserve check ' : ''}${job.jobId} ${elapsed(job.since, now)}`).join(', ');
+    const doing = jobs
+      .map((job) => `${job.kind === 'reserve' ? 'reserve check ' : ''}${job.jobId} ${elapsed(job.since, now)}`)
+      .join(', ');
     const unpolled = noPoller.some((queue) => queue.queue === lane.queue);
-    lines.push(`  ${lane.queue} ${lane.busy}/${lane.slots}${laneDown(lane, now) ? ' unavailable' : ''}${unpolled ? ' no worker' : ''}: ${doing || 'idle'}`);
+    lines.push(
+      `  ${lane.queue} ${lane.busy}/${lane.slots}${laneDown(lane, now) ? ' unavailable' : ''}${unpolled ? ' no worker' : ''}: ${doing || 'idle'}`,
+    );
   }
   for (const queue of noPoller) lines.push(describeNoPoller(queue));
   return lines;
@@ -93,7 +113,9 @@ export async function watchLoop(client: Client, loopId: string, options: WatchOp
     // Queues that lost or regained their workers, before what the loop says (when it can say anything).
     const events = [
       ...noPoller.filter((queue) => !unpolled.some((known) => known.queue === queue.queue)).map(describeNoPoller),
-      ...unpolled.filter((known) => !noPoller.some((queue) => queue.queue === known.queue)).map((known) => `a worker polls task queue ${known.queue} again`),
+      ...unpolled
+        .filter((known) => !noPoller.some((queue) => queue.queue === known.queue))
+        .map((known) => `a worker polls task queue ${known.queue} again`),
       ...(view ? loopEvents(previous, view) : []),
     ];
     unpolled = noPoller;

@@ -21,13 +21,15 @@ export interface WorkerCommandOptions extends ConnectionFlags {
 
 function number(text: string | undefined, flag: string, min: number): number {
   const value = Number(text);
-  if (text === undefined || !Number.isFinite(value) || value < min) throw new Error(`${flag} must be a number >= ${min} (got ${text ?? 'nothing'})`);
+  if (text === undefined || !Number.isFinite(value) || value < min)
+    throw new Error(`${flag} must be a number >= ${min} (got ${text ?? 'nothing'})`);
   return value;
 }
 
 /** Run one worker until SIGINT/SIGTERM; on either, running subprocesses are killed and the worker drains. */
 export async function runWorker(kind: string, options: WorkerCommandOptions): Promise<void> {
-  if (!['orchestrator', 'gpu', 'package'].includes(kind)) throw new Error(`unknown worker kind '${kind}': use orchestrator, gpu or package`);
+  if (!['orchestrator', 'gpu', 'package'].includes(kind))
+    throw new Error(`unknown worker kind '${kind}': use orchestrator, gpu or package`);
   const settings = connectionSettings(options);
   // The runtime (and with it the metrics endpoint) must exist before the first connection.
   const port = metricsPort(options.metricsPort);
@@ -60,7 +62,9 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
       worker = await createPackageWorker(common);
       what = 'package worker';
   }
-  console.log(`${what} connected to ${describeConnection(settings)}${metrics ? `; metrics at http://${metrics}/metrics` : ''}`);
+  console.log(
+    `${what} connected to ${describeConnection(settings)}${metrics ? `; metrics at http://${metrics}/metrics` : ''}`,
+  );
   if (kind === 'orchestrator') {
     const client = new Client({ connection, namespace: settings.namespace });
     await warnOnShortRetention(client, (line) => console.warn(line));

@@ -56,7 +56,8 @@ function overridesAsPyyaml(text: string): (Record<string, unknown> | undefined)[
   if (!Array.isArray(list)) return [];
   return list.map((item: unknown) => {
     const overrides: unknown = item instanceof Map ? (item as PyMap).get('overrides') : undefined;
-    if (!(overrides instanceof Map) || [...(overrides as PyMap).keys()].some((key) => typeof key !== 'string')) return undefined;
+    if (!(overrides instanceof Map) || [...(overrides as PyMap).keys()].some((key) => typeof key !== 'string'))
+      return undefined;
     return Object.fromEntries([...(overrides as PyMap)].map(([key, value]) => [key as string, toJsonSafe(value)]));
   });
 }

@@ -45,7 +45,9 @@ function command(fallback: readonly string[]) {
 }
 
 function optionalCommand(fallback: readonly string[]) {
-  return argv(', or null for no packaging').nullable().default(() => [...fallback]);
+  return argv(', or null for no packaging')
+    .nullable()
+    .default(() => [...fallback]);
 }
 
 function duration(fallback: DurationText) {
@@ -111,7 +113,8 @@ const timeoutsSchema = z.strictObject({
   schedule_to_start: duration('10m'),
 });
 
-const attempts = (fallback: number) => intAtLeast(1, 'a maximum number of attempts (an integer >= 1)').default(fallback);
+const attempts = (fallback: number) =>
+  intAtLeast(1, 'a maximum number of attempts (an integer >= 1)').default(fallback);
 
 const retriesSchema = z.strictObject({
   train: attempts(3),
@@ -137,7 +140,9 @@ export const loopConfigSchema = z
       band_decisions: z.boolean({ error: 'true or false' }).default(false),
       score_cache_dir: nonEmptyString('a directory path, or null for no score cache').nullable().default(null),
       min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').default(30),
-      no_checkpoint_marker: nonEmptyString("the trainer's log line that means 'no eligible checkpoint'").default(NO_CHECKPOINT_MARKER),
+      no_checkpoint_marker: nonEmptyString("the trainer's log line that means 'no eligible checkpoint'").default(
+        NO_CHECKPOINT_MARKER,
+      ),
       lanes: lanesSchema,
       commands: commandsSchema.prefault({}),
       timeouts: timeoutsSchema.prefault({}),

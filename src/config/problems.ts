@@ -65,7 +65,13 @@ export class FileProblemError extends Error {
     const first = problems[0] ?? { field: '', expected: 'a usable file' };
     this.file = file;
     this.kind = kind;
-    this.problems = problems.map(({ field, expected, found, line, column }) => ({ field, expected, found, line, column }));
+    this.problems = problems.map(({ field, expected, found, line, column }) => ({
+      field,
+      expected,
+      found,
+      line,
+      column,
+    }));
     this.field = first.field;
     this.expected = first.expected;
     this.found = first.found;
@@ -120,7 +126,8 @@ export function describeValue(value: unknown, flavor: Flavor): string {
   return typeof value;
 }
 
-type CheckResult<T> = { readonly success: true; readonly data: T } | { readonly success: false; readonly problems: PathProblem[] };
+type CheckResult<T> =
+  { readonly success: true; readonly data: T } | { readonly success: false; readonly problems: PathProblem[] };
 
 /**
  * Runs a schema and turns each zod issue into a problem that reads as "what was expected":
@@ -217,7 +224,13 @@ function typePhrase(expected: string, flavor: Flavor): string {
   }
 }
 
-function boundPhrase(origin: string, bound: number | bigint, inclusive: boolean, side: 'min' | 'max', integer: boolean): string {
+function boundPhrase(
+  origin: string,
+  bound: number | bigint,
+  inclusive: boolean,
+  side: 'min' | 'max',
+  integer: boolean,
+): string {
   if (origin === 'array' || origin === 'set') {
     if (side === 'min' && Number(bound) === 1) {
       return 'a non-empty list';

@@ -2,7 +2,12 @@ import { readFile, stat } from 'node:fs/promises';
 import type { FileProblemError, Problem, ProblemKind } from './problems.js';
 
 /** The constructor every FileProblemError subclass shares. */
-export type FileErrorClass = new (file: string, kind: ProblemKind, problems: readonly Problem[], options?: ErrorOptions) => FileProblemError;
+export type FileErrorClass = new (
+  file: string,
+  kind: ProblemKind,
+  problems: readonly Problem[],
+  options?: ErrorOptions,
+) => FileProblemError;
 
 /** Reads a UTF-8 file; a missing or unreadable one becomes `ErrorClass` naming the file. */
 export async function readFileText(path: string, ErrorClass: FileErrorClass): Promise<string> {
@@ -11,10 +16,14 @@ export async function readFileText(path: string, ErrorClass: FileErrorClass): Pr
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
-      throw new ErrorClass(path, 'missing', [{ field: '', expected: 'an existing file', found: 'no such file' }], { cause: error });
+      throw new ErrorClass(path, 'missing', [{ field: '', expected: 'an existing file', found: 'no such file' }], {
+        cause: error,
+      });
     }
     if (code === 'EISDIR') {
-      throw new ErrorClass(path, 'unreadable', [{ field: '', expected: 'a file', found: 'a directory' }], { cause: error });
+      throw new ErrorClass(path, 'unreadable', [{ field: '', expected: 'a file', found: 'a directory' }], {
+        cause: error,
+      });
     }
     const found = error instanceof Error ? error.message : String(error);
     throw new ErrorClass(path, 'unreadable', [{ field: '', expected: 'a readable file', found }], { cause: error });

@@ -12,7 +12,10 @@ export const evalJobSchema = z.looseObject(
     config: filePath.optional(),
     config_sha256: z.string({ error: 'a sha256 string' }).optional(),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? 'an object {checkpoint, output, scores_output, band_scores?}' : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type' ? 'an object {checkpoint, output, scores_output, band_scores?}' : undefined,
+  },
 );
 
 /** The batch evaluator's jobs file (`--jobs J`): one entry per checkpoint. */

@@ -5,10 +5,9 @@ import { checkpointNameSchema } from './selection.js';
 /** pareto.json: the checkpoints on training's own validation front. */
 export const paretoSchema = z.looseObject(
   {
-    checkpoints: z.array(
-      z.looseObject({ checkpoint: checkpointNameSchema }, { error: 'an object {checkpoint}' }),
-      { error: 'a list of {checkpoint} objects' },
-    ),
+    checkpoints: z.array(z.looseObject({ checkpoint: checkpointNameSchema }, { error: 'an object {checkpoint}' }), {
+      error: 'a list of {checkpoint} objects',
+    }),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'an object {checkpoints: [{checkpoint}]}' : undefined) },
 );

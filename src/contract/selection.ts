@@ -22,7 +22,9 @@ export const selectionSchema = z.looseObject(
     epoch: count.optional(),
     false_negatives: count.optional(),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? 'an object {checkpoint, epoch?, false_negatives?}' : undefined) },
+  {
+    error: (issue) => (issue.code === 'invalid_type' ? 'an object {checkpoint, epoch?, false_negatives?}' : undefined),
+  },
 );
 
 /** What training selected; unknown keys kept. */

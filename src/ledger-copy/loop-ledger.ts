@@ -28,7 +28,10 @@ export function historyRows(history: HistoryLedger): LedgerRow[] {
  * The ledger of history and the copy together: the copy's rows, then every row of history the
  * copy lacks. The state is history's while a run of the loop is in it, else the rows' fold.
  */
-export async function loopLedger(history: HistoryLedger, fallback: { stateDir: string; config?: LoopConfig } | null): Promise<LoopLedger> {
+export async function loopLedger(
+  history: HistoryLedger,
+  fallback: { stateDir: string; config?: LoopConfig } | null,
+): Promise<LoopLedger> {
   const stateDir = history.input?.config.state_dir ?? fallback?.stateDir;
   if (stateDir === undefined) throw new Error('neither history nor a state dir to read the ledger copy from');
   const copy = await readLedgerCopy(stateDir, { repair: false });
@@ -37,7 +40,12 @@ export async function loopLedger(history: HistoryLedger, fallback: { stateDir: s
   const config = history.input?.config ?? fallback?.config;
   const state =
     history.state ??
-    foldRows(rows, config ? foldSettingsOf(config) : { mode: 'default', saturationEvals: Number.MAX_SAFE_INTEGER, maxReserveChecks: 0 });
+    foldRows(
+      rows,
+      config
+        ? foldSettingsOf(config)
+        : { mode: 'default', saturationEvals: Number.MAX_SAFE_INTEGER, maxReserveChecks: 0 },
+    );
   const last = rows[rows.length - 1];
   return {
     rows,

@@ -18,7 +18,10 @@ export function isEnsembleRun(run: Pick<RunRow, 'status'>): boolean {
 }
 
 /** What an eval row takes from its run. */
-export type EvalSource = Pick<RunRow, 'generation' | 'round' | 'candidate' | 'run_id' | 'config_path' | 'status' | 'members'>;
+export type EvalSource = Pick<
+  RunRow,
+  'generation' | 'round' | 'candidate' | 'run_id' | 'config_path' | 'status' | 'members'
+>;
 
 /** The run fields of an existing eval row (to score the same checkpoint on another role). */
 export function evalSourceOf(row: EvalRow): EvalSource {

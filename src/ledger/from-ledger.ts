@@ -1,5 +1,12 @@
 import { parseLedger, rowTime } from './ledger-lines.js';
-import { applyRow, initialLoopState, stateJson, type FoldSettings, type LoopState, type StateJson } from './loop-state.js';
+import {
+  applyRow,
+  initialLoopState,
+  stateJson,
+  type FoldSettings,
+  type LoopState,
+  type StateJson,
+} from './loop-state.js';
 import type { LedgerRow } from './rows.js';
 
 export { LedgerLineError } from './ledger-lines.js';

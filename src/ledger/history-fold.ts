@@ -3,8 +3,21 @@ import type { GenerationInput } from '../workflows/generation.js';
 import type { ReserveReport, RunReport, TeacherReport } from '../workflows/messages.js';
 import type { PackagingInput } from '../workflows/packaging.js';
 import { foldSettingsOf, generationRow, initialLoopState, recordRow, type LoopState } from './loop-state.js';
-import { finishPackage, idlePackaging, requestPackage, stopPackagingAtOnce, type PackagingState } from './packaging-fold.js';
-import { foldAdvance, foldReserveReport, foldRunReport, givenUpRunRow, MAX_CHILD_ATTEMPTS, type GivenUpRun } from './report-fold.js';
+import {
+  finishPackage,
+  idlePackaging,
+  requestPackage,
+  stopPackagingAtOnce,
+  type PackagingState,
+} from './packaging-fold.js';
+import {
+  foldAdvance,
+  foldReserveReport,
+  foldRunReport,
+  givenUpRunRow,
+  MAX_CHILD_ATTEMPTS,
+  type GivenUpRun,
+} from './report-fold.js';
 import { runIdFor } from '../rules/ids.js';
 import { trainingSeed } from '../rules/seeds.js';
 import type { LedgerRow, PackageRow } from './rows.js';
@@ -15,12 +28,23 @@ import type { LedgerRow, PackageRow } from './rows.js';
 /** What of one generation-workflow run's history the ledger depends on, in history order. */
 export type GenerationEvent =
   /** `run` and `attempt`: a training run child that trains (its job had no run row yet). */
-  | { readonly kind: 'child-started'; readonly workflowId: string; readonly run?: GivenUpRun; readonly attempt?: number }
+  | {
+      readonly kind: 'child-started';
+      readonly workflowId: string;
+      readonly run?: GivenUpRun;
+      readonly attempt?: number;
+    }
   /**
    * `why` it ended without a report, `time` the workflow's clock when it learned of it, and
    * `givenUpRows`: handled by code that records a run it gives up on (patch GIVEN_UP_RUN_ROWS).
    */
-  | { readonly kind: 'child-lost'; readonly workflowId: string; readonly why?: string; readonly time?: string; readonly givenUpRows?: boolean }
+  | {
+      readonly kind: 'child-lost';
+      readonly workflowId: string;
+      readonly why?: string;
+      readonly time?: string;
+      readonly givenUpRows?: boolean;
+    }
   | { readonly kind: 'run-reported'; readonly report: RunReport }
   | { readonly kind: 'reserve-reported'; readonly report: ReserveReport }
   | { readonly kind: 'teacher-reported'; readonly report: TeacherReport }
@@ -56,13 +80,21 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
   const rows: LedgerRow[] = [];
   const inFlight = new Set<string>();
   const settings = foldSettingsOf(config);
-  const opening = carry ? carry.opening : generationRow(initialLoopState(), 'initial', config.base_seed, run.firstTaskTime);
+  const opening = carry
+    ? carry.opening
+    : generationRow(initialLoopState(), 'initial', config.base_seed, run.firstTaskTime);
   // Training children that train, and their attempt: one given up on ends as a run row.
   const untrained = new Map<string, { run: GivenUpRun; attempt: number }>();
   if (carry) for (const flight of carry.inFlight) inFlight.add(flight.childId);
   for (const { job, childId } of carry?.inFlight ?? []) {
     if (job.kind !== 'run' || job.run !== null) continue;
-    const run = { generation: job.generation, round: job.round, seed: trainingSeed(job.round), candidate: job.candidate.name, runId: runIdFor(job.generation, job.round, job.candidate.name) };
+    const run = {
+      generation: job.generation,
+      round: job.round,
+      seed: trainingSeed(job.round),
+      candidate: job.candidate.name,
+      runId: runIdFor(job.generation, job.round, job.candidate.name),
+    };
     untrained.set(childId, { run, attempt: job.attempt });
   }
   if (opening) {
@@ -74,12 +106,18 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
     switch (event.kind) {
       case 'child-started':
         inFlight.add(event.workflowId);
-        if (event.run && event.attempt !== undefined) untrained.set(event.workflowId, { run: event.run, attempt: event.attempt });
+        if (event.run && event.attempt !== undefined)
+          untrained.set(event.workflowId, { run: event.run, attempt: event.attempt });
         break;
       case 'child-lost': {
         const given = untrained.get(event.workflowId);
-        if (!inFlight.delete(event.workflowId) || !event.givenUpRows || !given || given.attempt < MAX_CHILD_ATTEMPTS) break;
-        const folded = foldRunReport(state, { run: givenUpRunRow(given.run, event.workflowId, event.why ?? '', event.time ?? ''), evals: [] }, settings);
+        if (!inFlight.delete(event.workflowId) || !event.givenUpRows || !given || given.attempt < MAX_CHILD_ATTEMPTS)
+          break;
+        const folded = foldRunReport(
+          state,
+          { run: givenUpRunRow(given.run, event.workflowId, event.why ?? '', event.time ?? ''), evals: [] },
+          settings,
+        );
         state = folded.state;
         rows.push(...folded.rows);
         break;
@@ -138,7 +176,10 @@ export function foldPackagingHistory(runs: readonly PackagingRunHistory[]): Pack
 }
 
 /** One run of the packaging workflow, from the state it carries (or, on its first run, `previous`). */
-export function foldPackagingRun(run: PackagingRunHistory, previous: PackagingState): { rows: PackageRow[]; state: PackagingState } {
+export function foldPackagingRun(
+  run: PackagingRunHistory,
+  previous: PackagingState,
+): { rows: PackageRow[]; state: PackagingState } {
   let state = run.input.carry ?? previous;
   const rows: PackageRow[] = [];
   for (const event of run.events) {

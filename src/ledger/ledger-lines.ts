@@ -99,7 +99,8 @@ export function mergeByTime(generationRows: readonly LedgerRow[], packageRows: r
   const rows: LedgerRow[] = [];
   let next = 0;
   for (const row of generationRows) {
-    while (next < packageRows.length && rowTime(packageRows[next] as LedgerRow) < rowTime(row)) rows.push(packageRows[next++] as LedgerRow);
+    while (next < packageRows.length && rowTime(packageRows[next] as LedgerRow) < rowTime(row))
+      rows.push(packageRows[next++] as LedgerRow);
     rows.push(row);
   }
   rows.push(...packageRows.slice(next));
@@ -109,7 +110,10 @@ export function mergeByTime(generationRows: readonly LedgerRow[], packageRows: r
 /** Generations below the newest that no `generation` row opens: their record is in neither history nor the copy. */
 export function missingGenerations(rows: readonly LedgerRow[]): number[] {
   const opened = new Set(rows.filter((row) => row.type === 'generation').map((row) => row.generation));
-  const newest = Math.max(0, ...rows.map((row) => ('generation' in row && typeof row.generation === 'number' ? row.generation : 0)));
+  const newest = Math.max(
+    0,
+    ...rows.map((row) => ('generation' in row && typeof row.generation === 'number' ? row.generation : 0)),
+  );
   const missing: number[] = [];
   for (let generation = 1; generation <= newest; generation += 1) if (!opened.has(generation)) missing.push(generation);
   return missing;

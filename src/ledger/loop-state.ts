@@ -16,7 +16,11 @@ export interface FoldSettings {
 }
 
 /** The fold settings of a loop.yaml. */
-export function foldSettingsOf(config: { band_decisions: boolean; saturation_evals: number; max_reserve_checks: number }): FoldSettings {
+export function foldSettingsOf(config: {
+  band_decisions: boolean;
+  saturation_evals: number;
+  max_reserve_checks: number;
+}): FoldSettings {
   return {
     mode: config.band_decisions ? 'band-decisions' : 'default',
     saturationEvals: config.saturation_evals,

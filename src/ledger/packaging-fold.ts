@@ -17,7 +17,12 @@ export interface PackagingStep {
 
 export const idlePackaging: PackagingState = { running: null, queued: null };
 
-function row(event: PackageRow['event'], champion: PackageChampion, time: string, extra: Partial<PackageRow> = {}): PackageRow {
+function row(
+  event: PackageRow['event'],
+  champion: PackageChampion,
+  time: string,
+  extra: Partial<PackageRow> = {},
+): PackageRow {
   return {
     type: 'package',
     event,
@@ -31,7 +36,9 @@ function row(event: PackageRow['event'], champion: PackageChampion, time: string
 }
 
 function sameChampion(a: PackageChampion | null, b: PackageChampion): boolean {
-  return a !== null && a.run_id === b.run_id && a.checkpoint_name === b.checkpoint_name && a.generation === b.generation;
+  return (
+    a !== null && a.run_id === b.run_id && a.checkpoint_name === b.checkpoint_name && a.generation === b.generation
+  );
 }
 
 /** A new champion: it runs now if nothing runs, else it replaces the queued one, which is dropped. */
@@ -63,7 +70,17 @@ export function finishPackage(state: PackagingState, outcome: PackageOutcome): P
  */
 export function stopPackagingAtOnce(state: PackagingState, time: string): PackagingStep {
   const rows: PackageRow[] = [];
-  if (state.running) rows.push(row('launch_failed', state.running, time, { error: 'stopped at once (stop --now): the package command was cancelled and killed before it finished' }));
-  if (state.queued) rows.push(row('launch_failed', state.queued, time, { error: 'stopped at once (stop --now) while queued: its package command never ran' }));
+  if (state.running)
+    rows.push(
+      row('launch_failed', state.running, time, {
+        error: 'stopped at once (stop --now): the package command was cancelled and killed before it finished',
+      }),
+    );
+  if (state.queued)
+    rows.push(
+      row('launch_failed', state.queued, time, {
+        error: 'stopped at once (stop --now) while queued: its package command never ran',
+      }),
+    );
   return { state: idlePackaging, rows };
 }

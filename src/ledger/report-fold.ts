@@ -45,8 +45,16 @@ export function foldReserveReport(
   const { reserve } = report;
   const known = state.reserveScored.includes(`${reserve.run_id}/${reserve.checkpoint_name}`);
   const first = fold(state, known ? [] : [reserve], settings);
-  const check = fold(first.state, [reserveCheckRow(first.state, report.champion, report.testEvals, reserve, settings)], settings);
-  return { state: check.state, rows: [...first.rows, ...check.rows], newChampions: [...first.newChampions, ...check.newChampions] };
+  const check = fold(
+    first.state,
+    [reserveCheckRow(first.state, report.champion, report.testEvals, reserve, settings)],
+    settings,
+  );
+  return {
+    state: check.state,
+    rows: [...first.rows, ...check.rows],
+    newChampions: [...first.newChampions, ...check.newChampions],
+  };
 }
 
 /** A user's advance request: the next generation opens before any new job. */

@@ -109,11 +109,4 @@ export interface PackageRow {
 }
 
 export type LedgerRow =
-  | GenerationRow
-  | RunRow
-  | EvalRow
-  | ChampionRow
-  | ParetoSetRow
-  | ReserveCheckRow
-  | TeacherRow
-  | PackageRow;
+  GenerationRow | RunRow | EvalRow | ChampionRow | ParetoSetRow | ReserveCheckRow | TeacherRow | PackageRow;

@@ -23,11 +23,7 @@ export function compareKeyFor(mode: ChampionMode): CompareKey {
 }
 
 /** Default mode: the first row is champion; later only a row that dominates it takes over. */
-export function nextChampionDefault<R extends Comparable>(
-  champion: R | null,
-  row: R,
-  key: CompareKey = 'result',
-): R {
+export function nextChampionDefault<R extends Comparable>(champion: R | null, row: R, key: CompareKey = 'result'): R {
   if (champion === null || dominates(comparedBlock(row, key), comparedBlock(champion, key))) {
     return row;
   }

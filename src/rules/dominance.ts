@@ -9,9 +9,5 @@ export function counts(result: Counts): readonly [f2p: number, p2f: number] {
 export function dominates(next: Counts, current: Counts): boolean {
   const [nextF2p, nextP2f] = counts(next);
   const [currentF2p, currentP2f] = counts(current);
-  return (
-    nextF2p <= currentF2p &&
-    nextP2f <= currentP2f &&
-    (nextF2p < currentF2p || nextP2f < currentP2f)
-  );
+  return nextF2p <= currentF2p && nextP2f <= currentP2f && (nextF2p < currentF2p || nextP2f < currentP2f);
 }

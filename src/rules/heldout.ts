@@ -10,9 +10,7 @@ export function heldoutResult(report: ReportCounts): HeldoutResult {
   const { pass_count, pass_correct_count, fail_count, fail_to_pass_count } = report;
   // The seed divides unguarded and fails there; a NaN rate in the ledger would be worse.
   if (fail_count === 0 || pass_count === 0) {
-    throw new RangeError(
-      `report has fail_count=${fail_count} pass_count=${pass_count}: a rate would divide by zero`,
-    );
+    throw new RangeError(`report has fail_count=${fail_count} pass_count=${pass_count}: a rate would divide by zero`);
   }
   const pass_to_fail_count = pass_count - pass_correct_count;
   return {

@@ -3,13 +3,8 @@ import { dominates } from './dominance.js';
 import type { Comparable, CompareKey } from './types.js';
 
 /** The rows no other row dominates, in ledger order; rows with equal counts all stay. */
-export function paretoFront<R extends Comparable>(
-  rows: readonly R[],
-  key: CompareKey = 'result',
-): readonly R[] {
-  return rows.filter(
-    (row) => !rows.some((other) => dominates(comparedBlock(other, key), comparedBlock(row, key))),
-  );
+export function paretoFront<R extends Comparable>(rows: readonly R[], key: CompareKey = 'result'): readonly R[] {
+  return rows.filter((row) => !rows.some((other) => dominates(comparedBlock(other, key), comparedBlock(row, key))));
 }
 
 /** The front after appending one row; equals `paretoFront` of all rows so far, in the same order. */

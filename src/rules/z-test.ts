@@ -13,12 +13,7 @@ export interface ZTest {
  * A total of 0 (no item of that kind, e.g. all inside a reject band) is no evidence either way:
  * z = 0 and p = 1, as when the pooled standard error is 0 (docs/behaviour.md, 2.5).
  */
-export function worseZTest(
-  baseHits: number,
-  baseTotal: number,
-  newHits: number,
-  newTotal: number,
-): ZTest {
+export function worseZTest(baseHits: number, baseTotal: number, newHits: number, newTotal: number): ZTest {
   checkProportion(baseHits, baseTotal);
   checkProportion(newHits, newTotal);
   if (baseTotal === 0 || newTotal === 0) {

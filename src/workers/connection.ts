@@ -46,7 +46,10 @@ const FLAG_VARIABLES: readonly [keyof ConnectionFlags, string][] = [
  * TEMPORAL_API_KEY, TEMPORAL_TLS_* variables; explicit flags win. The same settings serve the
  * client (Connection) and the workers (NativeConnection).
  */
-export function connectionSettings(flags: ConnectionFlags = {}, env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
+export function connectionSettings(
+  flags: ConnectionFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): ConnectionSettings {
   const variables: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) if (value !== undefined) variables[name] = value;
   for (const [flag, variable] of FLAG_VARIABLES) {
@@ -56,11 +59,18 @@ export function connectionSettings(flags: ConnectionFlags = {}, env: NodeJS.Proc
   if (flags.tls !== undefined) variables.TEMPORAL_TLS = String(flags.tls);
   let loaded: ReturnType<typeof toClientOptions>;
   try {
-    const profile = loadClientConfigProfile({ ...(flags.profile ? { profile: flags.profile } : {}), overrideEnvVars: variables });
-    if (profile.tls && profile.tls.disabled !== true && Boolean(profile.tls.clientCert) !== Boolean(profile.tls.clientKey)) {
+    const profile = loadClientConfigProfile({
+      ...(flags.profile ? { profile: flags.profile } : {}),
+      overrideEnvVars: variables,
+    });
+    if (
+      profile.tls &&
+      profile.tls.disabled !== true &&
+      Boolean(profile.tls.clientCert) !== Boolean(profile.tls.clientKey)
+    ) {
       throw new ConnectionSettingsError(
         `a TLS client certificate needs its key and the key its certificate: ${profile.tls.clientCert ? 'the key' : 'the certificate'} is missing ` +
-          '(--tls-key-path / --tls-cert-path, TEMPORAL_TLS_CLIENT_KEY_PATH / TEMPORAL_TLS_CLIENT_CERT_PATH, or the profile\'s tls table)',
+          "(--tls-key-path / --tls-cert-path, TEMPORAL_TLS_CLIENT_KEY_PATH / TEMPORAL_TLS_CLIENT_CERT_PATH, or the profile's tls table)",
       );
     }
     loaded = toClientOptions(profile);

@@ -16,7 +16,10 @@ export type GpuReading =
   | { readonly kind: 'error'; readonly reason: string };
 
 /** The query the guard runs (values in MiB, no header, no units). */
-export const NVIDIA_SMI_ARGS = ['--query-gpu=index,memory.total,memory.used,memory.free', '--format=csv,noheader,nounits'];
+export const NVIDIA_SMI_ARGS = [
+  '--query-gpu=index,memory.total,memory.used,memory.free',
+  '--format=csv,noheader,nounits',
+];
 
 /** Parse `nvidia-smi --query-gpu=index,memory.total,memory.used,memory.free --format=csv,noheader,nounits`. */
 export function parseGpuMemory(csv: string): GpuMemory[] {
@@ -42,7 +45,10 @@ export async function readGpuMemory(device: number, nvidiaSmi = 'nvidia-smi'): P
   const result = await execa(nvidiaSmi, [...NVIDIA_SMI_ARGS, '-i', String(device)], { reject: false, timeout: 20_000 });
   if ((result as { code?: string }).code === 'ENOENT') return { kind: 'no-gpu', reason: `${nvidiaSmi} not found` };
   if (result.failed) {
-    return { kind: 'error', reason: `${nvidiaSmi} -i ${device} exit ${result.exitCode}: ${(result.stdout || result.stderr).trim()}` };
+    return {
+      kind: 'error',
+      reason: `${nvidiaSmi} -i ${device} exit ${result.exitCode}: ${(result.stdout || result.stderr).trim()}`,
+    };
   }
   try {
     const memory = parseGpuMemory(result.stdout).find((entry) => entry.index === device);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { NativeConnection} from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createLaneActivities } from '../activities/index.js';
 import * as probe from '../activities/probe-lane.js';
@@ -38,7 +38,10 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ wo
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: queue,
-    activities: { ...createLaneActivities({ CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) }), ...probe },
+    activities: {
+      ...createLaneActivities({ CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) }),
+      ...probe,
+    },
     // A cancellation (stop --now) reaches a running step with the next heartbeat the worker sends:
     // steps beat every 5 s, and throttled by default the step could run on up to a minute after the stop.
     maxHeartbeatThrottleInterval: '5 seconds',
@@ -50,8 +53,15 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ wo
       activityTaskSlotSupplier: memoryGuardSlots({
         slots: options.slots,
         minFreeGiB: options.minFreeGiB,
-        read: options.cpu ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' }) : (options.readGpu ?? (() => readGpuMemory(options.device))),
-        ...(options.minFreePids === 0 ? {} : { minFreePids: options.minFreePids ?? DEFAULT_MIN_FREE_PIDS, readPids: options.readPids ?? (() => readPidsLimit()) }),
+        read: options.cpu
+          ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' })
+          : (options.readGpu ?? (() => readGpuMemory(options.device))),
+        ...(options.minFreePids === 0
+          ? {}
+          : {
+              minFreePids: options.minFreePids ?? DEFAULT_MIN_FREE_PIDS,
+              readPids: options.readPids ?? (() => readPidsLimit()),
+            }),
         ...(options.log ? { log: options.log } : {}),
       }),
     },

@@ -21,7 +21,10 @@ function memoryRefusal(reading: GpuReading, minFreeGiB: number, running: number)
   if (reading.kind === 'error') return reading.reason;
   if (reading.kind === 'no-gpu') return '';
   const free = `device ${reading.memory.index} has ${(reading.memory.freeMiB / 1024).toFixed(1)} GiB free`;
-  const held = running === 0 ? '' : `, ${running * minFreeGiB} GiB of it held by ${running} job${running === 1 ? '' : 's'} this lane took`;
+  const held =
+    running === 0
+      ? ''
+      : `, ${running * minFreeGiB} GiB of it held by ${running} job${running === 1 ? '' : 's'} this lane took`;
   return `${free}${held}, a job needs ${minFreeGiB} GiB`;
 }
 

@@ -10,7 +10,8 @@ export class MetricsPortError extends Error {
 
 /** The Prometheus port asked for by the flag or, failing that, the variable; null: metrics off (the default). */
 export function metricsPort(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): number | null {
-  const [text, source] = flag !== undefined ? [flag, '--metrics-port'] : [env[METRICS_PORT_VARIABLE], METRICS_PORT_VARIABLE];
+  const [text, source] =
+    flag !== undefined ? [flag, '--metrics-port'] : [env[METRICS_PORT_VARIABLE], METRICS_PORT_VARIABLE];
   if (text === undefined || text.trim() === '') return null;
   const port = Number(text);
   if (!Number.isInteger(port) || port < 1 || port > 65535) {

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
-import type { NativeConnection} from '@temporalio/worker';
+import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { orchestratorActivities } from '../activities/index.js';
 import * as probe from '../activities/probe-lane.js';

@@ -58,11 +58,17 @@ export async function readPidsLimit(sources: PidsSources = {}): Promise<PidsRead
   let tightest: PidsReading = { kind: 'unlimited' };
   try {
     for (const dir of await folders(root, sources.self ?? '/proc/self/cgroup')) {
-      const [current, max] = await Promise.all([text(path.join(dir, 'pids.current')), text(path.join(dir, 'pids.max'))]);
+      const [current, max] = await Promise.all([
+        text(path.join(dir, 'pids.current')),
+        text(path.join(dir, 'pids.max')),
+      ]);
       if (current === null || max === null || max === 'max') continue;
       const [used, limit] = [Number(current), Number(max)];
       if (!/^\d+$/.test(current) || !/^\d+$/.test(max)) {
-        return { kind: 'error', reason: `${dir}: pids.current ${JSON.stringify(current)}, pids.max ${JSON.stringify(max)} are not numbers` };
+        return {
+          kind: 'error',
+          reason: `${dir}: pids.current ${JSON.stringify(current)}, pids.max ${JSON.stringify(max)} are not numbers`,
+        };
       }
       if (tightest.kind !== 'limited' || limit - used < tightest.max - tightest.current) {
         tightest = { kind: 'limited', current: used, max: limit, where: dir };

@@ -5,7 +5,20 @@ import { ensembleRunId, roundEnsembleRunId, roundManifestName } from '../rules/i
 // Synthetic runs of ensembles (docs/behaviour.md, section 7): their config
 // is the manifest, their one "checkpoint" the manifest's name, and they compete like any run.
 
-function ensembleRow(fields: Pick<RunRow, 'generation' | 'round' | 'candidate' | 'run_id' | 'config_path' | 'config_sha256' | 'checkpoints' | 'members' | 'started'>): RunRow {
+function ensembleRow(
+  fields: Pick<
+    RunRow,
+    | 'generation'
+    | 'round'
+    | 'candidate'
+    | 'run_id'
+    | 'config_path'
+    | 'config_sha256'
+    | 'checkpoints'
+    | 'members'
+    | 'started'
+  >,
+): RunRow {
   return {
     type: 'run',
     seed: null,
@@ -19,7 +32,13 @@ function ensembleRow(fields: Pick<RunRow, 'generation' | 'round' | 'candidate' |
 }
 
 /** The teacher-member ensemble of a generation, scored right after a successful teacher build. */
-export function teacherEnsembleRun(generation: number, afterRound: number, manifest: { path: string; sha256: string }, members: readonly unknown[], now: string): RunRow {
+export function teacherEnsembleRun(
+  generation: number,
+  afterRound: number,
+  manifest: { path: string; sha256: string },
+  members: readonly unknown[],
+  now: string,
+): RunRow {
   return ensembleRow({
     generation,
     round: afterRound,
@@ -34,7 +53,13 @@ export function teacherEnsembleRun(generation: number, afterRound: number, manif
 }
 
 /** The all-selected-checkpoints ensemble after a finished round. */
-export function roundEnsembleRun(generation: number, round: number, manifest: { path: string; sha256: string }, members: readonly unknown[], now: string): RunRow {
+export function roundEnsembleRun(
+  generation: number,
+  round: number,
+  manifest: { path: string; sha256: string },
+  members: readonly unknown[],
+  now: string,
+): RunRow {
   return ensembleRow({
     generation,
     round,

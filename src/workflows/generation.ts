@@ -8,9 +8,27 @@ import { generationActivities } from './generation/activities.js';
 import { freshGenerationPlans, type GenerationInput, type GenerationResult } from './generation/carry.js';
 import { dispatchJobs } from './generation/dispatch.js';
 import { sendChampionsToPackaging, settleBeforeHandOver, stopAtOnce, waitForWork } from './generation/hand-over.js';
-import { onAdvance, onReserveReport, onResume, onRunReport, onStop, onStopNow, onTeacherReport } from './generation/reports.js';
+import {
+  onAdvance,
+  onReserveReport,
+  onResume,
+  onRunReport,
+  onStop,
+  onStopNow,
+  onTeacherReport,
+} from './generation/reports.js';
 import { now, openGeneration, stopped, toCarry, view } from './generation/state.js';
-import { advanceSignal, carryQuery, reserveReportedSignal, resumeSignal, runReportedSignal, stateQuery, stopNowSignal, stopSignal, teacherReportedSignal } from './messages.js';
+import {
+  advanceSignal,
+  carryQuery,
+  reserveReportedSignal,
+  resumeSignal,
+  runReportedSignal,
+  stateQuery,
+  stopNowSignal,
+  stopSignal,
+  teacherReportedSignal,
+} from './messages.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
 
 export type { GenerationCarry, GenerationInput, GenerationResult } from './generation/carry.js';

@@ -13,13 +13,26 @@ export function packagingWorkflowId(loopId: string): string {
 }
 
 /** A training run child: `champion-loop/<loop>/g001/r0004/<candidate>`, `.2` and up for a retry elsewhere. */
-export function trainingRunWorkflowId(loopId: string, generation: number, round: number, candidate: string, attempt: number): string {
+export function trainingRunWorkflowId(
+  loopId: string,
+  generation: number,
+  round: number,
+  candidate: string,
+  attempt: number,
+): string {
   const base = `${loopWorkflowId(loopId)}/g${padGeneration(generation)}/r${padRound(round)}/${candidate}`;
   return attempt > 1 ? `${base}.${attempt}` : base;
 }
 
 /** A reserve check child: names the champion and the test eval count that made it due. */
-export function reserveCheckWorkflowId(loopId: string, generation: number, runId: string, checkpointName: string, testEvals: number, attempt: number): string {
+export function reserveCheckWorkflowId(
+  loopId: string,
+  generation: number,
+  runId: string,
+  checkpointName: string,
+  testEvals: number,
+  attempt: number,
+): string {
   const base = `${loopWorkflowId(loopId)}/g${padGeneration(generation)}/reserve/${runId}/${checkpointStem(checkpointName)}/n${testEvals}`;
   return attempt > 1 ? `${base}.${attempt}` : base;
 }

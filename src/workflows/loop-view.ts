@@ -17,7 +17,12 @@ export interface LoopView extends StateJson {
   readonly split_ready: boolean;
   readonly queued: number;
   readonly in_flight: InFlightView[];
-  readonly lanes: { readonly queue: string; readonly slots: number; readonly busy: number; readonly down_until: string | null }[];
+  readonly lanes: {
+    readonly queue: string;
+    readonly slots: number;
+    readonly busy: number;
+    readonly down_until: string | null;
+  }[];
   readonly candidates: string[];
   readonly candidates_error: string | null;
   readonly split_error: string | null;

@@ -27,7 +27,11 @@ export interface RunReport {
   readonly run: RunRow | null;
   readonly evals: EvalRow[];
   /** What ranking ensembles later needs of a trained run's selected checkpoint. */
-  readonly selected: { readonly checkpoint: string; readonly falseNegatives: number | null; readonly validationGateAuc: number | null } | null;
+  readonly selected: {
+    readonly checkpoint: string;
+    readonly falseNegatives: number | null;
+    readonly validationGateAuc: number | null;
+  } | null;
   /** The lane did not start the work in time; the generation sends what is left to another lane. */
   readonly laneUnavailable: boolean;
   /** Checkpoints still to score when the lane was unavailable. */

@@ -42,7 +42,9 @@ export function isReserveReport(value: unknown): value is ReserveReport {
 
 /** A teacher build's report, as teacherBuild sends it. */
 export function isTeacherReport(value: unknown): value is TeacherReport {
-  return isRecord(value) && typeof value.childId === 'string' && typeof value.jobId === 'string' && objectOrNull(value.row);
+  return (
+    isRecord(value) && typeof value.childId === 'string' && typeof value.jobId === 'string' && objectOrNull(value.row)
+  );
 }
 
 /** A champion for packaging, as the generation hands it over. */
@@ -72,7 +74,9 @@ export const MAX_REASON_CHARS = 1000;
 
 /** A text cut to `max` characters, saying that it was cut and how long it was; unchanged when it fits. */
 export function boundedText(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)} [cut: ${text.length} characters sent, the first ${max} kept]`;
+  return text.length <= max
+    ? text
+    : `${text.slice(0, max)} [cut: ${text.length} characters sent, the first ${max} kept]`;
 }
 
 /** An advance reason as the loop keeps it: at most MAX_REASON_CHARS characters, saying it was cut. */
@@ -93,7 +97,8 @@ export const MAX_ERROR_CHARS = 10_000;
 export function boundedRunReport(report: RunReport): RunReport | null {
   if (report.evals.length > MAX_EVALS_PER_REPORT || report.unscored.length > MAX_EVALS_PER_REPORT) return null;
   const error = report.run?.error;
-  if (report.run && typeof error === 'string' && error.length > MAX_ERROR_CHARS) return { ...report, run: { ...report.run, error: boundedText(error, MAX_ERROR_CHARS) } };
+  if (report.run && typeof error === 'string' && error.length > MAX_ERROR_CHARS)
+    return { ...report, run: { ...report.run, error: boundedText(error, MAX_ERROR_CHARS) } };
   return report;
 }
 

@@ -24,7 +24,9 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
   });
   let reserve: EvalRow | null;
   try {
-    reserve = (await evaluateReserve({ paths, commands: input.commands, champion, checkpointName: champion.checkpoint_name })).row;
+    reserve = (
+      await evaluateReserve({ paths, commands: input.commands, champion, checkpointName: champion.checkpoint_name })
+    ).row;
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (laneUnavailable(error)) reserve = null;

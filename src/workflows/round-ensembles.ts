@@ -65,7 +65,9 @@ export function foldFinishedRounds(
   state: RoundEnsembleState,
   finished: (round: number) => boolean,
 ): { state: RoundEnsembleState; due: DueRoundEnsemble[] } {
-  const rounds = Object.keys(state.recent).map(Number).sort((a, b) => a - b);
+  const rounds = Object.keys(state.recent)
+    .map(Number)
+    .sort((a, b) => a - b);
   let pool = state.pool;
   const recent: Record<string, readonly EnsembleMember[]> = { ...state.recent };
   const due: DueRoundEnsemble[] = [];

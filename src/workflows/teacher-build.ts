@@ -47,7 +47,15 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
     if (laneUnavailable(error)) row = null;
     else {
       log.warn('teacher build failed', { generation: input.generation, error: failureText(error) });
-      row = { type: 'teacher', generation: input.generation, status: 'failed', path: input.teacherPath, members: [], started, finished: new Date().toISOString() };
+      row = {
+        type: 'teacher',
+        generation: input.generation,
+        status: 'failed',
+        path: input.teacherPath,
+        members: [],
+        started,
+        finished: new Date().toISOString(),
+      };
     }
   }
   const report: TeacherReport = { childId: workflowInfo().workflowId, jobId: input.jobId, row };

@@ -17,7 +17,12 @@ export interface TeacherPlan {
 export const emptyTeacherPlan: TeacherPlan = { pending: [], planned: 0, members: [], offered: false };
 
 /** A round was planned: its ordinary runs join the plan when the round is <= N. */
-export function planTeacherRound(plan: TeacherPlan, round: number, afterRound: number, ordinaryRunIds: readonly string[]): TeacherPlan {
+export function planTeacherRound(
+  plan: TeacherPlan,
+  round: number,
+  afterRound: number,
+  ordinaryRunIds: readonly string[],
+): TeacherPlan {
   if (afterRound <= 0 || round > afterRound) return plan;
   return { ...plan, pending: [...plan.pending, ...ordinaryRunIds], planned: plan.planned + ordinaryRunIds.length };
 }
@@ -27,7 +32,9 @@ export function teacherRunFinal(plan: TeacherPlan, run: RunRow): TeacherPlan {
   if (!plan.pending.includes(run.run_id)) return plan;
   const pending = plan.pending.filter((id) => id !== run.run_id);
   const members =
-    run.status === 'trained' ? [...plan.members, { run_id: run.run_id, config_path: run.config_path, config_sha256: run.config_sha256 }] : plan.members;
+    run.status === 'trained'
+      ? [...plan.members, { run_id: run.run_id, config_path: run.config_path, config_sha256: run.config_sha256 }]
+      : plan.members;
   return { ...plan, pending, members };
 }
 

@@ -40,7 +40,12 @@ export interface TrainingRunInput extends JobInput {
   readonly reportRun?: boolean;
 }
 
-function runRow(plan: RunPlan, configPath: string, configSha256: string, fields: Partial<RunRow> & Pick<RunRow, 'status' | 'started' | 'finished'>): RunRow {
+function runRow(
+  plan: RunPlan,
+  configPath: string,
+  configSha256: string,
+  fields: Partial<RunRow> & Pick<RunRow, 'status' | 'started' | 'finished'>,
+): RunRow {
   return {
     type: 'run',
     generation: plan.generation,
@@ -116,7 +121,11 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     }
     const now = new Date().toISOString();
     if (prepared?.stale) {
-      run = runRow(plan, prepared.configPath, prepared.configSha256, { status: 'stale_run_dir', started: now, finished: now });
+      run = runRow(plan, prepared.configPath, prepared.configSha256, {
+        status: 'stale_run_dir',
+        started: now,
+        finished: now,
+      });
     } else if (prepared) {
       let outcome: TrainOutcome | null = null;
       try {
@@ -158,14 +167,23 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   if (run && (run.status === 'trained' || run.status === 'ensemble')) {
     const names = input.unscored ?? run.checkpoints;
     try {
-      evals = await lane(timeouts.evaluate, retries.evaluate).evaluateRun({ paths, commands, run, checkpoints: names, role: 'test' });
+      evals = await lane(timeouts.evaluate, retries.evaluate).evaluateRun({
+        paths,
+        commands,
+        run,
+        checkpoints: names,
+        role: 'test',
+      });
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (laneUnavailable(error)) {
         unavailable = true;
         unscored = names;
       } else {
-        log.warn('evaluation failed; its checkpoints count as scored', { runId: run.run_id, error: failureText(error) });
+        log.warn('evaluation failed; its checkpoints count as scored', {
+          runId: run.run_id,
+          error: failureText(error),
+        });
         const finished = new Date().toISOString();
         evals = names.map((name) => failedEvalRow(run, name, 'test', paths, finished));
       }

@@ -61,7 +61,9 @@ describe('buildSplit', () => {
     setSubprocessEnv({ FIXTURE_FAIL_SPLIT: 'fail:test' });
     const promise = buildSplit({ paths, commands: fixtureCommands, generation: 1, splitSeed: 20261201 });
     await expect(promise).rejects.toBeInstanceOf(ApplicationFailure);
-    await expect(promise).rejects.toThrow(/split generation failed: loop\.yaml commands\.split_carve \(split carve test\) ended with exit code 3/);
+    await expect(promise).rejects.toThrow(
+      /split generation failed: loop\.yaml commands\.split_carve \(split carve test\) ended with exit code 3/,
+    );
     expect(await readdir(join(paths.stateDir, 'splits'))).not.toContain('gen-001.yaml');
   });
 

@@ -9,7 +9,10 @@ import { trainRun } from '../../src/activities/train-run.js';
 import type { TeacherMember } from '../../src/activities/types.js';
 import { fixtureCommands, fixtureLoop, preparedTrain } from './fixture-loop.js';
 
-const sha256 = async (file: string) => createHash('sha256').update(await readFile(file)).digest('hex');
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 
 async function trainedMembers(
   names: string[],
@@ -28,26 +31,42 @@ async function trainedMembers(
 
 describe('buildTeacher', () => {
   it("averages the members' development margins into the teacher file and records its sha256", async () => {
-    const { paths, members } = await trainedMembers(['base', 'wide'], { data_root: 'data', cache_inventory: 'data/dataset.json' });
+    const { paths, members } = await trainedMembers(['base', 'wide'], {
+      data_root: 'data',
+      cache_inventory: 'data/dataset.json',
+    });
     const teacherPath = join(paths.workdir, 'artifacts', 'teachers', 'gen-001', 'insample.jsonl');
     const outcome = await buildTeacher({ paths, commands: fixtureCommands, generation: 1, teacherPath, members });
     expect(outcome.status).toBe('ok');
     expect(outcome.sha256).toBe(await sha256(teacherPath));
     expect(outcome.members.map((member) => member.run_id)).toEqual(members.map((member) => member.run_id));
-    const lines = (await readFile(teacherPath, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { id: string; margin: number });
+    const lines = (await readFile(teacherPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; margin: number });
     expect(lines.length).toBeGreaterThan(0);
     expect(Number.isFinite(lines[0]?.margin)).toBe(true);
     // Members of one lineage (same data root, split and cache inventory) share one evaluator process.
-    const jobs = JSON.parse(await readFile(join(paths.stateDir, 'logs', 'teacher-g001.development.compatible-0000.jobs.json'), 'utf8')) as unknown[];
+    const jobs = JSON.parse(
+      await readFile(join(paths.stateDir, 'logs', 'teacher-g001.development.compatible-0000.jobs.json'), 'utf8'),
+    ) as unknown[];
     expect(jobs).toHaveLength(2);
   });
 
   it('scores members whose configs name no lineage in one evaluator process each', async () => {
     const { paths, members } = await trainedMembers(['base', 'wide']);
-    const outcome = await buildTeacher({ paths, commands: fixtureCommands, generation: 1, teacherPath: join(paths.workdir, 't.jsonl'), members });
+    const outcome = await buildTeacher({
+      paths,
+      commands: fixtureCommands,
+      generation: 1,
+      teacherPath: join(paths.workdir, 't.jsonl'),
+      members,
+    });
     expect(outcome.status).toBe('ok');
     for (const index of ['0000', '0001']) {
-      const jobs = JSON.parse(await readFile(join(paths.stateDir, 'logs', `teacher-g001.development.compatible-${index}.jobs.json`), 'utf8')) as unknown[];
+      const jobs = JSON.parse(
+        await readFile(join(paths.stateDir, 'logs', `teacher-g001.development.compatible-${index}.jobs.json`), 'utf8'),
+      ) as unknown[];
       expect(jobs).toHaveLength(1);
     }
   });

@@ -16,7 +16,13 @@ afterEach(() => {
 async function champion(paths: LoopPaths): Promise<EvalRow> {
   const input = await preparedTrain(paths, 'base');
   const run = runRowOf(input, await trainRun(input), 'base');
-  const [row] = await evaluateRun({ paths, commands: fixtureCommands, run, checkpoints: run.checkpoints.slice(-1), role: 'test' });
+  const [row] = await evaluateRun({
+    paths,
+    commands: fixtureCommands,
+    run,
+    checkpoints: run.checkpoints.slice(-1),
+    role: 'test',
+  });
   if (row === undefined) throw new Error('no test row');
   return row;
 }
@@ -25,7 +31,12 @@ describe('evaluateReserve', () => {
   it('scores the champion on the reserve role with its training band scores', async () => {
     const paths = await fixtureLoop();
     const test = await champion(paths);
-    const { row } = await evaluateReserve({ paths, commands: fixtureCommands, champion: test, checkpointName: test.checkpoint_name });
+    const { row } = await evaluateReserve({
+      paths,
+      commands: fixtureCommands,
+      champion: test,
+      checkpointName: test.checkpoint_name,
+    });
     const stem = test.checkpoint_name.replace(/\.pt$/, '');
     expect(row).toMatchObject({
       role: 'reserve',
@@ -40,7 +51,9 @@ describe('evaluateReserve', () => {
     expect(row.decided).not.toBeNull();
     const log = await readFile(join(paths.stateDir, 'logs', `${test.run_id}.${stem}.reserve.eval.log`), 'utf8');
     expect(log).toContain(`"--checkpoint","${test.checkpoint}"`);
-    expect(log).toContain(`"--band-scores","${join(paths.runsRoot, test.run_id, `validation-epoch-${stem.slice(-4)}.scores.jsonl`)}"`);
+    expect(log).toContain(
+      `"--band-scores","${join(paths.runsRoot, test.run_id, `validation-epoch-${stem.slice(-4)}.scores.jsonl`)}"`,
+    );
   });
 
   it('reuses the finished reserve report on a retry', async () => {
@@ -57,7 +70,12 @@ describe('evaluateReserve', () => {
     const paths = await fixtureLoop();
     const test = await champion(paths);
     setSubprocessEnv({ FIXTURE_FAIL_EVALUATE: 'fail:reserve' });
-    const { row } = await evaluateReserve({ paths, commands: fixtureCommands, champion: test, checkpointName: test.checkpoint_name });
+    const { row } = await evaluateReserve({
+      paths,
+      commands: fixtureCommands,
+      champion: test,
+      checkpointName: test.checkpoint_name,
+    });
     expect(row).toMatchObject({ role: 'reserve', status: 'failed', result: null });
   });
 });

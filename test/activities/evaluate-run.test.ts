@@ -19,9 +19,26 @@ afterEach(() => {
 
 /** The `eval` ledger row's keys, in order (docs/ledger.md, eval). */
 const EVAL_KEYS = [
-  'type', 'generation', 'role', 'run_id', 'candidate', 'round', 'checkpoint', 'checkpoint_name', 'checkpoint_sha256',
-  'epoch', 'config_path', 'status', 'validation', 'result', 'gate_auc', 'gate_curve', 'reject_band', 'decided',
-  'eval_json', 'finished',
+  'type',
+  'generation',
+  'role',
+  'run_id',
+  'candidate',
+  'round',
+  'checkpoint',
+  'checkpoint_name',
+  'checkpoint_sha256',
+  'epoch',
+  'config_path',
+  'status',
+  'validation',
+  'result',
+  'gate_auc',
+  'gate_curve',
+  'reject_band',
+  'decided',
+  'eval_json',
+  'finished',
 ];
 
 async function trainedRun(paths: LoopPaths, name = 'base', overrides: Record<string, unknown> = {}): Promise<RunRow> {
@@ -39,7 +56,13 @@ describe('evaluateRun', () => {
   it('scores every checkpoint in one evaluator process with training band scores, one eval row each', async () => {
     const paths = await fixtureLoop();
     const run = await trainedRun(paths);
-    const rows = await evaluateRun({ paths, commands: fixtureCommands, run, checkpoints: run.checkpoints, role: 'test' });
+    const rows = await evaluateRun({
+      paths,
+      commands: fixtureCommands,
+      run,
+      checkpoints: run.checkpoints,
+      role: 'test',
+    });
     expect(rows.map((row) => row.checkpoint_name)).toEqual(run.checkpoints);
     const runDir = join(paths.runsRoot, run.run_id);
     const jobs = await readJson<Record<string, string>[]>(join(paths.stateDir, 'logs', `${run.run_id}.test.jobs.json`));
@@ -94,7 +117,7 @@ describe('evaluateRun', () => {
     expect(headers(await readFile(join(paths.stateDir, 'logs', `${run.run_id}.test.eval.log`), 'utf8'))).toBe(1);
   });
 
-  it("scores a run trained again afresh instead of reusing the reports of its previous training", async () => {
+  it('scores a run trained again afresh instead of reusing the reports of its previous training', async () => {
     const paths = await fixtureLoop();
     // Every epoch's checkpoint, so that both trainings score the same names.
     const checkpoints = [1, 2, 3, 4].map((epoch) => `checkpoint-000${epoch}.pt`);
@@ -105,15 +128,25 @@ describe('evaluateRun', () => {
     const after = await evaluateRun({ paths, commands: fixtureCommands, run: again, checkpoints, role: 'test' });
     expect(after.map((row) => row.status)).toEqual(checkpoints.map(() => 'ok'));
     for (const [index, row] of after.entries()) {
-      expect(row.checkpoint_sha256).toBe(createHash('sha256').update(await readFile(row.checkpoint)).digest('hex'));
+      expect(row.checkpoint_sha256).toBe(
+        createHash('sha256')
+          .update(await readFile(row.checkpoint))
+          .digest('hex'),
+      );
       expect(row.checkpoint_sha256).not.toBe(before[index]?.checkpoint_sha256);
       expect(row.result).toEqual(heldoutResult(await readReport(row.eval_json)));
     }
-    const jobs = await readJson<{ checkpoint: string }[]>(join(paths.stateDir, 'logs', `${again.run_id}.test.jobs.json`));
+    const jobs = await readJson<{ checkpoint: string }[]>(
+      join(paths.stateDir, 'logs', `${again.run_id}.test.jobs.json`),
+    );
     expect(jobs.map((job) => job.checkpoint)).toEqual(after.map((row) => row.checkpoint));
     // The earlier reports are kept beside the run directory's, never deleted.
     expect((await readdir(join(paths.stateDir, 'evals'))).sort()).toEqual([again.run_id, `${again.run_id}.aside-1`]);
-    expect((await readdir(join(paths.stateDir, 'evals', `${again.run_id}.aside-1`))).filter((name) => name.endsWith('.test.json')).length).toBe(before.length);
+    expect(
+      (await readdir(join(paths.stateDir, 'evals', `${again.run_id}.aside-1`))).filter((name) =>
+        name.endsWith('.test.json'),
+      ).length,
+    ).toBe(before.length);
   });
 
   it('scores only the checkpoints without a report, moving scores left by a killed evaluator aside', async () => {
@@ -135,19 +168,33 @@ describe('evaluateRun', () => {
   it('records a failed row for an invalid report and says why in the evaluator log', async () => {
     const paths = await fixtureLoop();
     const run = await trainedRun(paths, 'base', { fixture_eval: 'malformed_report' });
-    const rows = await evaluateRun({ paths, commands: fixtureCommands, run, checkpoints: run.checkpoints, role: 'test' });
+    const rows = await evaluateRun({
+      paths,
+      commands: fixtureCommands,
+      run,
+      checkpoints: run.checkpoints,
+      role: 'test',
+    });
     expect(rows.map((row) => row.status)).toEqual(run.checkpoints.map(() => 'failed'));
     expect(rows[0]).toMatchObject({ checkpoint_sha256: null, result: null, decided: null, gate_auc: null });
     expect(rows[0]?.validation).not.toBeNull();
     const log = await readFile(join(paths.stateDir, 'logs', `${run.run_id}.test.eval.log`), 'utf8');
-    expect(log).toMatch(new RegExp(`eval failed ${run.run_id} ${run.checkpoints[0] ?? ''} test: invalid report: .*valid JSON`));
+    expect(log).toMatch(
+      new RegExp(`eval failed ${run.run_id} ${run.checkpoints[0] ?? ''} test: invalid report: .*valid JSON`),
+    );
   });
 
   it('records failed rows when the evaluator is killed before writing its reports', async () => {
     const paths = await fixtureLoop();
     const run = await trainedRun(paths);
     setSubprocessEnv({ FIXTURE_FAIL_EVALUATE: 'partial:test' });
-    const rows = await evaluateRun({ paths, commands: fixtureCommands, run, checkpoints: run.checkpoints, role: 'test' });
+    const rows = await evaluateRun({
+      paths,
+      commands: fixtureCommands,
+      run,
+      checkpoints: run.checkpoints,
+      role: 'test',
+    });
     expect(rows.every((row) => row.status === 'failed')).toBe(true);
     const log = await readFile(join(paths.stateDir, 'logs', `${run.run_id}.test.eval.log`), 'utf8');
     expect(log).toContain('no report at');
@@ -177,35 +224,69 @@ describe('evaluateRun', () => {
     const paths = await fixtureLoop();
     const one = await trainedRun(paths, 'one');
     const two = await trainedRun(paths, 'two', { fixture_quality: 0.8 });
-    const members = [one, two].map((run) => ({ config: run.config_path, checkpoint: join(paths.runsRoot, run.run_id, run.checkpoints.at(-1) ?? '') }));
+    const members = [one, two].map((run) => ({
+      config: run.config_path,
+      checkpoint: join(paths.runsRoot, run.run_id, run.checkpoints.at(-1) ?? ''),
+    }));
     const manifest = join(paths.stateDir, 'ensembles', 'gen-001', MANIFEST_NAME);
     await mkdir(join(paths.stateDir, 'ensembles', 'gen-001'), { recursive: true });
     await writeFile(manifest, `${JSON.stringify({ members }, null, 2)}\n`);
     const run: RunRow = {
-      type: 'run', generation: 1, round: 1, seed: null, candidate: 'ensemble_teacher_members', run_id: ensembleRunId(1),
-      config_path: manifest, config_sha256: 'x', status: 'ensemble', train_rc: null, started: 'now', finished: 'now',
-      epochs_run: null, checkpoints: [MANIFEST_NAME], error: null, members,
+      type: 'run',
+      generation: 1,
+      round: 1,
+      seed: null,
+      candidate: 'ensemble_teacher_members',
+      run_id: ensembleRunId(1),
+      config_path: manifest,
+      config_sha256: 'x',
+      status: 'ensemble',
+      train_rc: null,
+      started: 'now',
+      finished: 'now',
+      epochs_run: null,
+      checkpoints: [MANIFEST_NAME],
+      error: null,
+      members,
     };
-    const [row] = await evaluateRun({ paths, commands: fixtureCommands, run, checkpoints: [MANIFEST_NAME], role: 'test' });
+    const [row] = await evaluateRun({
+      paths,
+      commands: fixtureCommands,
+      run,
+      checkpoints: [MANIFEST_NAME],
+      role: 'test',
+    });
     expect(Object.keys(row ?? {})).toEqual([...EVAL_KEYS, 'manifest', 'members']);
     expect(row).toMatchObject({
-      status: 'ok', checkpoint: manifest, checkpoint_name: MANIFEST_NAME, epoch: null, validation: null, manifest, members,
+      status: 'ok',
+      checkpoint: manifest,
+      checkpoint_name: MANIFEST_NAME,
+      epoch: null,
+      validation: null,
+      manifest,
+      members,
       eval_json: join(paths.stateDir, 'evals', run.run_id, 'teacher-members.test.json'),
     });
     expect(row?.decided).not.toBeNull();
     const log = await readFile(join(paths.stateDir, 'logs', `${run.run_id}.teacher-members.test.eval.log`), 'utf8');
     expect(log).toContain(`"--manifest","${manifest}"`);
-    expect(log).toContain(`"--band-scores","${join(paths.stateDir, 'evals', run.run_id, 'teacher-members.validation.scores.jsonl')}"`);
+    expect(log).toContain(
+      `"--band-scores","${join(paths.stateDir, 'evals', run.run_id, 'teacher-members.validation.scores.jsonl')}"`,
+    );
   });
 
   it('fails without retries when the evaluator command does not exist', async () => {
     const paths = await fixtureLoop();
     const run = await trainedRun(paths);
     const commands = { ...fixtureCommands, evaluate: ['/no/such/evaluate'] };
-    await expect(evaluateRun({ paths, commands, run, checkpoints: run.checkpoints, role: 'test' })).rejects.toMatchObject({
+    await expect(
+      evaluateRun({ paths, commands, run, checkpoints: run.checkpoints, role: 'test' }),
+    ).rejects.toMatchObject({
       type: COMMAND_NOT_FOUND,
       nonRetryable: true,
-      message: expect.stringMatching(/^command not found: \/no\/such\/evaluate \(loop\.yaml commands\.evaluate\)/) as unknown,
+      message: expect.stringMatching(
+        /^command not found: \/no\/such\/evaluate \(loop\.yaml commands\.evaluate\)/,
+      ) as unknown,
     });
   });
 });

@@ -102,7 +102,11 @@ function statFields(pid: number): string[] | null {
 }
 
 /** A split for generation 1 and the job config of one candidate in round 1, ready to train. */
-export async function preparedTrain(paths: LoopPaths, name: string, overrides: Record<string, unknown> = {}): Promise<TrainInput> {
+export async function preparedTrain(
+  paths: LoopPaths,
+  name: string,
+  overrides: Record<string, unknown> = {},
+): Promise<TrainInput> {
   const { path: split } = await buildSplit({ paths, commands: fixtureCommands, generation: 1, splitSeed: 20261201 });
   const base = await baseConfig(paths, 'base', 'fixture_epochs: 4\nfixture_quality: 0.6\n');
   const runId = runIdFor(1, 1, name);
@@ -117,7 +121,14 @@ export async function preparedTrain(paths: LoopPaths, name: string, overrides: R
     runId,
     owner,
   });
-  return { paths, commands: fixtureCommands, runId, configPath: prepared.configPath, owner, noCheckpointMarker: NO_CHECKPOINT };
+  return {
+    paths,
+    commands: fixtureCommands,
+    runId,
+    configPath: prepared.configPath,
+    owner,
+    noCheckpointMarker: NO_CHECKPOINT,
+  };
 }
 
 /** The run row the workflow records for a finished training. */

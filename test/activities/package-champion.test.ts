@@ -15,7 +15,13 @@ afterEach(() => {
 async function champion(paths: LoopPaths): Promise<PackageChampion> {
   const input = await preparedTrain(paths, 'base');
   const run = runRowOf(input, await trainRun(input), 'base');
-  const [row] = await evaluateRun({ paths, commands: fixtureCommands, run, checkpoints: run.checkpoints.slice(-1), role: 'test' });
+  const [row] = await evaluateRun({
+    paths,
+    commands: fixtureCommands,
+    run,
+    checkpoints: run.checkpoints.slice(-1),
+    role: 'test',
+  });
   if (row === undefined) throw new Error('no test row');
   return { ...row, requested: new Date().toISOString() };
 }
@@ -44,13 +50,31 @@ describe('packageChampion', () => {
 
   it('passes the manifest of an ensemble champion and names its log without an epoch', async () => {
     const paths = await fixtureLoop();
-    const chosen: PackageChampion = { ...(await champion(paths)), run_id: 'ens-g001-teacher', epoch: null, manifest: '/m/teacher-members.json' };
+    const chosen: PackageChampion = {
+      ...(await champion(paths)),
+      run_id: 'ens-g001-teacher',
+      epoch: null,
+      manifest: '/m/teacher-members.json',
+    };
     const outcome = await packageChampion({ paths, command: ['sh', '-c', 'exit 0', 'package'], champion: chosen });
     expect(outcome).toMatchObject({
       launched: true,
       exitCode: 0,
       log: join(paths.stateDir, 'logs', 'package-ens-g001-teacher.log'),
-      command: ['sh', '-c', 'exit 0', 'package', '--manifest', '/m/teacher-members.json', '--test-eval', chosen.eval_json, '--generation', '1', '--state-dir', paths.stateDir],
+      command: [
+        'sh',
+        '-c',
+        'exit 0',
+        'package',
+        '--manifest',
+        '/m/teacher-members.json',
+        '--test-eval',
+        chosen.eval_json,
+        '--generation',
+        '1',
+        '--state-dir',
+        paths.stateDir,
+      ],
     });
   });
 
@@ -65,6 +89,11 @@ describe('packageChampion', () => {
     const paths = await fixtureLoop();
     const chosen = await champion(paths);
     const outcome = await packageChampion({ paths, command: ['/opt/missing/package'], champion: chosen });
-    expect(outcome).toMatchObject({ launched: false, error: expect.stringMatching(/^command not found: \/opt\/missing\/package \(loop\.yaml commands\.package\)/) as unknown });
+    expect(outcome).toMatchObject({
+      launched: false,
+      error: expect.stringMatching(
+        /^command not found: \/opt\/missing\/package \(loop\.yaml commands\.package\)/,
+      ) as unknown,
+    });
   });
 });

@@ -11,7 +11,11 @@ async function input(paths: LoopPaths, overrides: Record<string, unknown> = {}):
   const base = await baseConfig(paths, 'base', 'epochs: 4\nlr: 0.001\nlayers:\n- 64\n- 32\nhidden: 128\n');
   return {
     paths,
-    candidate: { name: 'wide', base_config: base, overrides: { hidden: 512, teacher: 'artifacts/gen-{generation}/t.jsonl', ...overrides } },
+    candidate: {
+      name: 'wide',
+      base_config: base,
+      overrides: { hidden: 512, teacher: 'artifacts/gen-{generation}/t.jsonl', ...overrides },
+    },
     generation: 7,
     round: 3,
     seed: 20260931,
@@ -89,44 +93,54 @@ describe('prepareRun', () => {
     const paths = await fixtureLoop();
     const request = await input(paths);
     await writeFile(request.candidate.base_config, '- just\n- a list\n');
-    await expect(prepareRun(request)).rejects.toThrow(`base config of candidate "wide" must be a YAML mapping: ${request.candidate.base_config}`);
+    await expect(prepareRun(request)).rejects.toThrow(
+      `base config of candidate "wide" must be a YAML mapping: ${request.candidate.base_config}`,
+    );
   });
 
-  it.skipIf(pyyamlUnavailable() !== null)('writes the bytes the seed writes (PyYAML safe_dump) and records their sha256, as the seed does', async () => {
-    const paths = await fixtureLoop();
-    const base = [
-      'flag: yes',
-      "flag_text: 'yes'",
-      'off_switch: off',
-      'time: 1:30',
-      "time_text: '1:30'",
-      'lr: 1.0',
-      'tiny: 1e-5',
-      'tinier: 1.0e-5',
-      'octal: 012',
-      'hex_text: "0x1F"',
-      'when: 2024-01-01',
-      'big: .inf',
-      'nothing: ~',
-      `note: ${'a long sentence that the emitter folds at eighty characters '.repeat(2).trim()}`,
-      'name: "caf\u00e9 \u4e2d"',
-      'layers:',
-      '  - 64',
-      '  - {units: 32, act: on}',
-      'empty: {}',
-      "'yes': key",
-      '',
-    ].join('\n');
-    const request = await input(paths, { nested: { path: 'gen-{generation}/x' }, lr: 0.5 });
-    await writeFile(request.candidate.base_config, base);
-    const prepared = await prepareRun(request);
-    const text = await readFile(prepared.configPath, 'utf8');
-    const job = { overrides: request.candidate.overrides, generation: request.generation, split: request.split, seed: request.seed };
-    const [seed] = pyyamlDump([{ text: base, job }]);
-    expect(seed?.ok).toBe(true);
-    if (seed?.ok !== true) return;
-    expect(text).toBe(seed.text);
-    expect(prepared.configSha256).toBe(seed.sha256);
-    expect(text).toContain("flag: true\nflag_text: 'yes'\noff_switch: false\ntime: 90\ntime_text: '1:30'\n");
-  });
+  it.skipIf(pyyamlUnavailable() !== null)(
+    'writes the bytes the seed writes (PyYAML safe_dump) and records their sha256, as the seed does',
+    async () => {
+      const paths = await fixtureLoop();
+      const base = [
+        'flag: yes',
+        "flag_text: 'yes'",
+        'off_switch: off',
+        'time: 1:30',
+        "time_text: '1:30'",
+        'lr: 1.0',
+        'tiny: 1e-5',
+        'tinier: 1.0e-5',
+        'octal: 012',
+        'hex_text: "0x1F"',
+        'when: 2024-01-01',
+        'big: .inf',
+        'nothing: ~',
+        `note: ${'a long sentence that the emitter folds at eighty characters '.repeat(2).trim()}`,
+        'name: "caf\u00e9 \u4e2d"',
+        'layers:',
+        '  - 64',
+        '  - {units: 32, act: on}',
+        'empty: {}',
+        "'yes': key",
+        '',
+      ].join('\n');
+      const request = await input(paths, { nested: { path: 'gen-{generation}/x' }, lr: 0.5 });
+      await writeFile(request.candidate.base_config, base);
+      const prepared = await prepareRun(request);
+      const text = await readFile(prepared.configPath, 'utf8');
+      const job = {
+        overrides: request.candidate.overrides,
+        generation: request.generation,
+        split: request.split,
+        seed: request.seed,
+      };
+      const [seed] = pyyamlDump([{ text: base, job }]);
+      expect(seed?.ok).toBe(true);
+      if (seed?.ok !== true) return;
+      expect(text).toBe(seed.text);
+      expect(prepared.configSha256).toBe(seed.sha256);
+      expect(text).toContain("flag: true\nflag_text: 'yes'\noff_switch: false\ntime: 90\ntime_text: '1:30'\n");
+    },
+  );
 });

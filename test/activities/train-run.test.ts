@@ -24,12 +24,23 @@ describe('trainRun', () => {
     const pareto = await readJson<{ checkpoints: { checkpoint: string }[] }>(join(dir, 'pareto.json'));
     const selection = await readSelection(join(dir, 'selection.json'));
     const expected = [...new Set([...pareto.checkpoints.map((entry) => entry.checkpoint), selection.checkpoint])];
-    expect(outcome).toMatchObject({ status: 'trained', train_rc: 0, epochs_run: 4, checkpoints: expected, error: null });
-    const scores = await readScores(join(dir, `validation-epoch-${String(selection.epoch).padStart(4, '0')}.scores.jsonl`));
+    expect(outcome).toMatchObject({
+      status: 'trained',
+      train_rc: 0,
+      epochs_run: 4,
+      checkpoints: expected,
+      error: null,
+    });
+    const scores = await readScores(
+      join(dir, `validation-epoch-${String(selection.epoch).padStart(4, '0')}.scores.jsonl`),
+    );
     expect(outcome.selected).toEqual({
       checkpoint: selection.checkpoint,
       falseNegatives: selection.false_negatives,
-      validationGateAuc: gateAuc(scores.map((row) => row.margin), scores.map((row) => row.target)),
+      validationGateAuc: gateAuc(
+        scores.map((row) => row.margin),
+        scores.map((row) => row.target),
+      ),
     });
     expect(Date.parse(outcome.finished)).toBeGreaterThanOrEqual(Date.parse(outcome.started));
     expect((await readFile(join(paths.stateDir, 'owners', input.runId), 'utf8')).trim()).toBe(input.owner);
@@ -39,7 +50,13 @@ describe('trainRun', () => {
   it('reports no eligible checkpoint when the trainer exits 1 with its marker line', async () => {
     const paths = await fixtureLoop();
     const outcome = await trainRun(await preparedTrain(paths, 'base', { fixture_train: 'no_eligible_checkpoint' }));
-    expect(outcome).toMatchObject({ status: 'no_eligible_checkpoint', train_rc: 1, epochs_run: 4, checkpoints: [], selected: null });
+    expect(outcome).toMatchObject({
+      status: 'no_eligible_checkpoint',
+      train_rc: 1,
+      epochs_run: 4,
+      checkpoints: [],
+      selected: null,
+    });
   });
 
   it('looks for the marker line only in the output of this attempt', async () => {
@@ -53,7 +70,13 @@ describe('trainRun', () => {
   it('reports a failing trainer as train_failed with its exit code', async () => {
     const paths = await fixtureLoop();
     const outcome = await trainRun(await preparedTrain(paths, 'base', { fixture_train: 'fail' }));
-    expect(outcome).toMatchObject({ status: 'train_failed', train_rc: 3, epochs_run: 0, checkpoints: [], selected: null });
+    expect(outcome).toMatchObject({
+      status: 'train_failed',
+      train_rc: 3,
+      epochs_run: 0,
+      checkpoints: [],
+      selected: null,
+    });
     expect(outcome.error).toMatch(/^trainer ended with exit code 3; see .*\.train\.log$/);
   });
 
@@ -91,7 +114,9 @@ describe('trainRun', () => {
     const error = await trainRun(input).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect(error).toMatchObject({ type: STALE_RUN_DIR, nonRetryable: true });
-    expect((error as Error).message).toBe(`run directory ${dir} is not this loop's (it has no owner marker); it is left untouched`);
+    expect((error as Error).message).toBe(
+      `run directory ${dir} is not this loop's (it has no owner marker); it is left untouched`,
+    );
     expect(await readdir(dir)).toEqual(['notes.txt']);
     expect(await readdir(paths.runsRoot)).toEqual([input.runId]);
   });
@@ -108,7 +133,13 @@ describe('trainRun', () => {
     const paths = await fixtureLoop();
     const input = await preparedTrain(paths, 'base', { fixture_train: 'hang' });
     const outcome = await trainRun({ ...input, noProgress: '2s' });
-    expect(outcome).toMatchObject({ status: 'train_failed', train_rc: -15, epochs_run: 1, checkpoints: [], selected: null });
+    expect(outcome).toMatchObject({
+      status: 'train_failed',
+      train_rc: -15,
+      epochs_run: 1,
+      checkpoints: [],
+      selected: null,
+    });
     expect(outcome.error).toMatch(
       /^no progress for 2s \(loop\.yaml timeouts\.no_progress\): no new output in its log or run directory; killed; see .*\.train\.log$/,
     );
@@ -117,7 +148,11 @@ describe('trainRun', () => {
 
   it('does not kill a trainer that keeps writing epochs for longer than timeouts.no_progress', async () => {
     const paths = await fixtureLoop();
-    const input = await preparedTrain(paths, 'base', { fixture_train: 'slow', fixture_sleep_ms: 500, fixture_epochs: 8 });
+    const input = await preparedTrain(paths, 'base', {
+      fixture_train: 'slow',
+      fixture_sleep_ms: 500,
+      fixture_epochs: 8,
+    });
     const started = Date.now();
     const outcome = await trainRun({ ...input, noProgress: '2s' });
     expect(Date.now() - started).toBeGreaterThan(3_000);
@@ -127,7 +162,10 @@ describe('trainRun', () => {
   // The trainer's arguments: --config C --output-root R --run-id ID, so its run directory is $4/$6.
   it.each([
     ['only to its log', 'i=0; while [ $i -lt 8 ]; do echo "step $i"; sleep 0.5; i=$((i+1)); done; exit 3'],
-    ['only to its run directory', 'd="$4/$6"; mkdir -p "$d"; i=0; while [ $i -lt 8 ]; do echo $i > "$d/step"; sleep 0.5; i=$((i+1)); done; exit 3'],
+    [
+      'only to its run directory',
+      'd="$4/$6"; mkdir -p "$d"; i=0; while [ $i -lt 8 ]; do echo $i > "$d/step"; sleep 0.5; i=$((i+1)); done; exit 3',
+    ],
   ])('counts output written %s as progress', async (_where, script) => {
     const paths = await fixtureLoop();
     const input = await preparedTrain(paths, 'base');
@@ -145,7 +183,12 @@ describe('trainRun', () => {
     env.on('heartbeat', (details: StepHeartbeat) => beats.push(details));
     const running = env.run(trainRun, input);
     const log = join(paths.stateDir, 'logs', `${input.runId}.train.log`);
-    await expect.poll(async () => (await readFile(log, 'utf8').catch(() => '')).includes('train: hanging'), { timeout: 20_000, message: 'the trainer hangs' }).toBe(true);
+    await expect
+      .poll(async () => (await readFile(log, 'utf8').catch(() => '')).includes('train: hanging'), {
+        timeout: 20_000,
+        message: 'the trainer hangs',
+      })
+      .toBe(true);
     const [beat] = beats;
     expect(beat).toMatchObject({ step: 'train' });
     const pgid = beat?.pgid ?? 0;

@@ -16,7 +16,12 @@ describe('percentiles', () => {
     expect(percentile(samples, 100)).toBe(5);
     expect(percentile(samples, 25)).toBe(2);
     expect(percentile([10, 20], 99)).toBeCloseTo(19.9);
-    expect(percentile(Array.from({ length: 101 }, (_, i) => i), 99)).toBe(99);
+    expect(
+      percentile(
+        Array.from({ length: 101 }, (_, i) => i),
+        99,
+      ),
+    ).toBe(99);
   });
 
   it('summarise n, min, p50, p95, p99, max and mean; nothing gives NaN', () => {
@@ -55,7 +60,7 @@ describe('makespan bounds', () => {
     expect(idealMakespan([], 4)).toBe(0);
   });
 
-  it('list scheduling in order sits between the ideal and Graham\'s bound', () => {
+  it("list scheduling in order sits between the ideal and Graham's bound", () => {
     // Order 1,1,1,3 on 2 lanes: 1|1, then 1 -> lane A (2), 3 -> lane B (4): makespan 4; ideal 3; Graham 3 + 1.5.
     expect(listScheduleMakespan([1, 1, 1, 3], 2)).toBe(4);
     expect(idealMakespan([1, 1, 1, 3], 2)).toBe(3);
@@ -100,13 +105,31 @@ describe('dispatch gaps', () => {
 });
 
 describe('the step trace', () => {
-  it('pairs a run\'s train and evaluate steps by config, and takes an ensemble step as a job of its own', () => {
+  it("pairs a run's train and evaluate steps by config, and takes an ensemble step as a job of its own", () => {
     const config = '/s/configs/gen-001/round-0003/c07.yaml';
     const text = [
       { step: 'train', lane: '1', pid: 1, start: 100, loaded: 150, end: 1100, config, manifest: null },
       { step: 'evaluate', lane: '1', pid: 2, start: 1200, loaded: 1250, end: 1400, config, manifest: null },
-      { step: 'evaluate-ensemble', lane: '0', pid: 3, start: 50, loaded: 90, end: 300, config: null, manifest: '/s/ensembles/gen-001/round-0003-all.json' },
-      { step: 'train', lane: '0', pid: 4, start: 400, loaded: 450, end: 500, config: '/s/configs/gen-001/round-0004/x.yaml', manifest: null },
+      {
+        step: 'evaluate-ensemble',
+        lane: '0',
+        pid: 3,
+        start: 50,
+        loaded: 90,
+        end: 300,
+        config: null,
+        manifest: '/s/ensembles/gen-001/round-0003-all.json',
+      },
+      {
+        step: 'train',
+        lane: '0',
+        pid: 4,
+        start: 400,
+        loaded: 450,
+        end: 500,
+        config: '/s/configs/gen-001/round-0004/x.yaml',
+        manifest: null,
+      },
     ]
       .map((line) => JSON.stringify(line))
       .join('\n');
@@ -123,7 +146,11 @@ describe('the step trace', () => {
 
 describe('figures and options', () => {
   it('judge each figure against its goal and print it beside the goal', () => {
-    const rows = [figure('dispatch', 'p99', 300, 'ms', { op: '<', value: 250 }), figure('history', 'events per run', 9.5, '', { op: '<=', value: 10 }), figure('x', 'n/a', null, 'ms', { op: '<', value: 1 })];
+    const rows = [
+      figure('dispatch', 'p99', 300, 'ms', { op: '<', value: 250 }),
+      figure('history', 'events per run', 9.5, '', { op: '<=', value: 10 }),
+      figure('x', 'n/a', null, 'ms', { op: '<', value: 1 }),
+    ];
     expect(rows.map((row) => row.met)).toEqual([false, true, null]);
     const table = renderTable(rows);
     expect(table).toMatch(/p99\s+300 ms\s+< 250 ms\s+MISSED/);
@@ -135,7 +162,11 @@ describe('figures and options', () => {
     expect(parseOptions(['--quick'], {}).historyRuns).toBe(120);
     expect(parseOptions(['--quick'], { BENCH_HISTORY_RUNS: '300' }).historyRuns).toBe(300);
     expect(parseOptions(['--quick', '--history-runs', '400'], { BENCH_HISTORY_RUNS: '300' }).historyRuns).toBe(400);
-    expect(parseOptions(['--job-ms=100-200', '--sections', 'dispatch'], {})).toMatchObject({ jobMinMs: 100, jobMaxMs: 200, sections: ['dispatch'] });
+    expect(parseOptions(['--job-ms=100-200', '--sections', 'dispatch'], {})).toMatchObject({
+      jobMinMs: 100,
+      jobMaxMs: 200,
+      sections: ['dispatch'],
+    });
     expect(() => parseOptions(['--processes', '3'], {})).toThrow(/divide/);
     expect(() => parseOptions(['--bogus'], {})).toThrow(/unknown option/);
   });

@@ -13,7 +13,10 @@ import { seedLedger, type SeedLedgerOptions } from '../helpers/seed-ledger.js';
 const STARTED = '2026-03-01T00:00:00.000Z';
 
 function configFor(options: SeedLedgerOptions, extra: Partial<LoopConfig> = {}): LoopConfig {
-  const file = parseLoopConfig(['data_root: data', 'candidates: candidates.yaml', 'lanes:', '  - {host: gpu-a, device: 0}', ''].join('\n'), 'loop.yaml');
+  const file = parseLoopConfig(
+    ['data_root: data', 'candidates: candidates.yaml', 'lanes:', '  - {host: gpu-a, device: 0}', ''].join('\n'),
+    'loop.yaml',
+  );
   return {
     ...file,
     workdir: '/work',
@@ -27,7 +30,8 @@ function configFor(options: SeedLedgerOptions, extra: Partial<LoopConfig> = {}):
   };
 }
 
-const key = (row: { run_id: string; checkpoint_name: string } | null) => (row ? `${row.run_id}/${row.checkpoint_name}` : null);
+const key = (row: { run_id: string; checkpoint_name: string } | null) =>
+  row ? `${row.run_id}/${row.checkpoint_name}` : null;
 const countOf = (rows: readonly LedgerRow[], predicate: (row: LedgerRow) => boolean) => rows.filter(predicate).length;
 
 const CASES: SeedLedgerOptions[] = [
@@ -95,7 +99,7 @@ describe('the seed-format ledger generator', () => {
     );
   });
 
-  it.each(CASES)('folds, by the loop\'s own fold, to what it worked out from the spec: %j', (options) => {
+  it.each(CASES)("folds, by the loop's own fold, to what it worked out from the spec: %j", (options) => {
     const { text, expected } = seedLedger(options);
     const state = stateFromLedger(text, 'ledger.jsonl', foldSettingsOf(configFor(options)), 'artifacts/champion-loop');
     expect(state.generation).toBe(expected.generation);
@@ -109,36 +113,48 @@ describe('the seed-format ledger generator', () => {
 });
 
 describe('carryFromLedger on seed ledgers', () => {
-  it.each(CASES)('continues the ledger\'s generation with its champion, front, counts and packaged set: %j', (options) => {
-    const { rows, expected } = seedLedger(options);
-    const config = configFor(options);
-    const carry = carryFromLedger(rows, config, STARTED);
-    expect(carry).not.toBeNull();
-    if (!carry) return;
-    expect(carry.opening).toBeNull();
-    expect(carry.state.generation).toBe(expected.generation);
-    expect(key(carry.state.champion)).toBe(expected.champion);
-    expect(carry.state.front.map(key)).toEqual(expected.front);
-    expect(carry.state.testEvals).toBe(expected.testEvals);
-    expect(carry.state.testEvals - carry.state.checkedEvals).toBe(expected.testsSinceReserveCheck);
-    expect(carry.state.reserveChecks).toBe(expected.reserveChecks);
-    expect(carry.state.advanceReason).toBe(expected.advanceReason);
-    // The reserve-check count is the generation's ok, not stale, reserve_check rows.
-    expect(carry.state.reserveChecks).toBe(
-      countOf(rows, (row) => row.type === 'reserve_check' && row.generation === expected.generation && row.status === 'ok' && row.stale_champion !== true),
-    );
-    // New rounds open after the ledger's last: no run id of the seed's is planned again.
-    expect(carry.round).toBe(expected.lastRound);
-    // Trained runs with checkpoints left are scored (evaluation only: their run row is in the ledger), nothing else.
-    expect(Object.fromEntries(carry.queue.map((job) => [job.jobId, job.kind === 'run' ? job.unscored : null]))).toEqual(expected.unscored);
-    for (const job of carry.queue) expect(job.kind === 'run' && job.run?.status).toBe('trained');
-    // The champion goes to packaging unless a package row launched or dropped it.
-    const packaged = expected.champion !== null && expected.packaged.includes(expected.champion);
-    expect(carry.unpackaged.map(key)).toEqual(expected.champion && !packaged ? [expected.champion] : []);
-    expect(carry.unpackaged.every((champion) => champion.requested === STARTED)).toBe(true);
-    expect(carry.inFlight).toEqual([]);
-    expect(carry.split).toBeNull();
-  });
+  it.each(CASES)(
+    "continues the ledger's generation with its champion, front, counts and packaged set: %j",
+    (options) => {
+      const { rows, expected } = seedLedger(options);
+      const config = configFor(options);
+      const carry = carryFromLedger(rows, config, STARTED);
+      expect(carry).not.toBeNull();
+      if (!carry) return;
+      expect(carry.opening).toBeNull();
+      expect(carry.state.generation).toBe(expected.generation);
+      expect(key(carry.state.champion)).toBe(expected.champion);
+      expect(carry.state.front.map(key)).toEqual(expected.front);
+      expect(carry.state.testEvals).toBe(expected.testEvals);
+      expect(carry.state.testEvals - carry.state.checkedEvals).toBe(expected.testsSinceReserveCheck);
+      expect(carry.state.reserveChecks).toBe(expected.reserveChecks);
+      expect(carry.state.advanceReason).toBe(expected.advanceReason);
+      // The reserve-check count is the generation's ok, not stale, reserve_check rows.
+      expect(carry.state.reserveChecks).toBe(
+        countOf(
+          rows,
+          (row) =>
+            row.type === 'reserve_check' &&
+            row.generation === expected.generation &&
+            row.status === 'ok' &&
+            row.stale_champion !== true,
+        ),
+      );
+      // New rounds open after the ledger's last: no run id of the seed's is planned again.
+      expect(carry.round).toBe(expected.lastRound);
+      // Trained runs with checkpoints left are scored (evaluation only: their run row is in the ledger), nothing else.
+      expect(
+        Object.fromEntries(carry.queue.map((job) => [job.jobId, job.kind === 'run' ? job.unscored : null])),
+      ).toEqual(expected.unscored);
+      for (const job of carry.queue) expect(job.kind === 'run' && job.run?.status).toBe('trained');
+      // The champion goes to packaging unless a package row launched or dropped it.
+      const packaged = expected.champion !== null && expected.packaged.includes(expected.champion);
+      expect(carry.unpackaged.map(key)).toEqual(expected.champion && !packaged ? [expected.champion] : []);
+      expect(carry.unpackaged.every((champion) => champion.requested === STARTED)).toBe(true);
+      expect(carry.inFlight).toEqual([]);
+      expect(carry.split).toBeNull();
+    },
+  );
 
   it('never packages the current champion again after a launch, and again after a failed launch only', () => {
     const never = seedLedger({ generations: 3, seed: 3 });
@@ -149,7 +165,9 @@ describe('carryFromLedger on seed ledgers', () => {
     expect(carryFromLedger(launched.rows, config, STARTED)?.unpackaged).toEqual([]);
     expect(carryFromLedger(failed.rows, config, STARTED)?.unpackaged.map(key)).toEqual([failed.expected.champion]);
     // A loop without a package command packages nothing.
-    expect(carryFromLedger(never.rows, { ...config, commands: { ...config.commands, package: null } }, STARTED)?.unpackaged).toEqual([]);
+    expect(
+      carryFromLedger(never.rows, { ...config, commands: { ...config.commands, package: null } }, STARTED)?.unpackaged,
+    ).toEqual([]);
   });
 
   it('a ledger without a generation row carries nothing', () => {
@@ -161,7 +179,9 @@ describe('carryFromLedger on seed ledgers', () => {
     const band = carryFromLedger(rows, configFor({ generations: 3, bandDecisions: true }), STARTED);
     expect(key(band?.state.champion ?? null)).toBe(expected.champion);
     // Evals without a decided block do not count in band mode.
-    const current = rows.filter((row) => row.type === 'eval' && row.generation === 3 && row.role === 'test' && row.status === 'ok');
+    const current = rows.filter(
+      (row) => row.type === 'eval' && row.generation === 3 && row.role === 'test' && row.status === 'ok',
+    );
     expect(band?.state.testEvals).toBe(current.filter((row) => row.type === 'eval' && row.decided !== null).length);
   });
 });
@@ -199,7 +219,12 @@ describe('the teacher plan carried from a ledger', () => {
   it('a generation at its teacher round with every run recorded and no teacher row builds (the seed stopped before the build)', () => {
     const options: SeedLedgerOptions = { generations: 2, seed: 11, teacherAfterRound: 2, rounds: 2 };
     const { rows } = seedLedger(options);
-    const withoutBuild = rows.filter((row) => !(row.type === 'teacher' && row.generation === 2) && !(row.type === 'run' && row.run_id === 'ens-g002-teacher') && !(row.type === 'eval' && row.run_id === 'ens-g002-teacher'));
+    const withoutBuild = rows.filter(
+      (row) =>
+        !(row.type === 'teacher' && row.generation === 2) &&
+        !(row.type === 'run' && row.run_id === 'ens-g002-teacher') &&
+        !(row.type === 'eval' && row.run_id === 'ens-g002-teacher'),
+    );
     const carry = carryFromLedger(withoutBuild, configFor(options), STARTED);
     expect(carry && teacherDue(carry.teacher, carry.round, 2)).toBe(true);
   });
@@ -209,13 +234,16 @@ describe('the teacher plan carried from a ledger', () => {
     const { rows } = seedLedger(options);
     const build = rows.find((row) => row.type === 'teacher' && row.generation === 3);
     expect(build?.type === 'teacher' && build.status).toBe('ok');
-    const withoutEnsemble = rows.filter((row) => !((row.type === 'run' || row.type === 'eval') && row.run_id === 'ens-g003-teacher'));
+    const withoutEnsemble = rows.filter(
+      (row) => !((row.type === 'run' || row.type === 'eval') && row.run_id === 'ens-g003-teacher'),
+    );
     const config = configFor(options);
     const carried = teacherFromLedger(withoutEnsemble, 3, config);
     const members = build?.type === 'teacher' ? build.members : [];
     expect(carried.teacherEnsemble).toEqual(
       members.map((member) => ({
-        config: (rows.find((row) => row.type === 'run' && row.run_id === member.run_id) as { config_path: string }).config_path,
+        config: (rows.find((row) => row.type === 'run' && row.run_id === member.run_id) as { config_path: string })
+          .config_path,
         checkpoint: `/runs/${member.run_id}/${member.checkpoint_name}`,
       })),
     );
@@ -224,6 +252,9 @@ describe('the teacher plan carried from a ledger', () => {
 
   it('no teacher round configured: the empty plan', () => {
     const { rows } = seedLedger({ generations: 2, seed: 13, teacherAfterRound: 1 });
-    expect(teacherFromLedger(rows, 2, configFor({ generations: 2 }))).toEqual({ teacher: { pending: [], planned: 0, members: [], offered: false }, teacherEnsemble: null });
+    expect(teacherFromLedger(rows, 2, configFor({ generations: 2 }))).toEqual({
+      teacher: { pending: [], planned: 0, members: [], offered: false },
+      teacherEnsemble: null,
+    });
   });
 });

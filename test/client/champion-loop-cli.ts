@@ -11,6 +11,10 @@ export function championLoop(args: readonly string[], options: Options = {}) {
 }
 
 /** Run `champion-loop ARGS --address A --namespace N` against a test server. */
-export function championLoopAt(server: Pick<TestServer, 'address' | 'namespace'>, args: readonly string[], options: Options = {}) {
+export function championLoopAt(
+  server: Pick<TestServer, 'address' | 'namespace'>,
+  args: readonly string[],
+  options: Options = {},
+) {
   return championLoop([...args, '--address', server.address, '--namespace', server.namespace], options);
 }

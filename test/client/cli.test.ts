@@ -36,7 +36,10 @@ describe('the champion-loop CLI', () => {
   async function loopYaml(loopId: string, settings: Record<string, unknown> = {}): Promise<string> {
     const base = parse(await readFile(harness.configFile, 'utf8')) as Record<string, unknown>;
     const file = path.join(harness.dir, `loop-${loopId}.yaml`);
-    await writeFile(file, stringify({ ...base, state_dir: `loops/${loopId}/state`, runs_root: `loops/${loopId}/runs`, ...settings }));
+    await writeFile(
+      file,
+      stringify({ ...base, state_dir: `loops/${loopId}/state`, runs_root: `loops/${loopId}/runs`, ...settings }),
+    );
     return file;
   }
 
@@ -57,7 +60,10 @@ describe('the champion-loop CLI', () => {
   });
 
   it('--help works on every command and names its options', async () => {
-    const results = await Promise.all([championLoop(['--help']), ...COMMANDS.map((command) => championLoop([command, '--help']))]);
+    const results = await Promise.all([
+      championLoop(['--help']),
+      ...COMMANDS.map((command) => championLoop([command, '--help'])),
+    ]);
     for (const result of results) expect(result.exitCode).toBe(0);
     const [top, ...each] = results.map((result) => String(result.stdout));
     for (const command of COMMANDS) expect(top).toContain(command);
@@ -73,7 +79,15 @@ describe('the champion-loop CLI', () => {
     expect(help.state).toContain('--from-ledger <file>');
     expect(help.worker).toContain('--metrics-port <port>');
     for (const command of COMMANDS.filter((name) => name !== 'state')) {
-      for (const option of ['--address', '--namespace', '--profile', '--tls-cert-path', '--tls-key-path', '--tls-ca-path', '--api-key']) {
+      for (const option of [
+        '--address',
+        '--namespace',
+        '--profile',
+        '--tls-cert-path',
+        '--tls-key-path',
+        '--tls-ca-path',
+        '--api-key',
+      ]) {
         expect(help[command]).toContain(option);
       }
     }
@@ -83,11 +97,15 @@ describe('the champion-loop CLI', () => {
     const config = await loopYaml('gate');
     const started = await cli(['start', 'gate', '--config', config]);
     expect(started.stderr).toBe('');
-    expect(started.stdout).toBe('started loop gate (workflow champion-loop/gate); watch it with: champion-loop status gate');
+    expect(started.stdout).toBe(
+      'started loop gate (workflow champion-loop/gate); watch it with: champion-loop status gate',
+    );
     await harness.waitFor('gate', (view) => view.round >= 1);
     const again = await cli(['start', 'gate', '--config', config]);
     expect(again.exitCode).toBe(0);
-    expect(again.stdout).toMatch(/^loop gate is already running \(workflow champion-loop\/gate, generation 1, round \d+\); nothing started$/);
+    expect(again.stdout).toMatch(
+      /^loop gate is already running \(workflow champion-loop\/gate, generation 1, round \d+\); nothing started$/,
+    );
     const runs = await listed(`WorkflowId = 'champion-loop/gate'`);
     expect(runs).toHaveLength(1);
   });
@@ -97,7 +115,9 @@ describe('the champion-loop CLI', () => {
     const text = await cli(['status', 'gate']);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).toMatch(/^loop gate: generation \d+, round \d+/);
-    expect(text.stdout).toMatch(/^champion: champ-g\d{3}-r\d{4}-(base|wide) checkpoint-\d{4}\.pt epoch=\d+ f2p=\d+\/\d+ \(\d+\.\d\d%\) p2f=/m);
+    expect(text.stdout).toMatch(
+      /^champion: champ-g\d{3}-r\d{4}-(base|wide) checkpoint-\d{4}\.pt epoch=\d+ f2p=\d+\/\d+ \(\d+\.\d\d%\) p2f=/m,
+    );
     expect(text.stdout).toMatch(/^pareto set \(\d+\):$/m);
     expect(text.stdout).toContain('lane champion-loop.test.gpu0');
     const json = await cli(['status', 'gate', '--json']);
@@ -127,13 +147,24 @@ describe('the champion-loop CLI', () => {
       );
       const [viaProfile, withoutCert] = await Promise.all([
         championLoop(['status', 'gate'], { env: { TEMPORAL_CONFIG_FILE: toml, TEMPORAL_PROFILE: 'cluster' } }),
-        championLoop(['status', 'gate', '--address', proxy.address, '--namespace', harness.server.namespace, '--tls-ca-path', tlsFixture('ca.crt')]),
+        championLoop([
+          'status',
+          'gate',
+          '--address',
+          proxy.address,
+          '--namespace',
+          harness.server.namespace,
+          '--tls-ca-path',
+          tlsFixture('ca.crt'),
+        ]),
       ]);
       expect(viaProfile.stderr).toBe('');
       expect(viaProfile.stdout).toMatch(/^loop gate: generation \d+, round \d+/);
       expect(proxy.clients).toContain('champion-loop test client');
       expect(withoutCert.exitCode).toBe(1);
-      expect(withoutCert.stderr).toContain(`no Temporal server answers at ${proxy.address} namespace ${harness.server.namespace} (TLS)`);
+      expect(withoutCert.stderr).toContain(
+        `no Temporal server answers at ${proxy.address} namespace ${harness.server.namespace} (TLS)`,
+      );
     } finally {
       await proxy.close();
     }
@@ -152,17 +183,25 @@ describe('the champion-loop CLI', () => {
     expect(result.exitCode).toBe(0);
     const lines = events();
     expect(lines[0]).toMatch(/^\[\d\d:\d\d:\d\d\] watching loop gate: generation \d+, round \d+$/);
-    expect(lines.slice(1).join('\n')).toMatch(/round \d+ started|new champion: |Pareto front: |reserve check \d+|generation \d+ (opened|ends)/);
+    expect(lines.slice(1).join('\n')).toMatch(
+      /round \d+ started|new champion: |Pareto front: |reserve check \d+|generation \d+ (opened|ends)/,
+    );
     // Not a terminal: no live frame, no cursor movement.
     expect(seen).not.toContain('\x1b[');
   });
 
   it('advance --reason opens the next generation with that reason', async () => {
     // After a reserve check, so that the report below has one to show.
-    await harness.waitFor('gate', (view) => view.reserve_checks >= 1 || view.advance_reason !== null || view.generation >= 2, 90_000);
+    await harness.waitFor(
+      'gate',
+      (view) => view.reserve_checks >= 1 || view.advance_reason !== null || view.generation >= 2,
+      90_000,
+    );
     const advanced = await cli(['advance', 'gate', '--reason', 'corpus relabelled']);
     expect(advanced.exitCode).toBe(0);
-    const generation = Number(/^loop gate: generation (\d+) will advance \(corpus relabelled\)$/.exec(String(advanced.stdout))?.[1]);
+    const generation = Number(
+      /^loop gate: generation (\d+) will advance \(corpus relabelled\)$/.exec(String(advanced.stdout))?.[1],
+    );
     expect(generation).toBeGreaterThanOrEqual(1);
     await harness.waitFor('gate', (view) => view.generation > generation);
     const { rows } = await harness.ledger('gate');
@@ -185,10 +224,17 @@ describe('the champion-loop CLI', () => {
     const exported = await cli(['ledger', 'gate', '--out', dir]);
     expect(exported.exitCode).toBe(0);
     expect(exported.stdout).toMatch(/^\d+ rows -> .*ledger\.jsonl; state -> .*state\.json$/);
-    const rows = (await readFile(path.join(dir, 'ledger.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as LedgerRow);
-    expect([...new Set(rows.map((row) => row.type))]).toEqual(expect.arrayContaining(['generation', 'run', 'eval', 'champion', 'pareto_set', 'reserve_check', 'package']));
+    const rows = (await readFile(path.join(dir, 'ledger.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as LedgerRow);
+    expect([...new Set(rows.map((row) => row.type))]).toEqual(
+      expect.arrayContaining(['generation', 'run', 'eval', 'champion', 'pareto_set', 'reserve_check', 'package']),
+    );
     const state = JSON.parse(await readFile(path.join(dir, 'state.json'), 'utf8')) as StateJson;
-    expect(state.generation).toBe(Math.max(...rows.filter((row) => row.type === 'generation').map((row) => row.generation)));
+    expect(state.generation).toBe(
+      Math.max(...rows.filter((row) => row.type === 'generation').map((row) => row.generation)),
+    );
     expect(state.champion).not.toBeNull();
   });
 
@@ -196,9 +242,14 @@ describe('the champion-loop CLI', () => {
     const file = path.join(out, 'reports', 'gate.html');
     const made = await cli(['report', 'gate', '--out', file]);
     expect(made.exitCode).toBe(0);
-    expect(made.stdout).toMatch(/^report of loop gate: \d+ generations, \d+ test evaluations -> .*gate\.html \(opens offline in any browser\)$/);
+    expect(made.stdout).toMatch(
+      /^report of loop gate: \d+ generations, \d+ test evaluations -> .*gate\.html \(opens offline in any browser\)$/,
+    );
     const html = await readFile(file, 'utf8');
-    const rows = (await readFile(path.join(out, 'ledger', 'ledger.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as LedgerRow);
+    const rows = (await readFile(path.join(out, 'ledger', 'ledger.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as LedgerRow);
     const testEvals = rows.filter((row) => row.type === 'eval' && row.role === 'test' && row.status === 'ok');
     const generations = [...new Set(rows.filter((row) => row.type === 'generation').map((row) => row.generation))];
     expect(html).not.toMatch(/https?:|<link|<script|src=/i);
@@ -223,7 +274,9 @@ describe('the champion-loop CLI', () => {
     await harness.result('hung');
     expect((await harness.client.workflow.getHandle(child).describe()).status.name).toBe('CANCELLED');
     const resumed = await cli(['start', 'hung', '--config', config]);
-    expect(resumed.stdout).toMatch(/^resumed loop hung in generation 1 from its last run, which stopped \(workflow champion-loop\/hung\)$/);
+    expect(resumed.stdout).toMatch(
+      /^resumed loop hung in generation 1 from its last run, which stopped \(workflow champion-loop\/hung\)$/,
+    );
     await harness.waitFor('hung', (view) => view.in_flight.length > 0);
     expect((await cli(['stop', 'hung', '--now'])).exitCode).toBe(0);
     await harness.result('hung');
@@ -242,7 +295,10 @@ describe('the champion-loop CLI', () => {
       advance_reason: null,
       updated: '2026-01-05T08:35:00.000Z',
     });
-    expect([state.champion?.run_id, state.champion?.checkpoint_name]).toEqual(['champ-g002-r0001-wide', 'checkpoint-0002.pt']);
+    expect([state.champion?.run_id, state.champion?.checkpoint_name]).toEqual([
+      'champ-g002-r0001-wide',
+      'checkpoint-0002.pt',
+    ]);
     expect(state.pareto_set.map((member) => `${member.run_id}/${member.checkpoint_name}`)).toEqual([
       'champ-g002-r0001-wide/checkpoint-0002.pt',
       'champ-g002-r0001-base/checkpoint-0001.pt',
@@ -254,21 +310,33 @@ describe('the champion-loop CLI', () => {
       const port = await freePort();
       const [plain, keyed] = await Promise.all([
         championLoop(['status', 'gate', '--address', `127.0.0.1:${port}`]),
-        championLoop(['status', 'gate', '--address', `127.0.0.1:${port}`], { env: { TEMPORAL_API_KEY: 'sk-cli-SECRET-42' } }),
+        championLoop(['status', 'gate', '--address', `127.0.0.1:${port}`], {
+          env: { TEMPORAL_API_KEY: 'sk-cli-SECRET-42' },
+        }),
       ]);
       expect(plain.exitCode).toBe(1);
-      expect(plain.stderr).toContain(`champion-loop: no Temporal server answers at 127.0.0.1:${port} namespace champion-loop`);
-      expect(plain.stderr).toContain("Start the local one with 'npm run dev-server', or point at yours with --address/--namespace");
+      expect(plain.stderr).toContain(
+        `champion-loop: no Temporal server answers at 127.0.0.1:${port} namespace champion-loop`,
+      );
+      expect(plain.stderr).toContain(
+        "Start the local one with 'npm run dev-server', or point at yours with --address/--namespace",
+      );
       expect(keyed.exitCode).toBe(1);
       expect(keyed.stderr).toContain(`127.0.0.1:${port} namespace champion-loop (TLS, API key)`);
       expect(String(keyed.stdout) + String(keyed.stderr)).not.toContain('sk-cli-SECRET-42');
     });
 
     it('no such loop: the loop id and namespace to check, for status, ledger and report alike', async () => {
-      const results = await Promise.all([cli(['status', 'nope']), cli(['ledger', 'nope']), cli(['report', 'nope', '--out', path.join(out, 'nope.html')])]);
+      const results = await Promise.all([
+        cli(['status', 'nope']),
+        cli(['ledger', 'nope']),
+        cli(['report', 'nope', '--out', path.join(out, 'nope.html')]),
+      ]);
       for (const result of results) {
         expect(result.exitCode).toBe(1);
-        expect(result.stderr).toContain("no loop 'nope' here (no workflow champion-loop/nope); check the loop id and the namespace, or start it with 'champion-loop start'");
+        expect(result.stderr).toContain(
+          "no loop 'nope' here (no workflow champion-loop/nope); check the loop id and the namespace, or start it with 'champion-loop start'",
+        );
       }
       expect(existsSync(path.join(out, 'nope.html'))).toBe(false);
     });
@@ -278,14 +346,24 @@ describe('the champion-loop CLI', () => {
       await writeFile(file, (await readFile(harness.configFile, 'utf8')).replace(/^parallel: .*$/m, 'parallel: lots'));
       const result = await cli(['start', 'bad', '--config', file]);
       expect(result.exitCode).toBe(1);
-      expect(result.stderr).toMatch(new RegExp(`^champion-loop: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+(:\\d+)?: parallel: `));
+      expect(result.stderr).toMatch(
+        new RegExp(`^champion-loop: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+(:\\d+)?: parallel: `),
+      );
       expect(result.stdout).toBe('');
     });
 
     it('an invalid candidates file: the file and the field', async () => {
       const candidates = path.join(harness.dir, 'candidates-bad.yaml');
-      await writeFile(candidates, 'candidates:\n  - name: base\n    base_config: configs/base.yaml\n  - base_config: configs/base.yaml\n');
-      const result = await cli(['start', 'bad', '--config', await loopYaml('bad', { candidates: 'candidates-bad.yaml' })]);
+      await writeFile(
+        candidates,
+        'candidates:\n  - name: base\n    base_config: configs/base.yaml\n  - base_config: configs/base.yaml\n',
+      );
+      const result = await cli([
+        'start',
+        'bad',
+        '--config',
+        await loopYaml('bad', { candidates: 'candidates-bad.yaml' }),
+      ]);
       expect(result.exitCode).toBe(1);
       expect(result.stderr).toContain(`champion-loop: ${candidates}:4`);
       expect(result.stderr).toContain('candidates.1.name');

@@ -36,30 +36,47 @@ describe('ledger --out into a folder that cannot be made', () => {
 
   it('a file among the parents: that file is named, not the folder asked for', async () => {
     const out = path.join(file, 'x', 'ledger');
-    await expect(makeOutDir(out)).rejects.toThrow(`--out ${out}: cannot create this folder: ${file} is a file, not a folder`);
+    await expect(makeOutDir(out)).rejects.toThrow(
+      `--out ${out}: cannot create this folder: ${file} is a file, not a folder`,
+    );
   });
 
   it('the folder asked for is a file', async () => {
-    await expect(checkOutDir(file)).rejects.toThrow(`--out ${file} is a file, not a folder (--out takes a folder to write into)`);
+    await expect(checkOutDir(file)).rejects.toThrow(
+      `--out ${file} is a file, not a folder (--out takes a folder to write into)`,
+    );
   });
 
   it('a parent that is a link to nothing: the link and where it points', async () => {
     const link = path.join(dir, 'gone');
     await symlink(path.join(dir, 'nowhere'), link);
-    await expect(checkOutDir(path.join(link, 'ledger'))).rejects.toThrow(`cannot create this folder: ${link} is a link to ${path.join(dir, 'nowhere')}, which does not exist`);
+    await expect(checkOutDir(path.join(link, 'ledger'))).rejects.toThrow(
+      `cannot create this folder: ${link} is a link to ${path.join(dir, 'nowhere')}, which does not exist`,
+    );
   });
 
   it.skipIf(process.getuid?.() === 0)('a parent without write permission: that folder is named', async () => {
     const locked = path.join(dir, 'locked');
     await mkdir(locked);
     await chmod(locked, 0o555);
-    await expect(checkOutDir(path.join(locked, 'sub', 'ledger'))).rejects.toThrow(`cannot create this folder: no permission to create folders in ${locked}`);
+    await expect(checkOutDir(path.join(locked, 'sub', 'ledger'))).rejects.toThrow(
+      `cannot create this folder: no permission to create folders in ${locked}`,
+    );
   });
 
   it('the command says so at once, before it looks for a server or a loop', async () => {
     const out = path.join(file, 'ledger');
-    const result = await championLoop(['ledger', 'some-loop', '--out', out, '--address', `127.0.0.1:${await freePort()}`]);
+    const result = await championLoop([
+      'ledger',
+      'some-loop',
+      '--out',
+      out,
+      '--address',
+      `127.0.0.1:${await freePort()}`,
+    ]);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toBe(`champion-loop: --out ${out}: cannot create this folder: ${file} is a file, not a folder`);
+    expect(result.stderr).toBe(
+      `champion-loop: --out ${out}: cannot create this folder: ${file} is a file, not a folder`,
+    );
   });
 });

@@ -12,8 +12,10 @@ const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url)
 const unavailable = pyyamlUnavailable();
 if (unavailable !== null) console.warn(unavailable);
 
-const BASE = "epochs: 4\nlr: 1.0\nflag: yes\nflag_text: 'yes'\nwhen: 2024-01-01\ntime: 1:30\nlayers:\n- 64\n- {units: 32}\nempty: []\n";
-const OVERRIDES = "{lr: 0.5, dropout: 1.0, resume: off, teacher: 'artifacts/gen-{generation}/t.jsonl', nested: {p: 'gen-{generation}'}}";
+const BASE =
+  "epochs: 4\nlr: 1.0\nflag: yes\nflag_text: 'yes'\nwhen: 2024-01-01\ntime: 1:30\nlayers:\n- 64\n- {units: 32}\nempty: []\n";
+const OVERRIDES =
+  "{lr: 0.5, dropout: 1.0, resume: off, teacher: 'artifacts/gen-{generation}/t.jsonl', nested: {p: 'gen-{generation}'}}";
 
 async function loop(): Promise<{ dir: string; file: string }> {
   const dir = await tempDir();
@@ -36,12 +38,16 @@ describe.skipIf(unavailable !== null)('render-config', () => {
     );
     const split = path.join(dir, 'artifacts/champion-loop/splits/gen-007.yaml');
     // The seed's config_for: safe_load the base and candidates files, update, split, seed, safe_dump.
-    const [seed] = pyyamlDump([{ text: BASE, job: { overridesYaml: OVERRIDES, generation: 7, split, seed: 20260928 + 3 } }]);
+    const [seed] = pyyamlDump([
+      { text: BASE, job: { overridesYaml: OVERRIDES, generation: 7, split, seed: 20260928 + 3 } },
+    ]);
     expect(seed?.ok).toBe(true);
     expect(stdout).toBe(seed?.ok === true ? seed.text : '');
     expect(stderr).toBe('');
     expect(stdout).toContain("lr: 0.5\nflag: true\nflag_text: 'yes'\nwhen: 2024-01-01\ntime: 90\n");
-    expect(stdout).toContain('dropout: 1.0\nresume: false\nteacher: artifacts/gen-007/t.jsonl\nnested:\n  p: gen-{generation}\n');
+    expect(stdout).toContain(
+      'dropout: 1.0\nresume: false\nteacher: artifacts/gen-007/t.jsonl\nnested:\n  p: gen-{generation}\n',
+    );
     expect(stdout.endsWith(`split: ${split}\nseed: 20260931\n`)).toBe(true);
   }, 60_000);
 });

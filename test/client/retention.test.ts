@@ -5,7 +5,9 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('the namespace retention', () => {
   it('warns when closed histories are kept for less than a loop lives, and says how to raise it', () => {
-    expect(retentionWarning('champion-loop', 1)).toMatch(/keeps closed workflow histories for 1 days?;.*ledger copy.*--retention 30d/);
+    expect(retentionWarning('champion-loop', 1)).toMatch(
+      /keeps closed workflow histories for 1 days?;.*ledger copy.*--retention 30d/,
+    );
     expect(retentionWarning('ns', 0.5)).toMatch(/for 12 hours/);
     expect(retentionWarning('ns', RECOMMENDED_RETENTION_DAYS)).toBeNull();
     expect(retentionWarning('ns', null)).toBeNull();

@@ -18,8 +18,19 @@ beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'seed-state-dir-'));
   seedDir = path.join(dir, 'seed-state');
   await mkdir(seedDir, { recursive: true });
-  const file = parseLoopConfig(['data_root: data', 'candidates: candidates.yaml', 'lanes:', '  - {host: gpu-a, device: 0}', ''].join('\n'), 'loop.yaml');
-  config = { ...file, workdir: dir, state_dir: path.join(dir, 'state'), runs_root: path.join(dir, 'runs'), saturation_evals: 4, max_reserve_checks: 2, base_seed: 20261200 };
+  const file = parseLoopConfig(
+    ['data_root: data', 'candidates: candidates.yaml', 'lanes:', '  - {host: gpu-a, device: 0}', ''].join('\n'),
+    'loop.yaml',
+  );
+  config = {
+    ...file,
+    workdir: dir,
+    state_dir: path.join(dir, 'state'),
+    runs_root: path.join(dir, 'runs'),
+    saturation_evals: 4,
+    max_reserve_checks: 2,
+    base_seed: 20261200,
+  };
 });
 
 afterEach(async () => {
@@ -33,15 +44,23 @@ async function writeSeed(text: string): Promise<string> {
 }
 
 describe('carryOverSeed', () => {
-  it('copies the seed ledger as the start of the loop\'s copy, with its state.json, and carries its generation on', async () => {
-    const { rows, text, expected } = seedLedger({ generations: 3, seed: 3, stateDir: seedDir, runsRoot: config.runs_root });
+  it("copies the seed ledger as the start of the loop's copy, with its state.json, and carries its generation on", async () => {
+    const { rows, text, expected } = seedLedger({
+      generations: 3,
+      seed: 3,
+      stateDir: seedDir,
+      runsRoot: config.runs_root,
+    });
     await writeSeed(text);
     const over = await carryOverSeed(config, seedDir, STARTED);
     expect(over.copiedTo).toBe(path.join(config.state_dir, 'ledger.jsonl'));
     expect(over.rows).toBe(rows.length);
     expect(await readFile(path.join(config.state_dir, 'ledger.jsonl'), 'utf8')).toBe(text);
     expect(await readLedgerCopy(config.state_dir, { repair: false })).toEqual(rows);
-    const state = JSON.parse(await readFile(path.join(config.state_dir, 'state.json'), 'utf8')) as { generation: number; champion: { run_id: string; checkpoint_name: string } };
+    const state = JSON.parse(await readFile(path.join(config.state_dir, 'state.json'), 'utf8')) as {
+      generation: number;
+      champion: { run_id: string; checkpoint_name: string };
+    };
     expect(state.generation).toBe(3);
     expect(`${state.champion.run_id}/${state.champion.checkpoint_name}`).toBe(expected.champion);
     expect(over.carry.state.generation).toBe(3);
@@ -53,7 +72,7 @@ describe('carryOverSeed', () => {
     expect(await readFile(path.join(config.state_dir, 'ledger.jsonl'), 'utf8')).toBe(text);
   });
 
-  it('the state dir is the seed\'s own: nothing is copied', async () => {
+  it("the state dir is the seed's own: nothing is copied", async () => {
     const { text } = seedLedger({ generations: 2, seed: 2 });
     await writeSeed(text);
     const over = await carryOverSeed({ ...config, state_dir: seedDir }, seedDir, STARTED);
@@ -61,7 +80,7 @@ describe('carryOverSeed', () => {
     expect(await readFile(path.join(seedDir, 'ledger.jsonl'), 'utf8')).toBe(text);
   });
 
-  it('keeps the seed generation\'s split where it is', async () => {
+  it("keeps the seed generation's split where it is", async () => {
     const { text } = seedLedger({ generations: 3, seed: 3 });
     await writeSeed(text);
     expect((await carryOverSeed(config, seedDir, STARTED)).carry.split).toBeNull();
@@ -75,14 +94,18 @@ describe('carryOverSeed', () => {
     const { text, expected } = seedLedger({ generations: 2, seed: 2 });
     await writeSeed(text);
     const orphan = expected.lastRound + 2;
-    await mkdir(path.join(config.runs_root, `champ-g002-r${String(orphan).padStart(4, '0')}-base`), { recursive: true });
+    await mkdir(path.join(config.runs_root, `champ-g002-r${String(orphan).padStart(4, '0')}-base`), {
+      recursive: true,
+    });
     await mkdir(path.join(config.runs_root, 'champ-g001-r0099-base'), { recursive: true });
     const over = await carryOverSeed(config, seedDir, STARTED);
     expect(over.carry.round).toBe(orphan);
-    expect(over.notes.join('\n')).toMatch(new RegExp(`up to round ${orphan} .* new rounds start at round ${orphan + 1}`));
+    expect(over.notes.join('\n')).toMatch(
+      new RegExp(`up to round ${orphan} .* new rounds start at round ${orphan + 1}`),
+    );
   });
 
-  it('says when loop.yaml\'s base seed is not the seed loop\'s', async () => {
+  it("says when loop.yaml's base seed is not the seed loop's", async () => {
     await writeSeed(seedLedger({ generations: 2, seed: 2, baseSeed: 77 }).text);
     const over = await carryOverSeed(config, seedDir, STARTED);
     expect(over.notes.join('\n')).toMatch(/base_seed is 20261200 but the seed's was 77/);
@@ -93,27 +116,38 @@ describe('carryOverSeed', () => {
     await mkdir(config.state_dir, { recursive: true });
     const other = seedLedger({ generations: 1, seed: 5 }).text;
     await writeFile(path.join(config.state_dir, 'ledger.jsonl'), other);
-    await expect(carryOverSeed(config, seedDir, STARTED)).rejects.toThrow(/already holds a ledger .* not the seed's.*empty state dir/);
+    await expect(carryOverSeed(config, seedDir, STARTED)).rejects.toThrow(
+      /already holds a ledger .* not the seed's.*empty state dir/,
+    );
     expect(await readFile(path.join(config.state_dir, 'ledger.jsonl'), 'utf8')).toBe(other);
   });
 
-  it('refuses to carry the seed over twice: a copy that goes on after the seed\'s rows is resumed with a plain start', async () => {
+  it("refuses to carry the seed over twice: a copy that goes on after the seed's rows is resumed with a plain start", async () => {
     const { text } = seedLedger({ generations: 2, seed: 2 });
     await writeSeed(text);
     await mkdir(config.state_dir, { recursive: true });
-    await writeFile(path.join(config.state_dir, 'ledger.jsonl'), `${text}${seedLedger({ generations: 1, seed: 9 }).text.split('\n')[1]}\n`);
-    await expect(carryOverSeed(config, seedDir, STARTED)).rejects.toThrow(/carried over into it already.*without --from-seed-state-dir/);
+    await writeFile(
+      path.join(config.state_dir, 'ledger.jsonl'),
+      `${text}${seedLedger({ generations: 1, seed: 9 }).text.split('\n')[1]}\n`,
+    );
+    await expect(carryOverSeed(config, seedDir, STARTED)).rejects.toThrow(
+      /carried over into it already.*without --from-seed-state-dir/,
+    );
   });
 
-  it('needs the seed\'s ledger.jsonl, with a generation in it', async () => {
-    await expect(carryOverSeed(config, seedDir, STARTED)).rejects.toThrow(/no ledger.jsonl in .*seed-state: --from-seed-state-dir takes the seed's state dir/);
+  it("needs the seed's ledger.jsonl, with a generation in it", async () => {
+    await expect(carryOverSeed(config, seedDir, STARTED)).rejects.toThrow(
+      /no ledger.jsonl in .*seed-state: --from-seed-state-dir takes the seed's state dir/,
+    );
     await writeSeed('');
     await expect(carryOverSeed(config, seedDir, STARTED)).rejects.toThrow(/holds no generation row/);
   });
 });
 
 describe('parseSeedLedger', () => {
-  const lines = seedLedger({ generations: 2, seed: 2 }).text.split('\n').filter((line) => line !== '');
+  const lines = seedLedger({ generations: 2, seed: 2 })
+    .text.split('\n')
+    .filter((line) => line !== '');
 
   function problemAt(edit: (lines: string[]) => string[]): string {
     try {
@@ -129,23 +163,43 @@ describe('parseSeedLedger', () => {
   });
 
   it('names the file and line of a line that is not a row', () => {
-    expect(problemAt((all) => (all.splice(4, 0, '{"type": "run", "generation": 1'), all))).toMatch(/^seed\/ledger\.jsonl:5: not a ledger row \(/);
-    expect(problemAt((all) => (all.splice(2, 0, '{"type":"metric","generation":1}'), all))).toBe('seed/ledger.jsonl:3: not a ledger row (unknown type "metric")');
-    expect(problemAt((all) => (all.splice(2, 0, '[1,2]'), all))).toBe('seed/ledger.jsonl:3: not a ledger row (not a JSON object)');
-    expect(problemAt((all) => [all[1] as string, ...all])).toBe('seed/ledger.jsonl:1: not a ledger row (a run row before any generation row)');
+    expect(problemAt((all) => (all.splice(4, 0, '{"type": "run", "generation": 1'), all))).toMatch(
+      /^seed\/ledger\.jsonl:5: not a ledger row \(/,
+    );
+    expect(problemAt((all) => (all.splice(2, 0, '{"type":"metric","generation":1}'), all))).toBe(
+      'seed/ledger.jsonl:3: not a ledger row (unknown type "metric")',
+    );
+    expect(problemAt((all) => (all.splice(2, 0, '[1,2]'), all))).toBe(
+      'seed/ledger.jsonl:3: not a ledger row (not a JSON object)',
+    );
+    expect(problemAt((all) => [all[1] as string, ...all])).toBe(
+      'seed/ledger.jsonl:1: not a ledger row (a run row before any generation row)',
+    );
     const run = JSON.parse(lines[1] as string) as Record<string, unknown>;
-    expect(problemAt((all) => (all.splice(2, 0, JSON.stringify({ ...run, run_id: undefined })), all))).toBe('seed/ledger.jsonl:3: not a ledger row (run row: "run_id" must be a string (it is missing))');
-    expect(problemAt((all) => (all.splice(2, 0, JSON.stringify({ ...run, status: 'done' })), all))).toMatch(/:3: not a ledger row \(run row: "status" is "done", not one of trained, /);
-    expect(problemAt((all) => (all.splice(2, 0, JSON.stringify({ ...run, generation: 3 })), all))).toBe('seed/ledger.jsonl:3: not a ledger row (run row of generation 3, which no generation row opened yet)');
-    expect(problemAt((all) => (all.splice(2, 0, JSON.stringify({ ...run, generation: '1' })), all))).toBe('seed/ledger.jsonl:3: not a ledger row (run row: "generation" must be a whole number >= 1)');
+    expect(problemAt((all) => (all.splice(2, 0, JSON.stringify({ ...run, run_id: undefined })), all))).toBe(
+      'seed/ledger.jsonl:3: not a ledger row (run row: "run_id" must be a string (it is missing))',
+    );
+    expect(problemAt((all) => (all.splice(2, 0, JSON.stringify({ ...run, status: 'done' })), all))).toMatch(
+      /:3: not a ledger row \(run row: "status" is "done", not one of trained, /,
+    );
+    expect(problemAt((all) => (all.splice(2, 0, JSON.stringify({ ...run, generation: 3 })), all))).toBe(
+      'seed/ledger.jsonl:3: not a ledger row (run row of generation 3, which no generation row opened yet)',
+    );
+    expect(problemAt((all) => (all.splice(2, 0, JSON.stringify({ ...run, generation: '1' })), all))).toBe(
+      'seed/ledger.jsonl:3: not a ledger row (run row: "generation" must be a whole number >= 1)',
+    );
   });
 
   it('a torn last line is an error too, with what to do', () => {
-    expect(problemAt((all) => [...all, '{"type":"eval","gener'])).toMatch(new RegExp(`:${lines.length + 1}: not a ledger row .*a crash tore: remove it`));
+    expect(problemAt((all) => [...all, '{"type":"eval","gener'])).toMatch(
+      new RegExp(`:${lines.length + 1}: not a ledger row .*a crash tore: remove it`),
+    );
   });
 
   it('generations open in order', () => {
     const opening = lines.findIndex((line) => line.includes('"type":"generation"') && line.includes('"generation":2'));
-    expect(problemAt((all) => all.filter((_, index) => index !== opening))).toMatch(/generation 2, which no generation row opened yet|generation 2 opened after/);
+    expect(problemAt((all) => all.filter((_, index) => index !== opening))).toMatch(
+      /generation 2, which no generation row opened yet|generation 2 opened after/,
+    );
   });
 });

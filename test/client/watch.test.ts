@@ -78,7 +78,9 @@ describe('watch: the events between two looks at a loop', () => {
       'new champion: champ-g001-r0002-wide checkpoint-0001.pt epoch=1 f2p=3/60 (5.00%) p2f=9/240 (3.75%)',
       'Pareto front: 1 member',
     ]);
-    expect(loopEvents(after, view({ champion: CHALLENGER, pareto_set: [CHALLENGER, CHAMPION] }))).toEqual(['Pareto front: 2 members']);
+    expect(loopEvents(after, view({ champion: CHALLENGER, pareto_set: [CHALLENGER, CHAMPION] }))).toEqual([
+      'Pareto front: 2 members',
+    ]);
   });
 
   it('reports a reserve check that held up, and the end of the generation it causes', () => {
@@ -101,9 +103,13 @@ describe('watch: the events between two looks at a loop', () => {
 
   it('reports a broken candidates file and a failing split once each', () => {
     const broken = view({ candidates_error: 'candidates.yaml: candidates.0.name: required' });
-    expect(loopEvents(view(), broken)).toEqual(['candidates file invalid, keeping the previous list: candidates.yaml: candidates.0.name: required']);
+    expect(loopEvents(view(), broken)).toEqual([
+      'candidates file invalid, keeping the previous list: candidates.yaml: candidates.0.name: required',
+    ]);
     expect(loopEvents(broken, broken)).toEqual([]);
-    expect(loopEvents(view(), view({ split_error: 'split-generate exited 3' }))).toEqual(['split failing: split-generate exited 3']);
+    expect(loopEvents(view(), view({ split_error: 'split-generate exited 3' }))).toEqual([
+      'split failing: split-generate exited 3',
+    ]);
   });
 });
 
@@ -111,9 +117,15 @@ describe('watch: the live frame', () => {
   const now = new Date('2026-01-05T08:01:05.000Z');
 
   it('shows generation, round, jobs, the champion and how far the reserve check is', () => {
-    const frame = renderFrame(view({ champion: CHAMPION, test_evals: 12, tests_since_reserve_check: 5, queued: 3 }), now, 8);
+    const frame = renderFrame(
+      view({ champion: CHAMPION, test_evals: 12, tests_since_reserve_check: 5, queued: 3 }),
+      now,
+      8,
+    );
     expect(frame[0]).toBe('loop gate · generation 1 · round 1 · 0 running, 3 queued');
-    expect(frame[1]).toBe('champion: champ-g001-r0001-base checkpoint-0002.pt epoch=2 f2p=6/60 (10.00%) p2f=12/240 (5.00%)');
+    expect(frame[1]).toBe(
+      'champion: champ-g001-r0001-base checkpoint-0002.pt epoch=2 f2p=6/60 (10.00%) p2f=12/240 (5.00%)',
+    );
     expect(frame[2]).toBe('test evals 12 · until the reserve check: 3 · reserve checks 0');
   });
 
@@ -121,7 +133,13 @@ describe('watch: the live frame', () => {
     const frame = renderFrame(
       view({
         in_flight: [
-          { jobId: 'champ-g001-r0001-base', kind: 'run', childId: 'champion-loop/gate/g001/r0001/base', lane: 'champion-loop.box.gpu0', since: '2026-01-05T08:00:00.000Z' },
+          {
+            jobId: 'champ-g001-r0001-base',
+            kind: 'run',
+            childId: 'champion-loop/gate/g001/r0001/base',
+            lane: 'champion-loop.box.gpu0',
+            since: '2026-01-05T08:00:00.000Z',
+          },
         ],
         lanes: [
           { queue: 'champion-loop.box.gpu0', slots: 1, busy: 1, down_until: null },
@@ -133,12 +151,25 @@ describe('watch: the live frame', () => {
     );
     expect(frame[0]).toContain('1 running, 0 queued · stopping');
     expect(frame[2]).toContain('until the reserve check: 0 since the last');
-    expect(frame.slice(3)).toEqual(['  champion-loop.box.gpu0 1/1: champ-g001-r0001-base 1m05s', '  champion-loop.box.gpu1 0/1 unavailable: idle']);
+    expect(frame.slice(3)).toEqual([
+      '  champion-loop.box.gpu0 1/1: champ-g001-r0001-base 1m05s',
+      '  champion-loop.box.gpu1 0/1 unavailable: idle',
+    ]);
   });
 
   it('names a reserve check as such', () => {
     const frame = renderFrame(
-      view({ in_flight: [{ jobId: 'reserve-1', kind: 'reserve', childId: 'c', lane: 'champion-loop.box.gpu1', since: '2026-01-05T08:01:00.000Z' }] }),
+      view({
+        in_flight: [
+          {
+            jobId: 'reserve-1',
+            kind: 'reserve',
+            childId: 'c',
+            lane: 'champion-loop.box.gpu1',
+            since: '2026-01-05T08:01:00.000Z',
+          },
+        ],
+      }),
       now,
     );
     expect(frame[4]).toBe('  champion-loop.box.gpu1 0/1: reserve check reserve-1 5s');
@@ -156,7 +187,10 @@ describe('status and watch: lanes and queues (issue 18)', () => {
     const status = renderStatus(view({ lanes }), undefined, now);
     expect(status).toContain('  lane champion-loop.box.gpu0: 0/1\n');
     expect(status).toContain('  lane champion-loop.box.gpu1: 0/1 (unavailable until 2026-01-05T08:15:00.000Z)');
-    expect(renderFrame(view({ lanes }), now).slice(3)).toEqual(['  champion-loop.box.gpu0 0/1: idle', '  champion-loop.box.gpu1 0/1 unavailable: idle']);
+    expect(renderFrame(view({ lanes }), now).slice(3)).toEqual([
+      '  champion-loop.box.gpu0 0/1: idle',
+      '  champion-loop.box.gpu1 0/1 unavailable: idle',
+    ]);
   });
 
   it('names a queue nobody polls and the command that starts its worker', () => {
@@ -169,6 +203,8 @@ describe('status and watch: lanes and queues (issue 18)', () => {
     expect(describeNoPoller({ queue: 'champion-loop', kind: 'orchestrator' })).toBe(
       'no worker polls task queue champion-loop (the orchestrator: the loop makes no progress and answers no query); start one with: champion-loop worker orchestrator',
     );
-    expect(describeNoPoller({ queue: 'champion-loop.package', kind: 'package' })).toContain('start one with: champion-loop worker package');
+    expect(describeNoPoller({ queue: 'champion-loop.package', kind: 'package' })).toContain(
+      'start one with: champion-loop worker package',
+    );
   });
 });

@@ -35,22 +35,31 @@ describe('parseCandidates', () => {
   });
 
   it('names a duplicate candidate and where it first appeared', () => {
-    const error = problemWith('candidates:\n  - {name: base, base_config: a.yaml}\n  - {name: wide, base_config: a.yaml}\n  - {name: base, base_config: b.yaml}\n');
+    const error = problemWith(
+      'candidates:\n  - {name: base, base_config: a.yaml}\n  - {name: wide, base_config: a.yaml}\n  - {name: base, base_config: b.yaml}\n',
+    );
     expect(error.field).toBe('candidates.2.name');
     expect(error.message).toBe(
       'candidates.yaml:4:6: candidates.2.name: a unique name: duplicate candidate name "base" (also candidates.0.name) (got "base")',
     );
   });
 
-  it.each([['../x'], ['a/b'], [''], ['.'], ['..'], ['-rf'], ['has space']])('refuses the unsafe name %j and says why', (name) => {
-    const error = problemWith(`candidates:\n  - name: ${JSON.stringify(name)}\n    base_config: a.yaml\n`);
-    expect(error.field).toBe('candidates.0.name');
-    expect(error.expected).toContain(SAFE_NAME);
-    expect(error.message).toBe(`candidates.yaml:2:5: candidates.0.name: ${error.expected} (got ${JSON.stringify(name)})`);
-  });
+  it.each([['../x'], ['a/b'], [''], ['.'], ['..'], ['-rf'], ['has space']])(
+    'refuses the unsafe name %j and says why',
+    (name) => {
+      const error = problemWith(`candidates:\n  - name: ${JSON.stringify(name)}\n    base_config: a.yaml\n`);
+      expect(error.field).toBe('candidates.0.name');
+      expect(error.expected).toContain(SAFE_NAME);
+      expect(error.message).toBe(
+        `candidates.yaml:2:5: candidates.0.name: ${error.expected} (got ${JSON.stringify(name)})`,
+      );
+    },
+  );
 
   it('accepts names with letters, digits, dots, dashes and underscores', () => {
-    const names = parseCandidates('candidates:\n  - {name: wide_2.lr-5e4, base_config: a.yaml}\n', 'c.yaml').map((c) => c.name);
+    const names = parseCandidates('candidates:\n  - {name: wide_2.lr-5e4, base_config: a.yaml}\n', 'c.yaml').map(
+      (c) => c.name,
+    );
     expect(names).toEqual(['wide_2.lr-5e4']);
   });
 
@@ -63,7 +72,9 @@ describe('parseCandidates', () => {
   });
 
   it('names missing fields and wrong types', () => {
-    const error = problemWith('candidates:\n  - {name: a}\n  - {name: b, base_config: b.yaml, overrides: [lr]}\n  - just-a-name\n');
+    const error = problemWith(
+      'candidates:\n  - {name: a}\n  - {name: b, base_config: b.yaml, overrides: [lr]}\n  - just-a-name\n',
+    );
     expect(error.describeAll().split('\n')).toEqual([
       'candidates.yaml:2:5: candidates.0.base_config: a path to the base config file (got nothing: the field is missing)',
       'candidates.yaml:3:36: candidates.1.overrides: a mapping of config keys to values, e.g. {hidden: 512} (got a list of 1 item)',

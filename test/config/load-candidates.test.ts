@@ -9,8 +9,10 @@ describe('loadCandidates', () => {
     const dir = await tempDir();
     await writeFiles(dir, {
       'configs/gate/base.yaml': 'hidden: 256\n',
-      'loop/candidates.yaml': 'candidates:\n  - {name: base, base_config: configs/gate/base.yaml}\n  - {name: abs, base_config: ' +
-        JSON.stringify(path.join(dir, 'configs/gate/base.yaml')) + ', overrides: {lr: 0.1}}\n',
+      'loop/candidates.yaml':
+        'candidates:\n  - {name: base, base_config: configs/gate/base.yaml}\n  - {name: abs, base_config: ' +
+        JSON.stringify(path.join(dir, 'configs/gate/base.yaml')) +
+        ', overrides: {lr: 0.1}}\n',
     });
     const candidates = await loadCandidates(path.join(dir, 'loop/candidates.yaml'), dir);
     expect(candidates).toEqual([
@@ -23,7 +25,8 @@ describe('loadCandidates', () => {
     const dir = await tempDir();
     await writeFiles(dir, {
       'configs/base.yaml': 'hidden: 256\n',
-      'candidates.yaml': 'candidates:\n  - {name: base, base_config: configs/base.yaml}\n  - {name: wide, base_config: configs/wide.yaml}\n',
+      'candidates.yaml':
+        'candidates:\n  - {name: base, base_config: configs/base.yaml}\n  - {name: wide, base_config: configs/wide.yaml}\n',
     });
     const file = path.join(dir, 'candidates.yaml');
     const error = await rejection(ConfigError, loadCandidates(file, dir));
@@ -36,7 +39,10 @@ describe('loadCandidates', () => {
 
   it('refuses a directory as a base config', async () => {
     const dir = await tempDir();
-    await writeFiles(dir, { 'configs/x/keep': '', 'candidates.yaml': 'candidates:\n  - {name: a, base_config: configs/x}\n' });
+    await writeFiles(dir, {
+      'configs/x/keep': '',
+      'candidates.yaml': 'candidates:\n  - {name: a, base_config: configs/x}\n',
+    });
     const error = await rejection(ConfigError, loadCandidates(path.join(dir, 'candidates.yaml'), dir));
     expect(error.found).toContain('which is not a file');
   });
@@ -60,7 +66,8 @@ describe('loadCandidates', () => {
     const dir = await tempDir();
     await writeFiles(dir, {
       'base.yaml': 'hidden: 256\n',
-      'candidates.yaml': "candidates:\n  - {name: a, base_config: base.yaml, overrides: {lr: 1.0, rate: 0.5, flag: yes, text: 'yes', when: 2024-01-01, t: 1:30, big: 12345678901234567890, m: {1: x}}}\n",
+      'candidates.yaml':
+        "candidates:\n  - {name: a, base_config: base.yaml, overrides: {lr: 1.0, rate: 0.5, flag: yes, text: 'yes', when: 2024-01-01, t: 1:30, big: 12345678901234567890, m: {1: x}}}\n",
     });
     const [candidate] = await loadCandidates(path.join(dir, 'candidates.yaml'), dir);
     expect(candidate?.overrides).toEqual({

@@ -16,7 +16,8 @@ describe('loadLoopConfig', () => {
     const repo = await tempDir();
     await writeFiles(repo, {
       'champion/loop.yaml': await readFile(EXAMPLE, 'utf8'),
-      'configs/research/champion/candidates.yaml': 'candidates:\n  - {name: base, base_config: configs/gate/base.yaml}\n',
+      'configs/research/champion/candidates.yaml':
+        'candidates:\n  - {name: base, base_config: configs/gate/base.yaml}\n',
       'configs/gate/base.yaml': 'hidden: 256\n',
       'data/20260912_for_training/items.json': '[]\n',
     });

@@ -4,7 +4,9 @@ import { ConfigError } from '../../src/config/errors.js';
 import { DEFAULT_COMMANDS, parseLoopConfig } from '../../src/config/loop-config.js';
 import { thrown } from '../helpers/files-and-errors.js';
 
-const MINIMAL = ['data_root: data', 'candidates: candidates.yaml', 'lanes:', '  - {host: gpu-a, device: 0}', ''].join('\n');
+const MINIMAL = ['data_root: data', 'candidates: candidates.yaml', 'lanes:', '  - {host: gpu-a, device: 0}', ''].join(
+  '\n',
+);
 
 function problemWith(text: string): ConfigError {
   return thrown(ConfigError, () => parseLoopConfig(text, 'loop.yaml'));
@@ -38,7 +40,15 @@ describe('parseLoopConfig', () => {
         teacher_scores: ['python3', 'scripts/teacher_scores.py'],
         package: ['python3', 'scripts/package_champion.py'],
       },
-      timeouts: { train: '7d', no_progress: '2h', evaluate: '6h', split: '1h', package: '2h', heartbeat: '2m', schedule_to_start: '10m' },
+      timeouts: {
+        train: '7d',
+        no_progress: '2h',
+        evaluate: '6h',
+        split: '1h',
+        package: '2h',
+        heartbeat: '2m',
+        schedule_to_start: '10m',
+      },
       retries: { train: 3, evaluate: 3, package: 1 },
     });
   });
@@ -70,7 +80,10 @@ describe('parseLoopConfig', () => {
   });
 
   it('keeps commands given as lists of arguments', () => {
-    const config = parseLoopConfig(`${MINIMAL}commands:\n  train: [.venv/bin/python, -m, raina_laya.choice_train]\n`, 'loop.yaml');
+    const config = parseLoopConfig(
+      `${MINIMAL}commands:\n  train: [.venv/bin/python, -m, raina_laya.choice_train]\n`,
+      'loop.yaml',
+    );
     expect(config.commands.train).toEqual(['.venv/bin/python', '-m', 'raina_laya.choice_train']);
     expect(config.commands.evaluate).toEqual([...DEFAULT_COMMANDS.evaluate]);
   });
@@ -128,7 +141,9 @@ describe('parseLoopConfig', () => {
       'loop.yaml: lanes: a non-empty list of lanes (one per GPU), e.g. [{host: gpu-a, device: 0}] (got nothing: the field is missing)',
     );
     expect(problemWith('data_root: d\ncandidates: c.yaml\nlanes: []\n').field).toBe('lanes');
-    const error = problemWith('data_root: d\ncandidates: c.yaml\nlanes:\n  - {host: a, device: 0}\n  - {host: "b c", device: -1, slots: 0}\n');
+    const error = problemWith(
+      'data_root: d\ncandidates: c.yaml\nlanes:\n  - {host: a, device: 0}\n  - {host: "b c", device: -1, slots: 0}\n',
+    );
     expect(error.describeAll().split('\n')).toEqual([
       "loop.yaml:5:6: lanes.1.host: a host name: letters, digits, '_', '-', '.' (got \"b c\")",
       'loop.yaml:5:19: lanes.1.device: a GPU index (an integer >= 0) (got -1)',
@@ -143,18 +158,25 @@ describe('parseLoopConfig', () => {
   });
 
   it('refuses two lanes on the same GPU of the same host', () => {
-    const error = problemWith('data_root: d\ncandidates: c.yaml\nlanes:\n  - {host: a, device: 0}\n  - {host: a, device: 1}\n  - {host: a, device: 0, slots: 2}\n');
+    const error = problemWith(
+      'data_root: d\ncandidates: c.yaml\nlanes:\n  - {host: a, device: 0}\n  - {host: a, device: 1}\n  - {host: a, device: 0, slots: 2}\n',
+    );
     expect(error.field).toBe('lanes.2');
     expect(error.message).toContain('a GPU no other lane uses (lanes.0 is also host "a", device 0)');
   });
 
   it('accepts the same device number on two hosts', () => {
-    const config = parseLoopConfig('data_root: d\ncandidates: c.yaml\nlanes:\n  - {host: a, device: 0}\n  - {host: b, device: 0}\n', 'loop.yaml');
+    const config = parseLoopConfig(
+      'data_root: d\ncandidates: c.yaml\nlanes:\n  - {host: a, device: 0}\n  - {host: b, device: 0}\n',
+      'loop.yaml',
+    );
     expect(config.lanes).toHaveLength(2);
   });
 
   it('takes timeouts.no_progress as a duration and refuses anything else', () => {
-    expect(parseLoopConfig(`${MINIMAL}timeouts: {train: 30d, no_progress: 45m}\n`, 'loop.yaml').timeouts).toMatchObject({ train: '30d', no_progress: '45m' });
+    expect(parseLoopConfig(`${MINIMAL}timeouts: {train: 30d, no_progress: 45m}\n`, 'loop.yaml').timeouts).toMatchObject(
+      { train: '30d', no_progress: '45m' },
+    );
     expect(problemWith(`${MINIMAL}timeouts: {no_progress: 2 hours}\n`).message).toBe(
       "loop.yaml:5:12: timeouts.no_progress: a duration like '500ms', '90s', '10m', '24h' or '2d' (got \"2 hours\")",
     );

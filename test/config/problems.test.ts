@@ -11,9 +11,9 @@ describe('formatProblem', () => {
   });
 
   it('adds line and column after the file when they are known', () => {
-    expect(formatProblem('loop.yaml', { field: 'parallel', expected: 'an integer >= 1', found: '0', line: 4, column: 11 })).toBe(
-      'loop.yaml:4:11: parallel: an integer >= 1 (got 0)',
-    );
+    expect(
+      formatProblem('loop.yaml', { field: 'parallel', expected: 'an integer >= 1', found: '0', line: 4, column: 11 }),
+    ).toBe('loop.yaml:4:11: parallel: an integer >= 1 (got 0)');
   });
 
   it('leaves out the field for a problem with the whole file', () => {
@@ -77,7 +77,9 @@ describe('checkAgainst', () => {
   it('phrases zod issues as what was expected', () => {
     const result = checkAgainst(schema, { parallel: 0, tags: [] }, 'yaml');
     expect(result.success).toBe(false);
-    expect(result.success ? [] : result.problems.map(({ field, expected, found }) => ({ field, expected, found }))).toEqual([
+    expect(
+      result.success ? [] : result.problems.map(({ field, expected, found }) => ({ field, expected, found })),
+    ).toEqual([
       { field: 'parallel', expected: 'an integer >= 1', found: '0' },
       { field: 'name', expected: 'a string', found: 'nothing: the field is missing' },
       { field: 'tags', expected: 'a non-empty list', found: 'an empty list' },
@@ -93,7 +95,9 @@ describe('checkAgainst', () => {
 
   it('lists the known fields when no known field is close', () => {
     const result = checkAgainst(schema, { parallel: 1, name: 'a', tags: ['x'], colour: 'red' }, 'yaml');
-    expect(result.success ? '' : result.problems[0]?.expected).toBe('no such field; known fields: parallel, name, tags');
+    expect(result.success ? '' : result.problems[0]?.expected).toBe(
+      'no such field; known fields: parallel, name, tags',
+    );
   });
 
   it('returns the parsed data when the value fits', () => {

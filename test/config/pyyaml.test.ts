@@ -20,7 +20,10 @@ function ours(item: PyyamlCase): string {
   const { generation, split, seed } = item.job;
   let overrides: Record<string, unknown>;
   try {
-    overrides = item.job.overridesYaml === undefined ? (item.job.overrides ?? {}) : overridesThroughHistory(item.job.overridesYaml);
+    overrides =
+      item.job.overridesYaml === undefined
+        ? (item.job.overrides ?? {})
+        : overridesThroughHistory(item.job.overridesYaml);
   } catch (error) {
     return `error: ${(error as Error).message}`;
   }
@@ -30,7 +33,9 @@ function ours(item: PyyamlCase): string {
 /** Overrides as loadCandidates reads them (PyYAML's meaning, JSON-safe) after a trip through JSON, as history carries them. */
 function overridesThroughHistory(text: string): Record<string, unknown> {
   const map = loadPyYaml(text) as PyMap;
-  return JSON.parse(JSON.stringify(Object.fromEntries([...map].map(([key, value]) => [key as string, toJsonSafe(value)])))) as Record<string, unknown>;
+  return JSON.parse(
+    JSON.stringify(Object.fromEntries([...map].map(([key, value]) => [key as string, toJsonSafe(value)]))),
+  ) as Record<string, unknown>;
 }
 
 /** Every case against PyYAML in one python3 run; a case PyYAML refuses must be refused here too. */
@@ -61,7 +66,7 @@ const FIXED = [
   "a: 1:30\nb: '1:30'\nc: 0:30\nd: 190:20:30\ne: '190:20:30'\n",
   "a: 2024-01-01\nb: '2024-01-01'\nc: 2024-01-01 10:00:00\nd: 2024-01-01T10:00:00Z\ne: 2024-1-2 3:04:05.123456789 -05:30\nf: 2001-12-14t21:59:43.10-05:00\ng: 2024-01-01 10:00:00.5\n",
   // strings over 80 characters, folded as PyYAML folds them
-  "long: this is a very long string that goes well over the eighty character limit of the emitter so it must fold somewhere nice\n" +
+  'long: this is a very long string that goes well over the eighty character limit of the emitter so it must fold somewhere nice\n' +
     "longq: 'yes this is a very long string that goes well over the eighty character limit of the emitter so it must fold'\n" +
     'longd: "unicode \\u00e9 this is a very long string that goes well over the eighty character limit of the emitter so it must fold"\n' +
     `nospace: ${'x'.repeat(120)}\n` +
@@ -97,7 +102,18 @@ describe('PyYAML-compatible emitter (no Python needed)', () => {
     const text = dumpPyYaml(
       new Map<unknown, unknown>([
         ['flags', ['yes', 'off', 'y', 'n', '1:30', '2024-01-01', '0o17', '0x1F', '012', '1e5', '.inf', '']],
-        ['floats', [new PyFloat(1), new PyFloat(1e-5), new PyFloat(Infinity), new PyFloat(NaN), new PyFloat(-0), 0.5, new PyFloat(1e16 + 2)]],
+        [
+          'floats',
+          [
+            new PyFloat(1),
+            new PyFloat(1e-5),
+            new PyFloat(Infinity),
+            new PyFloat(NaN),
+            new PyFloat(-0),
+            0.5,
+            new PyFloat(1e16 + 2),
+          ],
+        ],
         ['bools', [true, false, null]],
         ['when', new PyTimestamp('2024-01-01')],
         ['empty', new Map()],
@@ -190,14 +206,125 @@ describe.skipIf(unavailable !== null)('PyYAML-compatible configs against real Py
 // ---- random YAML sources of the kinds base configs hold ---------------------------------------
 
 const PLAIN_TOKENS = [
-  'yes', 'no', 'on', 'off', 'y', 'n', 'Y', 'N', 'Yes', 'OFF', 'true', 'False', 'TRUE', 'null', 'Null', '~',
-  '012', '08', '0x1F', '0o17', '0b101', '1_000', '-0', '+12', '0', '12345678901234567890',
-  '1e5', '1e-5', '1.0', '1.0e-5', '1.5e+20', '.inf', '-.inf', '+.inf', '.nan', '-0.0', '0.1', '100.', '.5', '3.14159', '1.0e+16',
-  '1:30', '0:30', '190:20:30', '1:30.5', '2024-01-01', '2024-1-2 3:04:05', '2024-01-01T10:00:00Z', '2001-12-14 21:59:43.10 -5',
-  '=', 'a b', 'x-y', 'path/to/file.yaml', 'gen-{generation}/t.jsonl', '{generation}', 'a:b', 'a,b', 'a#b', 'C++', 'e^x', 'x?',
+  'yes',
+  'no',
+  'on',
+  'off',
+  'y',
+  'n',
+  'Y',
+  'N',
+  'Yes',
+  'OFF',
+  'true',
+  'False',
+  'TRUE',
+  'null',
+  'Null',
+  '~',
+  '012',
+  '08',
+  '0x1F',
+  '0o17',
+  '0b101',
+  '1_000',
+  '-0',
+  '+12',
+  '0',
+  '12345678901234567890',
+  '1e5',
+  '1e-5',
+  '1.0',
+  '1.0e-5',
+  '1.5e+20',
+  '.inf',
+  '-.inf',
+  '+.inf',
+  '.nan',
+  '-0.0',
+  '0.1',
+  '100.',
+  '.5',
+  '3.14159',
+  '1.0e+16',
+  '1:30',
+  '0:30',
+  '190:20:30',
+  '1:30.5',
+  '2024-01-01',
+  '2024-1-2 3:04:05',
+  '2024-01-01T10:00:00Z',
+  '2001-12-14 21:59:43.10 -5',
+  '=',
+  'a b',
+  'x-y',
+  'path/to/file.yaml',
+  'gen-{generation}/t.jsonl',
+  '{generation}',
+  'a:b',
+  'a,b',
+  'a#b',
+  'C++',
+  'e^x',
+  'x?',
 ];
-const KEY_TOKENS = ['lr', 'epochs', 'yes', 'on', '1', '2', '1.5', 'true', '~', 'split', 'seed', '2024-01-01', 'x y', 'a-b', '0x1F'];
-const CHARS = ['a', 'b', 'z', 'Q', '0', '7', ' ', ' ', '\n', '\t', ':', '#', '-', "'", '"', '\\', '{', '}', '[', ',', '!', '&', '*', '?', '|', '>', '%', '@', '`', '.', '\u00e9', '\u4e2d', '\u{1F600}', '\u00a0', '\u0085', '\u2028', '\u0001', '\ufeff'];
+const KEY_TOKENS = [
+  'lr',
+  'epochs',
+  'yes',
+  'on',
+  '1',
+  '2',
+  '1.5',
+  'true',
+  '~',
+  'split',
+  'seed',
+  '2024-01-01',
+  'x y',
+  'a-b',
+  '0x1F',
+];
+const CHARS = [
+  'a',
+  'b',
+  'z',
+  'Q',
+  '0',
+  '7',
+  ' ',
+  ' ',
+  '\n',
+  '\t',
+  ':',
+  '#',
+  '-',
+  "'",
+  '"',
+  '\\',
+  '{',
+  '}',
+  '[',
+  ',',
+  '!',
+  '&',
+  '*',
+  '?',
+  '|',
+  '>',
+  '%',
+  '@',
+  '`',
+  '.',
+  '\u00e9',
+  '\u4e2d',
+  '\u{1F600}',
+  '\u00a0',
+  '\u0085',
+  '\u2028',
+  '\u0001',
+  '\ufeff',
+];
 
 /** A YAML double-quoted scalar for any string: every non-ASCII or control character escaped. */
 function doubleQuoted(text: string): string {
@@ -214,7 +341,9 @@ function doubleQuoted(text: string): string {
 
 const randomText = fc.oneof(
   fc.array(fc.constantFrom(...CHARS), { maxLength: 20 }).map((chars) => chars.join('')),
-  fc.array(fc.constantFrom('word', 'longer', 'a', 'yes', 'x:', '#', '-', 'é', '1:30'), { minLength: 10, maxLength: 40 }).map((words) => words.join(' ')),
+  fc
+    .array(fc.constantFrom('word', 'longer', 'a', 'yes', 'x:', '#', '-', 'é', '1:30'), { minLength: 10, maxLength: 40 })
+    .map((words) => words.join(' ')),
   fc.constantFrom(...PLAIN_TOKENS),
 );
 
@@ -222,9 +351,14 @@ const scalarSource = fc.oneof(
   fc.constantFrom(...PLAIN_TOKENS),
   fc.integer({ min: -100000, max: 100000 }).map(String),
   fc.double({ noNaN: true }).map((value) => String(value)),
-  fc.double({ noNaN: true, noDefaultInfinity: true }).map((value) => (Number.isInteger(value) ? `${value}.0` : String(value))),
+  fc
+    .double({ noNaN: true, noDefaultInfinity: true })
+    .map((value) => (Number.isInteger(value) ? `${value}.0` : String(value))),
   randomText.map(doubleQuoted),
-  fc.string({ unit: fc.constantFrom('a', 'b', ' ', ':', '#', '-', "'", 'y', '1') }).filter((text) => !text.includes('\n')).map((text) => `'${text.replaceAll("'", "''")}'`),
+  fc
+    .string({ unit: fc.constantFrom('a', 'b', ' ', ':', '#', '-', "'", 'y', '1') })
+    .filter((text) => !text.includes('\n'))
+    .map((text) => `'${text.replaceAll("'", "''")}'`),
 );
 
 const keySource = fc.oneof(
@@ -234,14 +368,32 @@ const keySource = fc.oneof(
   fc.integer({ min: 100, max: 140 }).map((length) => 'k'.repeat(length)),
 );
 
-type Source = { readonly kind: 'scalar'; readonly text: string } | { readonly kind: 'block'; readonly header: string; readonly lines: string[] } | { readonly kind: 'list'; readonly items: Source[] } | { readonly kind: 'map'; readonly entries: [string, Source][] };
+type Source =
+  | { readonly kind: 'scalar'; readonly text: string }
+  | { readonly kind: 'block'; readonly header: string; readonly lines: string[] }
+  | { readonly kind: 'list'; readonly items: Source[] }
+  | { readonly kind: 'map'; readonly entries: [string, Source][] };
 
 const { source } = fc.letrec<{ source: Source }>((tie) => ({
   source: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     scalarSource.map((text): Source => ({ kind: 'scalar', text })),
     fc
-      .record({ header: fc.constantFrom('|', '>', '|-', '>+', '|+', '>-'), lines: fc.array(fc.constantFrom('', 'plain words', 'yes', 'x: y', '  indented', 'a long line of words that goes on and on past the eighty column limit of the emitter', '# not a comment'), { minLength: 1, maxLength: 4 }) })
+      .record({
+        header: fc.constantFrom('|', '>', '|-', '>+', '|+', '>-'),
+        lines: fc.array(
+          fc.constantFrom(
+            '',
+            'plain words',
+            'yes',
+            'x: y',
+            '  indented',
+            'a long line of words that goes on and on past the eighty column limit of the emitter',
+            '# not a comment',
+          ),
+          { minLength: 1, maxLength: 4 },
+        ),
+      })
       .filter(({ lines }) => !(lines[0] ?? '').startsWith(' '))
       .map(({ header, lines }): Source => ({ kind: 'block', header, lines })),
     fc.array(tie('source'), { maxLength: 4 }).map((items): Source => ({ kind: 'list', items })),
@@ -257,9 +409,13 @@ function render(value: Source, indent: number): string {
     case 'block':
       return ` ${value.header}\n${value.lines.map((line) => (line === '' ? '\n' : `${pad}  ${line}\n`)).join('')}`;
     case 'list':
-      return value.items.length === 0 ? ' []\n' : `\n${value.items.map((item) => `${pad}  -${render(item, indent + 4)}`).join('')}`;
+      return value.items.length === 0
+        ? ' []\n'
+        : `\n${value.items.map((item) => `${pad}  -${render(item, indent + 4)}`).join('')}`;
     case 'map':
-      return value.entries.length === 0 ? ' {}\n' : `\n${value.entries.map(([key, item]) => `${pad}  ${key}:${render(item, indent + 2)}`).join('')}`;
+      return value.entries.length === 0
+        ? ' {}\n'
+        : `\n${value.entries.map(([key, item]) => `${pad}  ${key}:${render(item, indent + 2)}`).join('')}`;
   }
 }
 
@@ -273,27 +429,39 @@ const overrideValue = fc.oneof(
   fc.array(fc.constantFrom('{generation}', 'no', 2), { maxLength: 3 }),
 );
 
-const caseArbitrary: fc.Arbitrary<PyyamlCase> = fc.record({
-  entries: fc.array(fc.tuple(keySource, source), { minLength: 1, maxLength: 6 }),
-  job: fc.option(
-    fc.record({
-      overrides: fc.dictionary(fc.constantFrom('lr', 'epochs', 'teacher', 'yes', 'new_key', 'split'), overrideValue, { maxKeys: 4 }),
-      overridesYaml: fc.option(
-        fc.array(fc.tuple(fc.constantFrom('lr', 'epochs', 'teacher', "'yes'", 'new_key', 'split', 'gate_soft_targets'), source), { maxLength: 4 }).map(
-          (entries) => (entries.length === 0 ? '{}\n' : entries.map(([key, item]) => `${key}:${render(item, 0)}`).join('')),
+const caseArbitrary: fc.Arbitrary<PyyamlCase> = fc
+  .record({
+    entries: fc.array(fc.tuple(keySource, source), { minLength: 1, maxLength: 6 }),
+    job: fc.option(
+      fc.record({
+        overrides: fc.dictionary(fc.constantFrom('lr', 'epochs', 'teacher', 'yes', 'new_key', 'split'), overrideValue, {
+          maxKeys: 4,
+        }),
+        overridesYaml: fc.option(
+          fc
+            .array(
+              fc.tuple(
+                fc.constantFrom('lr', 'epochs', 'teacher', "'yes'", 'new_key', 'split', 'gate_soft_targets'),
+                source,
+              ),
+              { maxLength: 4 },
+            )
+            .map((entries) =>
+              entries.length === 0 ? '{}\n' : entries.map(([key, item]) => `${key}:${render(item, 0)}`).join(''),
+            ),
+          { nil: undefined },
         ),
-        { nil: undefined },
-      ),
-      generation: fc.integer({ min: 1, max: 1200 }),
-      split: fc.constantFrom('/srv/state/splits/gen-001.yaml', '/a b/splits/gen-012.yaml'),
-      seed: fc.integer({ min: 20260929, max: 20261929 }),
-    }),
-    { nil: undefined },
-  ),
-}).map(({ entries, job }) => {
-  const text = entries.map(([key, item]) => `${key}:${render(item, 0)}`).join('');
-  if (job === undefined) return { text };
-  // Overrides as candidates.yaml holds them (through loadCandidates and history), or as JSON values.
-  const { overridesYaml, overrides, ...rest } = job;
-  return { text, job: overridesYaml === undefined ? { ...rest, overrides } : { ...rest, overridesYaml } };
-});
+        generation: fc.integer({ min: 1, max: 1200 }),
+        split: fc.constantFrom('/srv/state/splits/gen-001.yaml', '/a b/splits/gen-012.yaml'),
+        seed: fc.integer({ min: 20260929, max: 20261929 }),
+      }),
+      { nil: undefined },
+    ),
+  })
+  .map(({ entries, job }) => {
+    const text = entries.map(([key, item]) => `${key}:${render(item, 0)}`).join('');
+    if (job === undefined) return { text };
+    // Overrides as candidates.yaml holds them (through loadCandidates and history), or as JSON values.
+    const { overridesYaml, overrides, ...rest } = job;
+    return { text, job: overridesYaml === undefined ? { ...rest, overrides } : { ...rest, overridesYaml } };
+  });

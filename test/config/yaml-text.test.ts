@@ -26,12 +26,19 @@ describe('readYamlText', () => {
 
   it('refuses a file of several documents', () => {
     const error = thrown(ConfigError, () => readYamlText('a: 1\n---\nb: 2\n', 'loop.yaml'));
-    expect(error.message).toMatch(/^loop\.yaml:2:1: valid YAML \(got a syntax error: Source contains multiple documents/);
+    expect(error.message).toMatch(
+      /^loop\.yaml:2:1: valid YAML \(got a syntax error: Source contains multiple documents/,
+    );
   });
 
   it('refuses a file whose aliases expand without end', () => {
-    const bomb = ['a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
-      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]', 'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c, *c]', ''].join('\n');
+    const bomb = [
+      'a: &a [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      '',
+    ].join('\n');
     const error = thrown(ConfigError, () => readYamlText(bomb, 'loop.yaml'));
     expect(error.message).toMatch(/^loop\.yaml: valid YAML \(got a document that cannot be expanded: /);
   });

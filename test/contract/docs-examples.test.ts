@@ -20,12 +20,21 @@ function example(name: string): string {
 
 describe('docs/contract examples', () => {
   it('parse with the schemas the loop reads them with', () => {
-    expect(parseCandidates(example('candidates.yaml'), 'candidates.yaml').map((c) => c.name)).toEqual(['base', 'wide', 'student']);
+    expect(parseCandidates(example('candidates.yaml'), 'candidates.yaml').map((c) => c.name)).toEqual([
+      'base',
+      'wide',
+      'student',
+    ]);
     expect(parseSelection(example('selection.json'), 'selection.json').checkpoint).toBe('checkpoint-0007.pt');
     expect(parsePareto(example('pareto.json'), 'pareto.json').checkpoints).toHaveLength(3);
-    expect(parseValidationEpoch(example('validation-epoch-0007.json'), 'validation-epoch-0007.json')).toHaveProperty('epoch', 7);
+    expect(parseValidationEpoch(example('validation-epoch-0007.json'), 'validation-epoch-0007.json')).toHaveProperty(
+      'epoch',
+      7,
+    );
     expect(parseJobs(example('jobs.json'), 'jobs.json')).toHaveLength(2);
-    expect(parseJobs(example('teacher-jobs.json'), 'teacher-jobs.json').map((job) => typeof job.config_sha256)).toEqual(['string', 'string']);
+    expect(parseJobs(example('teacher-jobs.json'), 'teacher-jobs.json').map((job) => typeof job.config_sha256)).toEqual(
+      ['string', 'string'],
+    );
     expect(parseReport(example('report.test.json'), 'report.test.json').decided?.rejected_total).toBe(23);
     expect(parseScores(example('scores.test.jsonl'), 'scores.test.jsonl')).toHaveLength(3);
     expect(parseManifest(example('manifest.json'), 'manifest.json').members).toHaveLength(2);

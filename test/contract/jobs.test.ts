@@ -8,11 +8,19 @@ describe('parseJobs', () => {
   it('reads the example jobs file', () => {
     const jobs = parseJobs(readFileSync(contractFixture('jobs.json'), 'utf8'), 'jobs.json');
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]?.band_scores).toBe('artifacts/training-runs/champ-g001-r0001-base/validation-epoch-0004.scores.jsonl');
+    expect(jobs[0]?.band_scores).toBe(
+      'artifacts/training-runs/champ-g001-r0001-base/validation-epoch-0004.scores.jsonl',
+    );
   });
 
   it('accepts the config and its sha256 that teacher batches carry', () => {
-    const job = { checkpoint: 'c.pt', output: 'o.json', scores_output: 's.jsonl', config: 'c.yaml', config_sha256: 'ab' };
+    const job = {
+      checkpoint: 'c.pt',
+      output: 'o.json',
+      scores_output: 's.jsonl',
+      config: 'c.yaml',
+      config_sha256: 'ab',
+    };
     expect(parseJobs(JSON.stringify([job]), 'jobs.json')).toEqual([job]);
   });
 
@@ -22,6 +30,8 @@ describe('parseJobs', () => {
   });
 
   it('refuses an empty list', () => {
-    expect(thrown(ContractError, () => parseJobs('[]', 'jobs.json')).message).toBe('jobs.json: a non-empty list of jobs (got an empty list)');
+    expect(thrown(ContractError, () => parseJobs('[]', 'jobs.json')).message).toBe(
+      'jobs.json: a non-empty list of jobs (got an empty list)',
+    );
   });
 });

@@ -19,7 +19,9 @@ describe('the contract readers', () => {
     await expect(readSelection(contractFixture('selection.json'))).resolves.toMatchObject({ epoch: 7 });
     await expect(readPareto(contractFixture('pareto.json'))).resolves.toMatchObject({ checkpoints: [{}, {}, {}] });
     await expect(readManifest(contractFixture('manifest.json'))).resolves.toMatchObject({ members: [{}, {}] });
-    await expect(readValidationEpoch(contractFixture('validation-epoch-0007.json'))).resolves.toMatchObject({ epoch: 7 });
+    await expect(readValidationEpoch(contractFixture('validation-epoch-0007.json'))).resolves.toMatchObject({
+      epoch: 7,
+    });
     await expect(readJobs(contractFixture('jobs.json'))).resolves.toHaveLength(1);
   });
 

@@ -49,14 +49,22 @@ describe('parseReport', () => {
   });
 
   it('refuses negative and fractional counts', () => {
-    expect(problemWith({ ...BASE, fail_count: -1 }).message).toBe('report.json: fail_count: a non-negative integer count (got -1)');
-    expect(problemWith({ ...BASE, pass_count: 2.5 }).message).toBe('report.json: pass_count: a non-negative integer count (got 2.5)');
+    expect(problemWith({ ...BASE, fail_count: -1 }).message).toBe(
+      'report.json: fail_count: a non-negative integer count (got -1)',
+    );
+    expect(problemWith({ ...BASE, pass_count: 2.5 }).message).toBe(
+      'report.json: pass_count: a non-negative integer count (got 2.5)',
+    );
   });
 
   it('refuses wrong types', () => {
     expect(problemWith({ ...BASE, macro_f1: '0.9' }).message).toBe('report.json: macro_f1: a number (got "0.9")');
-    expect(problemWith({ ...BASE, checkpoint_sha256: 7 }).message).toBe('report.json: checkpoint_sha256: a sha256 string (got 7)');
-    expect(problemWith({ ...BASE, gate_auc: 1.5 }).message).toBe('report.json: gate_auc: a number between 0 and 1, or null (got 1.5)');
+    expect(problemWith({ ...BASE, checkpoint_sha256: 7 }).message).toBe(
+      'report.json: checkpoint_sha256: a sha256 string (got 7)',
+    );
+    expect(problemWith({ ...BASE, gate_auc: 1.5 }).message).toBe(
+      'report.json: gate_auc: a number between 0 and 1, or null (got 1.5)',
+    );
   });
 
   it('refuses more correct passes than passes and more Fail->Pass than fails', () => {
@@ -68,7 +76,13 @@ describe('parseReport', () => {
   });
 
   it('checks the decided counts the same way', () => {
-    const decided = { fail_to_pass_count: 6, fail_count: 5, pass_to_fail_count: 1, pass_count: 10, pass_correct_count: 12 };
+    const decided = {
+      fail_to_pass_count: 6,
+      fail_count: 5,
+      pass_to_fail_count: 1,
+      pass_count: 10,
+      pass_correct_count: 12,
+    };
     const error = problemWith({ ...BASE, decided });
     expect(error.describeAll().split('\n')).toEqual([
       'report.json: decided.fail_to_pass_count: at most fail_count (5) (got 6)',
@@ -78,7 +92,9 @@ describe('parseReport', () => {
 
   it('names a missing decided count', () => {
     const error = problemWith({ ...BASE, decided: { fail_to_pass_count: 1, fail_count: 5, pass_count: 10 } });
-    expect(error.message).toBe('report.json: decided.pass_to_fail_count: a non-negative integer count (got nothing: the field is missing)');
+    expect(error.message).toBe(
+      'report.json: decided.pass_to_fail_count: a non-negative integer count (got nothing: the field is missing)',
+    );
   });
 
   it('refuses a report that is not JSON and names the file', () => {
@@ -93,7 +109,9 @@ describe('parseReport', () => {
   });
 
   it('refuses an empty file and a JSON value that is not an object', () => {
-    expect(thrown(ContractError, () => parseReport('', 'r.json')).message).toBe('r.json: valid JSON (got an empty file)');
+    expect(thrown(ContractError, () => parseReport('', 'r.json')).message).toBe(
+      'r.json: valid JSON (got an empty file)',
+    );
     expect(problemWith([1]).message).toBe('report.json: an evaluator report object (got a list of 1 item)');
   });
 });

@@ -7,11 +7,18 @@ import { contractFixture, thrown } from '../helpers/files-and-errors.js';
 describe('parseSelection', () => {
   it('reads the example selection', () => {
     const text = readFileSync(contractFixture('selection.json'), 'utf8');
-    expect(parseSelection(text, 'selection.json')).toEqual({ checkpoint: 'checkpoint-0007.pt', epoch: 7, false_negatives: 6 });
+    expect(parseSelection(text, 'selection.json')).toEqual({
+      checkpoint: 'checkpoint-0007.pt',
+      epoch: 7,
+      false_negatives: 6,
+    });
   });
 
   it('needs only the checkpoint and keeps unknown keys', () => {
-    expect(parseSelection('{"checkpoint": "model-12.ckpt", "note": "x"}', 's.json')).toEqual({ checkpoint: 'model-12.ckpt', note: 'x' });
+    expect(parseSelection('{"checkpoint": "model-12.ckpt", "note": "x"}', 's.json')).toEqual({
+      checkpoint: 'model-12.ckpt',
+      note: 'x',
+    });
   });
 
   it('refuses a checkpoint name without an epoch suffix', () => {

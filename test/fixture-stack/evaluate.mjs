@@ -25,8 +25,14 @@ const splits = new Map();
 
 await runMain('evaluate', async (argv) => {
   const args = new CliArgs(argv, {
-    config: 'one', role: 'one', jobs: 'one', checkpoint: 'one', output: 'one',
-    'scores-output': 'one', 'band-scores': 'one', 'score-cache-dir': 'one',
+    config: 'one',
+    role: 'one',
+    jobs: 'one',
+    checkpoint: 'one',
+    output: 'one',
+    'scores-output': 'one',
+    'band-scores': 'one',
+    'score-cache-dir': 'one',
   });
   const role = args.need('role');
   const jobs = args.has('jobs') ? readJobs(args.need('jobs')) : [singleJob(args)];

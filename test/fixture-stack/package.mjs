@@ -17,7 +17,12 @@ import { jsonText, readJson, sha256File, writeText } from './lib/files.mjs';
 
 await runMain('package', async (argv) => {
   const args = new CliArgs(argv, {
-    checkpoint: 'one', config: 'one', manifest: 'one', 'test-eval': 'one', generation: 'one', 'state-dir': 'one',
+    checkpoint: 'one',
+    config: 'one',
+    manifest: 'one',
+    'test-eval': 'one',
+    generation: 'one',
+    'state-dir': 'one',
   });
   const manifest = args.get('manifest');
   if ((manifest !== undefined) === (args.has('checkpoint') || args.has('config'))) {
@@ -44,11 +49,20 @@ await runMain('package', async (argv) => {
   if (manifest) {
     const members = contents(manifest);
     copyFileSync(manifest, join(staging, 'manifest.json'));
-    members.forEach((member, index) => copyFileSync(member.config, join(staging, `member-${String(index).padStart(2, '0')}.yaml`)));
-    writeText(join(staging, 'model.json'), jsonText({
-      kind: 'ensemble',
-      members: members.map((m) => ({ ...m, checkpoint_sha256: sha256File(m.checkpoint), model: readJson(m.checkpoint, 'checkpoint') })),
-    }));
+    members.forEach((member, index) =>
+      copyFileSync(member.config, join(staging, `member-${String(index).padStart(2, '0')}.yaml`)),
+    );
+    writeText(
+      join(staging, 'model.json'),
+      jsonText({
+        kind: 'ensemble',
+        members: members.map((m) => ({
+          ...m,
+          checkpoint_sha256: sha256File(m.checkpoint),
+          model: readJson(m.checkpoint, 'checkpoint'),
+        })),
+      }),
+    );
   } else {
     const config = args.need('config');
     copyFileSync(config, join(staging, 'config.yaml'));
@@ -57,7 +71,11 @@ await runMain('package', async (argv) => {
   }
   readJson(testEval, 'test eval report');
   copyFileSync(testEval, join(staging, 'test-eval.json'));
-  Object.assign(provenance, { test_eval: testEval, test_eval_sha256: sha256File(testEval), packaged_by: 'test/fixture-stack' });
+  Object.assign(provenance, {
+    test_eval: testEval,
+    test_eval_sha256: sha256File(testEval),
+    packaged_by: 'test/fixture-stack',
+  });
   writeText(join(staging, 'provenance.json'), jsonText(provenance));
   const final = join(packages, id);
   if (existsSync(final)) rmSync(final, { recursive: true });

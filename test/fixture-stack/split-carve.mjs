@@ -23,6 +23,8 @@ await runMain('split-carve', async (argv) => {
     await crash('split');
   }
   writeSplit(output, split);
-  const sizes = Object.entries(split.roles).map(([name, ids]) => `${name}=${ids.length}`).join(' ');
+  const sizes = Object.entries(split.roles)
+    .map(([name, ids]) => `${name}=${ids.length}`)
+    .join(' ');
   process.stdout.write(`split carve ${role} ${output} ${sizes}\n`);
 });

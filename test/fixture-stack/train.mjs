@@ -30,8 +30,10 @@ await runMain('train', async (argv) => {
   const teacher = config.softTargets === undefined ? null : readTeacher(config.softTargets, split.dataset);
   const sleepMs = mode === 'slow' && config.sleepMs === 0 ? 1000 : config.sleepMs;
   const cache = args.get('score-cache-dir');
-  process.stdout.write(`train ${runId} epochs=${config.epochs} quality=${config.quality} seed=${config.seed}` +
-    `${teacher ? ` teacher=${config.softTargets}` : ''}${cache ? ` score-cache-dir=${cache}` : ''}\n`);
+  process.stdout.write(
+    `train ${runId} epochs=${config.epochs} quality=${config.quality} seed=${config.seed}` +
+      `${teacher ? ` teacher=${config.softTargets}` : ''}${cache ? ` score-cache-dir=${cache}` : ''}\n`,
+  );
   mkdirSync(runDir, { recursive: true });
   /** @type {import('./lib/selection.mjs').EpochMetrics[]} */
   const epochs = [];
@@ -52,7 +54,9 @@ await runMain('train', async (argv) => {
     };
     writeText(join(runDir, `validation-epoch-${stem}.json`), jsonText(metrics));
     epochs.push(metrics);
-    process.stdout.write(`epoch ${epoch}/${config.epochs} val f2p=${c.fail_to_pass_count} p2f=${c.pass_to_fail_count} auc=${metrics.gate_auc}\n`);
+    process.stdout.write(
+      `epoch ${epoch}/${config.epochs} val f2p=${c.fail_to_pass_count} p2f=${c.pass_to_fail_count} auc=${metrics.gate_auc}\n`,
+    );
     if (mode === 'crash' && epoch === Math.max(1, Math.floor(config.epochs / 2))) await crash('train');
     if (mode === 'hang') await hang('train');
   }
@@ -63,7 +67,11 @@ await runMain('train', async (argv) => {
   const pareto = paretoEpochs(epochs).map((epoch) => ({ checkpoint: checkpointName(epoch) }));
   writeAtomic(join(runDir, 'pareto.json'), jsonText({ checkpoints: pareto }));
   const best = selectEpoch(epochs);
-  const selection = { checkpoint: checkpointName(best.epoch), epoch: best.epoch, false_negatives: best.fail_to_pass_count };
+  const selection = {
+    checkpoint: checkpointName(best.epoch),
+    epoch: best.epoch,
+    false_negatives: best.fail_to_pass_count,
+  };
   if (mode === 'malformed_selection') writeText(join(runDir, 'selection.json'), '{"checkpoint": ');
   else if (mode !== 'missing_selection') writeAtomic(join(runDir, 'selection.json'), jsonText(selection));
   process.stdout.write(`selected ${selection.checkpoint} pareto=${pareto.map((p) => p.checkpoint).join(',')}\n`);

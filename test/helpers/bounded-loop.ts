@@ -74,7 +74,10 @@ export async function runBounded(driver: LoopDriver, loopId: string, options: Bo
     options.during?.(),
     driver.waitFor(
       loopId,
-      (view) => view.round === last && view.in_flight.length === parallel && view.in_flight.every((flight) => flight.jobId.includes(`-r${String(last).padStart(4, '0')}-`)),
+      (view) =>
+        view.round === last &&
+        view.in_flight.length === parallel &&
+        view.in_flight.every((flight) => flight.jobId.includes(`-r${String(last).padStart(4, '0')}-`)),
       options.timeoutMs ?? 180_000,
     ),
   ]);
@@ -94,8 +97,16 @@ export async function runBounded(driver: LoopDriver, loopId: string, options: Bo
  * stopped) recorded since the copy was read.
  */
 export function expectCopyMatches(copy: readonly LedgerRow[], exported: readonly LedgerRow[], loopId: string): void {
-  expect(missingRows(exported, copy).map((row) => JSON.stringify(row)), `${loopId}: rows in the copy but not in the export`).toEqual([]);
-  expect(missingRows(copy, exported).filter((row) => row.type !== 'package').map((row) => JSON.stringify(row)), `${loopId}: rows in the export but not in the copy`).toEqual([]);
+  expect(
+    missingRows(exported, copy).map((row) => JSON.stringify(row)),
+    `${loopId}: rows in the copy but not in the export`,
+  ).toEqual([]);
+  expect(
+    missingRows(copy, exported)
+      .filter((row) => row.type !== 'package')
+      .map((row) => JSON.stringify(row)),
+    `${loopId}: rows in the export but not in the copy`,
+  ).toEqual([]);
 }
 
 /** A ledger's rows as sorted lines: the same rows, each as often, whatever the order they were appended in. */
@@ -107,7 +118,11 @@ export function sortedLines(rows: readonly LedgerRow[]): string[] {
  * The ledger copy in the loop's state dir once it holds what history holds (the orchestrator's
  * keeper appends seconds behind): the same rows, each once, as the export from history alone.
  */
-export async function copyCaughtUp(driver: Pick<LoopDriver, 'client'>, loopId: string, stateDir: string): Promise<LedgerRow[]> {
+export async function copyCaughtUp(
+  driver: Pick<LoopDriver, 'client'>,
+  loopId: string,
+  stateDir: string,
+): Promise<LedgerRow[]> {
   const brief = (row: LedgerRow) => JSON.stringify(row).slice(0, 160);
   // vi.waitFor, not expect.poll: the fault tests run their baseline loop in beforeAll.
   return vi.waitFor(
@@ -116,7 +131,10 @@ export async function copyCaughtUp(driver: Pick<LoopDriver, 'client'>, loopId: s
       const fromHistory = (await historyLedger(driver.client, loopId)).rows;
       const copy = await readLedgerCopy(stateDir, { repair: false });
       expect(
-        { onlyInHistory: missingRows(copy, fromHistory).map(brief), onlyInCopy: missingRows(fromHistory, copy).map(brief) },
+        {
+          onlyInHistory: missingRows(copy, fromHistory).map(brief),
+          onlyInCopy: missingRows(fromHistory, copy).map(brief),
+        },
         `the ledger copy of ${loopId} equals the export from history`,
       ).toEqual({ onlyInHistory: [], onlyInCopy: [] });
       return copy;
@@ -126,11 +144,21 @@ export async function copyCaughtUp(driver: Pick<LoopDriver, 'client'>, loopId: s
 }
 
 /** Once the copy holds every row history holds (a copy may hold more: rows of runs whose history is gone). */
-export async function copyHoldsHistory(driver: Pick<LoopDriver, 'client'>, loopId: string, stateDir: string): Promise<void> {
+export async function copyHoldsHistory(
+  driver: Pick<LoopDriver, 'client'>,
+  loopId: string,
+  stateDir: string,
+): Promise<void> {
   await vi.waitFor(
     async () => {
-      const missing = missingRows(await readLedgerCopy(stateDir, { repair: false }), (await historyLedger(driver.client, loopId)).rows);
-      expect(missing.map((row) => JSON.stringify(row)), `the ledger copy of ${loopId} holds every row of history`).toEqual([]);
+      const missing = missingRows(
+        await readLedgerCopy(stateDir, { repair: false }),
+        (await historyLedger(driver.client, loopId)).rows,
+      );
+      expect(
+        missing.map((row) => JSON.stringify(row)),
+        `the ledger copy of ${loopId} holds every row of history`,
+      ).toEqual([]);
     },
     { timeout: 30_000, interval: 250 },
   );
@@ -138,9 +166,14 @@ export async function copyHoldsHistory(driver: Pick<LoopDriver, 'client'>, loopI
 
 /** What must not differ between two runs of one loop: each run and eval once, with the same outcome (times and paths aside). */
 export function jobsOf(rows: readonly LedgerRow[]) {
-  const runs = rowsOf(rows, 'run').map((row) => `${row.run_id} ${row.status} ${row.seed} ${row.epochs_run} ${row.checkpoints.join(',')}`);
+  const runs = rowsOf(rows, 'run').map(
+    (row) => `${row.run_id} ${row.status} ${row.seed} ${row.epochs_run} ${row.checkpoints.join(',')}`,
+  );
   // An ensemble's sha256 is its manifest's, which names the loop's own (temporary) paths.
-  const evals = rowsOf(rows, 'eval').map((row) => `${evalKey(row)} ${row.status} ${JSON.stringify(row.result)} ${row.manifest ? 'manifest' : row.checkpoint_sha256}`);
+  const evals = rowsOf(rows, 'eval').map(
+    (row) =>
+      `${evalKey(row)} ${row.status} ${JSON.stringify(row.result)} ${row.manifest ? 'manifest' : row.checkpoint_sha256}`,
+  );
   return { runs: [...runs].sort(), evals: [...evals].sort() };
 }
 
@@ -152,7 +185,9 @@ export function expectConsistent(loop: BoundedLoop): void {
   expect(new Set(evalKeys).size, `${loop.loopId}: an eval recorded twice`).toBe(evalKeys.length);
   expect(stateOf(loop.state)).toEqual(stateOf(loop.result.view));
   expect(stateOf(loop.folded)).toEqual(stateOf(loop.result.view));
-  expect(loop.result.view.test_evals).toBe(rowsOf(loop.rows, 'eval').filter((row) => row.role === 'test' && row.status === 'ok').length);
+  expect(loop.result.view.test_evals).toBe(
+    rowsOf(loop.rows, 'eval').filter((row) => row.role === 'test' && row.status === 'ok').length,
+  );
   expectCopyMatches(loop.copy, loop.rows, loop.loopId);
 }
 
@@ -167,7 +202,8 @@ export function expectSameLedger(disturbed: BoundedLoop, baseline: BoundedLoop):
   const expected = jobsOf(baseline.rows);
   expect(jobsOf(disturbed.rows)).toEqual(expected);
   // The champion may differ (the first ok eval wins ties, and lanes report in any order); the front may not.
-  const front = (loop: BoundedLoop) => loop.result.view.pareto_set.map((member) => `${member.run_id}/${member.checkpoint_name}`).sort();
+  const front = (loop: BoundedLoop) =>
+    loop.result.view.pareto_set.map((member) => `${member.run_id}/${member.checkpoint_name}`).sort();
   expect(front(disturbed)).toEqual(front(baseline));
   return expected.runs.length + expected.evals.length;
 }

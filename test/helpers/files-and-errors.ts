@@ -18,7 +18,10 @@ export function thrown<E extends Error>(ErrorClass: new (...args: never[]) => E,
 }
 
 /** The error a promise rejects with, checked to be of the class expected. */
-export async function rejection<E extends Error>(ErrorClass: new (...args: never[]) => E, promise: Promise<unknown>): Promise<E> {
+export async function rejection<E extends Error>(
+  ErrorClass: new (...args: never[]) => E,
+  promise: Promise<unknown>,
+): Promise<E> {
   try {
     await promise;
   } catch (error) {

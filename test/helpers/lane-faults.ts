@@ -15,7 +15,12 @@ function rootOf(loop: ProcessLoop, loopId: string, step: RunStep): string {
 }
 
 /** The trainer (or evaluator) process of one run in one loop, once it runs. */
-export async function stepProcessOf(loop: ProcessLoop, loopId: string, runId: string, step: RunStep = 'train'): Promise<{ pid: number; cmdline: string }> {
+export async function stepProcessOf(
+  loop: ProcessLoop,
+  loopId: string,
+  runId: string,
+  step: RunStep = 'train',
+): Promise<{ pid: number; cmdline: string }> {
   const root = rootOf(loop, loopId, step);
   return vi.waitFor(
     async () => {
@@ -44,7 +49,13 @@ export interface LaneFault {
  * graceful shutdown): the step's process group must be gone at once (SIGTERM: before the worker
  * exits), and the job must run again on another lane; then the worker starts again.
  */
-export async function loseLaneWhile(loop: ProcessLoop, loopId: string, runId: string, signal: 'SIGKILL' | 'SIGTERM', step: RunStep = 'train'): Promise<LaneFault> {
+export async function loseLaneWhile(
+  loop: ProcessLoop,
+  loopId: string,
+  runId: string,
+  signal: 'SIGKILL' | 'SIGTERM',
+  step: RunStep = 'train',
+): Promise<LaneFault> {
   const trainer = await stepProcessOf(loop, loopId, runId, step);
   const pgid = await processGroup(trainer.pid);
   expect(pgid, `the ${step} process of ${runId} has a process group`).not.toBeNull();
@@ -56,7 +67,9 @@ export async function loseLaneWhile(loop: ProcessLoop, loopId: string, runId: st
   if (signal === 'SIGKILL') {
     expect((await killWorker(worker)).signal).toBe('SIGKILL');
     // The worker's group reaper saw its end of the pipe close and killed the whole group.
-    await expect.poll(() => groupMembers(pgid as number), { timeout: 10_000, interval: 250, message: `group ${pgid} is gone` }).toEqual([]);
+    await expect
+      .poll(() => groupMembers(pgid as number), { timeout: 10_000, interval: 250, message: `group ${pgid} is gone` })
+      .toEqual([]);
   } else {
     // A graceful shutdown: the worker cancels the step, which kills the group, then drains and exits 0.
     expect(await terminateWorker(worker)).toEqual({ exitCode: 0, signal: null });
@@ -66,7 +79,11 @@ export async function loseLaneWhile(loop: ProcessLoop, loopId: string, runId: st
   expect((await processesMentioning(rootOf(loop, loopId, step))).filter((p) => p.pid === trainer.pid)).toEqual([]);
   // No worker polls the lane: the retry is not started within schedule_to_start, the lane is
   // marked down and the job goes back to the pool, from which another lane takes it.
-  const moved = await loop.waitFor(loopId, (view) => view.in_flight.some((f) => f.jobId === runId && f.lane !== lane), 90_000);
+  const moved = await loop.waitFor(
+    loopId,
+    (view) => view.in_flight.some((f) => f.jobId === runId && f.lane !== lane),
+    90_000,
+  );
   const movedMs = Date.now() - sent;
   await loop.restart(device);
   return { lane, movedTo: moved.in_flight.find((f) => f.jobId === runId)?.lane ?? '', groupGoneMs, movedMs };

@@ -8,7 +8,10 @@ import type { LoopView } from '../../src/workflows/loop-view.js';
 import type { TestServer } from './test-server.js';
 
 /** The ledger rows of one type, typed. */
-export function rowsOf<T extends LedgerRow['type']>(rows: readonly LedgerRow[], type: T): Extract<LedgerRow, { type: T }>[] {
+export function rowsOf<T extends LedgerRow['type']>(
+  rows: readonly LedgerRow[],
+  type: T,
+): Extract<LedgerRow, { type: T }>[] {
   return rows.filter((row): row is Extract<LedgerRow, { type: T }> => row.type === type);
 }
 
@@ -17,7 +20,16 @@ export function evalKey(row: Pick<EvalRow, 'run_id' | 'checkpoint_name' | 'role'
   return `${row.run_id}/${row.checkpoint_name}/${row.role}`;
 }
 
-const STATE_KEYS = ['generation', 'split', 'champion', 'pareto_set', 'test_evals', 'tests_since_reserve_check', 'reserve_checks', 'advance_reason'] as const;
+const STATE_KEYS = [
+  'generation',
+  'split',
+  'champion',
+  'pareto_set',
+  'test_evals',
+  'tests_since_reserve_check',
+  'reserve_checks',
+  'advance_reason',
+] as const;
 
 /** The state.json fields that must match between two states (not `updated`, the time of writing). */
 export function stateOf(state: object): Record<string, unknown> {
@@ -26,22 +38,38 @@ export function stateOf(state: object): Record<string, unknown> {
 
 /** Run the official `temporal` CLI against a test server; never throws, the result says how it ended. */
 export function temporalCli(server: Pick<TestServer, 'address' | 'namespace'>, args: readonly string[]) {
-  return execa(inject('temporalCli'), [...args, '--address', server.address, '--namespace', server.namespace], { reject: false });
+  return execa(inject('temporalCli'), [...args, '--address', server.address, '--namespace', server.namespace], {
+    reject: false,
+  });
 }
 
 /** `temporal workflow signal` to a loop's generation workflow, as an operator types it. */
-export async function signalWithCli(server: Pick<TestServer, 'address' | 'namespace'>, loopId: string, name: string, input?: string): Promise<void> {
+export async function signalWithCli(
+  server: Pick<TestServer, 'address' | 'namespace'>,
+  loopId: string,
+  name: string,
+  input?: string,
+): Promise<void> {
   const result = await temporalCli(server, [
-    'workflow', 'signal', '--workflow-id', `champion-loop/${loopId}`, '--name', name, ...(input === undefined ? [] : ['--input', input]),
+    'workflow',
+    'signal',
+    '--workflow-id',
+    `champion-loop/${loopId}`,
+    '--name',
+    name,
+    ...(input === undefined ? [] : ['--input', input]),
   ]);
-  if (result.exitCode !== 0) throw new Error(`temporal workflow signal ${name} failed (${result.exitCode}): ${result.stderr}`);
+  if (result.exitCode !== 0)
+    throw new Error(`temporal workflow signal ${name} failed (${result.exitCode}): ${result.stderr}`);
 }
 
 const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
 
 /** Run `champion-loop` (bin/champion-loop.js) against a test server; never throws. */
 export function championLoopCli(server: Pick<TestServer, 'address' | 'namespace'>, args: readonly string[]) {
-  return execa(process.execPath, [BIN, ...args, '--address', server.address, '--namespace', server.namespace], { reject: false });
+  return execa(process.execPath, [BIN, ...args, '--address', server.address, '--namespace', server.namespace], {
+    reject: false,
+  });
 }
 
 /** Live processes (not this one) whose command line mentions `text`: a loop's temp dir, a script name. */
@@ -66,12 +94,29 @@ export async function processesMentioning(text: string): Promise<{ pid: number; 
 /** The parts of a loop's view that say where it stands, for a timed-out wait. */
 export function describeView(view: LoopView | undefined): string {
   if (!view) return 'no answer to the state query';
-  const { generation, round, queued, in_flight, lanes, stopping, idle, split_error, candidates_error, test_evals } = view;
-  return JSON.stringify({ generation, round, test_evals, queued, stopping, idle, split_error, candidates_error, in_flight, lanes });
+  const { generation, round, queued, in_flight, lanes, stopping, idle, split_error, candidates_error, test_evals } =
+    view;
+  return JSON.stringify({
+    generation,
+    round,
+    test_evals,
+    queued,
+    stopping,
+    idle,
+    split_error,
+    candidates_error,
+    in_flight,
+    lanes,
+  });
 }
 
 /** Ask for a loop's state until `done` holds (an unanswered query keeps the last answer); a timeout says where it stood. */
-export async function waitForView(loopId: string, query: () => Promise<LoopView>, done: (view: LoopView) => boolean, timeoutMs = 90_000): Promise<LoopView> {
+export async function waitForView(
+  loopId: string,
+  query: () => Promise<LoopView>,
+  done: (view: LoopView) => boolean,
+  timeoutMs = 90_000,
+): Promise<LoopView> {
   const deadline = Date.now() + timeoutMs;
   let last: LoopView | undefined;
   while (Date.now() < deadline) {

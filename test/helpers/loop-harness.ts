@@ -87,17 +87,32 @@ export interface LoopFolder {
 }
 
 /** Write a loop folder into `dir` (which exists): `lanes` lanes named `test`/0.., loop.yaml settings over the defaults. */
-export async function writeLoopFolder(dir: string, options: Omit<HarnessOptions, 'dynamicConfig'>): Promise<LoopFolder> {
+export async function writeLoopFolder(
+  dir: string,
+  options: Omit<HarnessOptions, 'dynamicConfig'>,
+): Promise<LoopFolder> {
   await mkdir(path.join(dir, 'configs'), { recursive: true });
   await mkdir(path.join(dir, 'data'), { recursive: true });
   await writeFile(path.join(dir, 'data', 'dataset.json'), JSON.stringify({ items: options.items ?? 400 }));
-  await writeFile(path.join(dir, 'configs', 'base.yaml'), stringify({ fixture_epochs: 3, fixture_quality: 0.5, ...options.base }));
+  await writeFile(
+    path.join(dir, 'configs', 'base.yaml'),
+    stringify({ fixture_epochs: 3, fixture_quality: 0.5, ...options.base }),
+  );
   const laneCount = options.lanes ?? 2;
-  const writeCandidates = async (candidates: readonly CandidateSpec[] | string, file = path.join(dir, 'candidates.yaml')) => {
+  const writeCandidates = async (
+    candidates: readonly CandidateSpec[] | string,
+    file = path.join(dir, 'candidates.yaml'),
+  ) => {
     const text =
       typeof candidates === 'string'
         ? candidates
-        : stringify({ candidates: candidates.map((c) => ({ name: c.name, base_config: 'configs/base.yaml', overrides: c.overrides ?? {} })) });
+        : stringify({
+            candidates: candidates.map((c) => ({
+              name: c.name,
+              base_config: 'configs/base.yaml',
+              overrides: c.overrides ?? {},
+            })),
+          });
     await writeFile(file, text);
   };
   await writeCandidates(options.candidates);
@@ -122,7 +137,10 @@ export async function writeLoopFolder(dir: string, options: Omit<HarnessOptions,
  * configFor of a harness: the loop.yaml of one loop of its own, its own state dir and runs root
  * under `dir/loops/<loopId>`, settings over the harness's.
  */
-export function loopConfigFor(config: LoopConfig, dir: string): (loopId: string, settings?: Partial<LoopConfig>) => LoopConfig {
+export function loopConfigFor(
+  config: LoopConfig,
+  dir: string,
+): (loopId: string, settings?: Partial<LoopConfig>) => LoopConfig {
   return (loopId, settings = {}) => ({
     ...config,
     state_dir: path.join(dir, 'loops', loopId, 'state'),
@@ -136,17 +154,28 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-work-'));
   const folder = await writeLoopFolder(dir, options);
   const { configFile, config } = folder;
-  const writeCandidates = (candidates: readonly CandidateSpec[] | string, file?: string) => folder.writeCandidates(candidates, file);
+  const writeCandidates = (candidates: readonly CandidateSpec[] | string, file?: string) =>
+    folder.writeCandidates(candidates, file);
   const laneCount = options.lanes ?? 2;
 
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection, namespace: server.namespace });
   const native = await NativeConnection.connect({ address: server.address });
   const common = { connection: native, namespace: server.namespace };
-  const workers: Worker[] = [await createOrchestratorWorker({ ...common, workflowBundle: await workflowBundle() }), await createPackageWorker(common)];
+  const workers: Worker[] = [
+    await createOrchestratorWorker({ ...common, workflowBundle: await workflowBundle() }),
+    await createPackageWorker(common),
+  ];
   const lanes: string[] = [];
   for (let device = 0; device < laneCount; device += 1) {
-    const lane = await createLaneWorker({ ...common, host: 'test', device, slots: 1, minFreeGiB: 0, readGpu: () => Promise.resolve({ kind: 'no-gpu', reason: 'test' }) });
+    const lane = await createLaneWorker({
+      ...common,
+      host: 'test',
+      device,
+      slots: 1,
+      minFreeGiB: 0,
+      readGpu: () => Promise.resolve({ kind: 'no-gpu', reason: 'test' }),
+    });
     workers.push(lane.worker);
     lanes.push(lane.queue);
   }

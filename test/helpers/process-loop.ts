@@ -56,7 +56,9 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
   const [orchestrator, packager, ...lanes] = await Promise.all([
     startWorkerProcess({ kind: 'orchestrator' }, at),
     startWorkerProcess({ kind: 'package' }, at),
-    ...Array.from({ length: laneCount }, (_, device) => startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: options.laneEnv ?? {} })),
+    ...Array.from({ length: laneCount }, (_, device) =>
+      startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: options.laneEnv ?? {} }),
+    ),
   ]);
   const workers = { orchestrator, packager, lanes };
   const connection = await Connection.connect({ address: server.address });

@@ -42,7 +42,8 @@ export function pyyamlUnavailable(): string | null {
 }
 
 export type PyyamlResult =
-  { readonly ok: true; readonly text: string; readonly sha256: string } | { readonly ok: false; readonly error: string };
+  | { readonly ok: true; readonly text: string; readonly sha256: string }
+  | { readonly ok: false; readonly error: string };
 
 /** The seed's job: overrides as JSON values (as prepareRun gets them) or as candidates.yaml holds them. */
 export interface SeedJob {
@@ -60,7 +61,11 @@ export interface PyyamlCase {
 
 /** PyYAML's bytes for each case (`safe_dump(..., sort_keys=False)`) and their sha256, all in one python3 run. */
 export function pyyamlDump(cases: readonly PyyamlCase[]): PyyamlResult[] {
-  const output = execFileSync('python3', ['-c', SCRIPT], { input: JSON.stringify(cases), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
+  const output = execFileSync('python3', ['-c', SCRIPT], {
+    input: JSON.stringify(cases),
+    encoding: 'utf8',
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return JSON.parse(output) as PyyamlResult[];
 }
 

@@ -4,7 +4,15 @@
 // and stale; teacher ok and failed; package launched, finished, dropped, launch_failed), and what
 // they fold to, worked out here on their own (docs/behaviour.md, sections 2, 5 and 6) so that a
 // test compares the loop's fold with an independent one.
-import type { GenerationRow, LedgerRow, PackageRow, ReserveCheckRow, RunRow, RunStatus, TeacherRow } from '../../src/ledger/rows.js';
+import type {
+  GenerationRow,
+  LedgerRow,
+  PackageRow,
+  ReserveCheckRow,
+  RunRow,
+  RunStatus,
+  TeacherRow,
+} from '../../src/ledger/rows.js';
 import type { Decided, EvalRow, EvalSummary, HeldoutResult } from '../../src/rules/types.js';
 
 export interface SeedLedgerOptions {
@@ -66,7 +74,16 @@ export interface SeedLedger {
 }
 
 /** Statuses of ordinary runs, in turn: every status turns up within a few rounds. */
-const STATUS_CYCLE: readonly RunStatus[] = ['trained', 'trained', 'no_eligible_checkpoint', 'trained', 'train_failed', 'trained', 'trained', 'stale_run_dir'];
+const STATUS_CYCLE: readonly RunStatus[] = [
+  'trained',
+  'trained',
+  'no_eligible_checkpoint',
+  'trained',
+  'train_failed',
+  'trained',
+  'trained',
+  'stale_run_dir',
+];
 /** Every seventh scored checkpoint has no usable report. */
 const FAILED_EVERY = 7;
 /** How a champion's packaging went, in turn. */
@@ -86,8 +103,15 @@ function random(seed: number): () => number {
 }
 
 /** a dominates b: neither count larger, one smaller (docs/behaviour.md, 2.1). */
-function dominates(a: { fail_to_pass_count: number; pass_to_fail_count: number }, b: { fail_to_pass_count: number; pass_to_fail_count: number }): boolean {
-  return a.fail_to_pass_count <= b.fail_to_pass_count && a.pass_to_fail_count <= b.pass_to_fail_count && (a.fail_to_pass_count < b.fail_to_pass_count || a.pass_to_fail_count < b.pass_to_fail_count);
+function dominates(
+  a: { fail_to_pass_count: number; pass_to_fail_count: number },
+  b: { fail_to_pass_count: number; pass_to_fail_count: number },
+): boolean {
+  return (
+    a.fail_to_pass_count <= b.fail_to_pass_count &&
+    a.pass_to_fail_count <= b.pass_to_fail_count &&
+    (a.fail_to_pass_count < b.fail_to_pass_count || a.pass_to_fail_count < b.pass_to_fail_count)
+  );
 }
 
 const key = (row: { run_id: string; checkpoint_name: string }) => `${row.run_id}/${row.checkpoint_name}`;
@@ -132,7 +156,11 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
   let reserveChecks = 0;
   let advanceReason: string | null = null;
   let reserveScored = new Set<string>();
-  let previous: { champion: EvalRow | null; front: EvalRow[]; reason: string } = { champion: null, front: [], reason: 'initial' };
+  let previous: { champion: EvalRow | null; front: EvalRow[]; reason: string } = {
+    champion: null,
+    front: [],
+    reason: 'initial',
+  };
   let unscored: Record<string, string[]> = {};
   let lastRound = 0;
   let teacherBuilt = false;
@@ -144,21 +172,51 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
   const compared = (row: EvalRow) => (band ? row.decided : row.result);
 
   function packageRows(row: EvalRow, outcome: (typeof PACKAGE_CYCLE)[number] | 'launched'): void {
-    const base = { type: 'package' as const, generation: row.generation, run_id: row.run_id, epoch: row.epoch, checkpoint_name: row.checkpoint_name };
+    const base = {
+      type: 'package' as const,
+      generation: row.generation,
+      run_id: row.run_id,
+      epoch: row.epoch,
+      checkpoint_name: row.checkpoint_name,
+    };
     if (outcome === 'dropped') {
       rows.push({ ...base, event: 'dropped', time: tick() } satisfies PackageRow);
       packaged.add(key(row));
       return;
     }
     if (outcome === 'launch_failed') {
-      rows.push({ ...base, event: 'launch_failed', time: tick(), error: 'package command not found: python3' } satisfies PackageRow);
+      rows.push({
+        ...base,
+        event: 'launch_failed',
+        time: tick(),
+        error: 'package command not found: python3',
+      } satisfies PackageRow);
       return;
     }
-    const command = ['python3', 'scripts/package_champion.py', '--checkpoint', row.checkpoint, '--config', row.config_path, '--test-eval', row.eval_json, '--generation', String(row.generation), '--state-dir', stateDir];
+    const command = [
+      'python3',
+      'scripts/package_champion.py',
+      '--checkpoint',
+      row.checkpoint,
+      '--config',
+      row.config_path,
+      '--test-eval',
+      row.eval_json,
+      '--generation',
+      String(row.generation),
+      '--state-dir',
+      stateDir,
+    ];
     const log = `${stateDir}/logs/package-${row.run_id}-${pad(row.epoch ?? 0, 4)}.log`;
     rows.push({ ...base, event: 'launched', time: tick(), command, pid: (pid += 7), log } satisfies PackageRow);
     packaged.add(key(row));
-    if (outcome !== 'launched') rows.push({ ...base, event: 'finished', time: tick(), exit_code: outcome === 'finished' ? 0 : 1 } satisfies PackageRow);
+    if (outcome !== 'launched')
+      rows.push({
+        ...base,
+        event: 'finished',
+        time: tick(),
+        exit_code: outcome === 'finished' ? 0 : 1,
+      } satisfies PackageRow);
   }
 
   function flushPackage(): void {
@@ -186,7 +244,13 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
     const rejected = between(2, 12);
     const f2p = Math.max(0, result.fail_to_pass_count - between(0, 3));
     const p2f = Math.max(0, result.pass_to_fail_count - between(0, 4));
-    return { fail_to_pass_count: f2p, fail_count: result.fail_count, pass_to_fail_count: p2f, pass_count: result.pass_count, rejected_total: rejected };
+    return {
+      fail_to_pass_count: f2p,
+      fail_count: result.fail_count,
+      pass_to_fail_count: p2f,
+      pass_count: result.pass_count,
+      rejected_total: rejected,
+    };
   }
 
   /** Fold one eval row the way the spec says, recording the champion and pareto_set rows it causes. */
@@ -197,7 +261,8 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
     testEvals += 1;
     const before = champion;
     const frontBefore = front.map(key).join(',');
-    if (!front.some((member) => dominates(compared(member) as Decided, block))) front = [...front.filter((member) => !dominates(block, compared(member) as Decided)), row];
+    if (!front.some((member) => dominates(compared(member) as Decided, block)))
+      front = [...front.filter((member) => !dominates(block, compared(member) as Decided)), row];
     if (band) {
       const order = (r: EvalRow) => {
         const b = compared(r) as Decided;
@@ -208,21 +273,37 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
         if (best === null) best = member;
         else {
           const [a, b] = [order(member), order(best)];
-          const cmp = (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number) || (a[2] as number) - (b[2] as number);
+          const cmp =
+            (a[0] as number) - (b[0] as number) ||
+            (a[1] as number) - (b[1] as number) ||
+            (a[2] as number) - (b[2] as number);
           if (cmp < 0 || (cmp === 0 && member.finished < best.finished)) best = member;
         }
       }
       champion = best;
     } else if (champion === null || dominates(block, compared(champion) as Decided)) champion = row;
     if (champion !== before && champion !== null) {
-      rows.push({ type: 'champion', generation, previous: before ? summary(before) : null, champion: summary(champion), finished: row.finished });
+      rows.push({
+        type: 'champion',
+        generation,
+        previous: before ? summary(before) : null,
+        champion: summary(champion),
+        finished: row.finished,
+      });
       flushPackage();
       packagePending = champion;
     }
-    if (front.map(key).join(',') !== frontBefore) rows.push({ type: 'pareto_set', generation, members: front.map(summary), finished: row.finished });
+    if (front.map(key).join(',') !== frontBefore)
+      rows.push({ type: 'pareto_set', generation, members: front.map(summary), finished: row.finished });
   }
 
-  function evalRow(run: RunRow, name: string, role: 'test' | 'reserve', quality: number, options: { failed?: boolean; worse?: boolean } = {}): EvalRow {
+  function evalRow(
+    run: RunRow,
+    name: string,
+    role: 'test' | 'reserve',
+    quality: number,
+    options: { failed?: boolean; worse?: boolean } = {},
+  ): EvalRow {
     const ensemble = run.status === 'ensemble';
     const stem = name.replace(/\.[^.]*$/, '');
     const result = options.failed ? null : counts(options.worse ? quality - 0.6 : quality, 60, 240);
@@ -241,7 +322,14 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
       epoch: ensemble ? null : Number(/-(\d+)$/.exec(stem)?.[1]),
       config_path: run.config_path,
       status: result ? 'ok' : 'failed',
-      validation: result && !ensemble ? { epoch: Number(/-(\d+)$/.exec(stem)?.[1]), fail_to_pass_count: between(2, 9), pass_to_fail_count: between(3, 12) } : null,
+      validation:
+        result && !ensemble
+          ? {
+              epoch: Number(/-(\d+)$/.exec(stem)?.[1]),
+              fail_to_pass_count: between(2, 9),
+              pass_to_fail_count: between(3, 12),
+            }
+          : null,
       result,
       gate_auc: result ? Number((0.9 + rand() * 0.09).toFixed(4)) : null,
       gate_curve: null,
@@ -256,11 +344,23 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
   /** The reserve check of the current champion with the given outcome (docs/behaviour.md, section 6). */
   function reserveCheck(generation: number, outcome: 'pass' | 'fail' | 'error' | 'stale', stale: EvalRow | null): void {
     const checkedRow = outcome === 'stale' && stale ? stale : (champion as EvalRow);
-    const run = { type: 'run', generation, round: checkedRow.round, run_id: checkedRow.run_id, candidate: checkedRow.candidate, config_path: checkedRow.config_path, status: checkedRow.manifest ? 'ensemble' : 'trained', members: checkedRow.members } as RunRow;
+    const run = {
+      type: 'run',
+      generation,
+      round: checkedRow.round,
+      run_id: checkedRow.run_id,
+      candidate: checkedRow.candidate,
+      config_path: checkedRow.config_path,
+      status: checkedRow.manifest ? 'ensemble' : 'trained',
+      members: checkedRow.members,
+    } as RunRow;
     const reserveKey = key(checkedRow);
     let reserve: EvalRow | null = null;
     if (!reserveScored.has(reserveKey)) {
-      reserve = evalRow(run, checkedRow.checkpoint_name, 'reserve', 0.7, { failed: outcome === 'error', worse: outcome === 'fail' });
+      reserve = evalRow(run, checkedRow.checkpoint_name, 'reserve', 0.7, {
+        failed: outcome === 'error',
+        worse: outcome === 'fail',
+      });
       reserveScored.add(reserveKey);
       record(reserve, generation);
     }
@@ -283,7 +383,14 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
       compared: band ? 'decided' : 'result',
       eval_json: `${stateDir}/evals/${checkedRow.run_id}/${checkedRow.checkpoint_name.replace(/\.[^.]*$/, '')}.reserve.json`,
       finished: tick(),
-      ...(ok ? { f2p_z: outcome === 'fail' ? 2.84 : 0.41, f2p_p: outcome === 'fail' ? 0.0022 : 0.34, p2f_z: 0.33, p2f_p: 0.36 } : {}),
+      ...(ok
+        ? {
+            f2p_z: outcome === 'fail' ? 2.84 : 0.41,
+            f2p_p: outcome === 'fail' ? 0.0022 : 0.34,
+            p2f_z: 0.33,
+            p2f_p: 0.36,
+          }
+        : {}),
       stale_champion: outcome === 'stale',
     };
     rows.push(row);
@@ -335,8 +442,14 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
         const status: RunStatus = lastRun ? 'trained' : (STATUS_CYCLE[statusTurn++ % STATUS_CYCLE.length] ?? 'trained');
         const runId = `champ-g${pad(generation, 3)}-r${pad(round, 4)}-${candidate}`;
         const started = tick();
-        const epochs = status === 'trained' ? between(2, 4) : status === 'stale_run_dir' ? null : status === 'train_failed' ? 1 : 3;
-        const checkpoints = status === 'trained' ? (lastRun ? [1, 2] : between(0, 1) === 0 ? [epochs as number] : [1, epochs as number]).map((epoch) => `checkpoint-${pad(epoch, 4)}.pt`) : [];
+        const epochs =
+          status === 'trained' ? between(2, 4) : status === 'stale_run_dir' ? null : status === 'train_failed' ? 1 : 3;
+        const checkpoints =
+          status === 'trained'
+            ? (lastRun ? [1, 2] : between(0, 1) === 0 ? [epochs as number] : [1, epochs as number]).map(
+                (epoch) => `checkpoint-${pad(epoch, 4)}.pt`,
+              )
+            : [];
         const run: RunRow = {
           type: 'run',
           generation,
@@ -347,12 +460,14 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
           config_path: `${stateDir}/configs/gen-${pad(generation, 3)}/round-${pad(round, 4)}/${candidate}.yaml`,
           config_sha256: sha(),
           status,
-          train_rc: status === 'trained' ? 0 : status === 'no_eligible_checkpoint' ? 1 : status === 'train_failed' ? -9 : null,
+          train_rc:
+            status === 'trained' ? 0 : status === 'no_eligible_checkpoint' ? 1 : status === 'train_failed' ? -9 : null,
           started,
           finished: status === 'stale_run_dir' ? started : tick(),
           epochs_run: epochs,
           checkpoints: [...new Set(checkpoints)],
-          error: status === 'train_failed' ? `trainer ended with signal 9; see ${stateDir}/logs/${runId}.train.log` : null,
+          error:
+            status === 'train_failed' ? `trainer ended with signal 9; see ${stateDir}/logs/${runId}.train.log` : null,
         };
         rows.push(run);
         runIds.push(runId);
@@ -373,7 +488,13 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
           const championBefore: EvalRow | null = champion;
           record(evalRow(run, name, 'test', quality, { failed }), generation);
           if (champion !== championBefore && championBefore !== null) formerChampion = championBefore;
-          if (testEvals === countedBefore || advanceReason !== null || champion === null || testEvals - checked < saturation) continue;
+          if (
+            testEvals === countedBefore ||
+            advanceReason !== null ||
+            champion === null ||
+            testEvals - checked < saturation
+          )
+            continue;
           let outcome = outcomes.shift();
           // A stale check is one of a champion that was replaced while it ran (none replaced yet: no stale check).
           if (outcome === 'stale') {
@@ -385,12 +506,29 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
       }
       if (round === 2) {
         // The all-selected-checkpoints ensemble after round 2, scored like any run.
-        const members = trainedSoFar.map((run) => ({ run_id: run.run_id, checkpoint_name: run.checkpoints.at(-1), config: run.config_path, checkpoint: `${runsRoot}/${run.run_id}/${run.checkpoints.at(-1)}`, validation_gate_auc: 0.93, validation_fail_to_pass: 5 }));
-        if (members.length > 0) recordEnsemble(generation, round, `ens-g${pad(generation, 3)}-r${pad(round, 4)}-all`, 'ensemble_round_members', `round-${pad(round, 4)}-all.json`, members);
+        const members = trainedSoFar.map((run) => ({
+          run_id: run.run_id,
+          checkpoint_name: run.checkpoints.at(-1),
+          config: run.config_path,
+          checkpoint: `${runsRoot}/${run.run_id}/${run.checkpoints.at(-1)}`,
+          validation_gate_auc: 0.93,
+          validation_fail_to_pass: 5,
+        }));
+        if (members.length > 0)
+          recordEnsemble(
+            generation,
+            round,
+            `ens-g${pad(generation, 3)}-r${pad(round, 4)}-all`,
+            'ensemble_round_members',
+            `round-${pad(round, 4)}-all.json`,
+            members,
+          );
       }
       if (round === teacherAfter) {
         const status = generation % 3 === 2 ? 'failed' : 'ok';
-        const members = trainedSoFar.filter((run) => run.round <= teacherAfter).map((run) => ({ run_id: run.run_id, checkpoint_name: run.checkpoints.at(-1) as string }));
+        const members = trainedSoFar
+          .filter((run) => run.round <= teacherAfter)
+          .map((run) => ({ run_id: run.run_id, checkpoint_name: run.checkpoints.at(-1) as string }));
         const teacher: TeacherRow = {
           type: 'teacher',
           generation,
@@ -410,7 +548,10 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
             `ens-g${pad(generation, 3)}-teacher`,
             'ensemble_teacher_members',
             'teacher-members.json',
-            members.map((member) => ({ config: `${stateDir}/configs/${member.run_id}.yaml`, checkpoint: `${runsRoot}/${member.run_id}/${member.checkpoint_name}` })),
+            members.map((member) => ({
+              config: `${stateDir}/configs/${member.run_id}.yaml`,
+              checkpoint: `${runsRoot}/${member.run_id}/${member.checkpoint_name}`,
+            })),
           );
         }
       }
@@ -422,7 +563,14 @@ export function seedLedger(options: SeedLedgerOptions): SeedLedger {
   }
   if (packagePending !== null && lastPackage !== 'none') packageRows(packagePending, lastPackage);
 
-  function recordEnsemble(generation: number, round: number, runId: string, candidate: string, manifestName: string, members: readonly unknown[]): void {
+  function recordEnsemble(
+    generation: number,
+    round: number,
+    runId: string,
+    candidate: string,
+    manifestName: string,
+    members: readonly unknown[],
+  ): void {
     const run: RunRow = {
       type: 'run',
       generation,

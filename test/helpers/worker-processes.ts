@@ -7,7 +7,10 @@ import { execa, type ResultPromise } from 'execa';
 const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
 
 /** Which worker: the orchestrator, the package worker, or one lane (a CPU lane: no GPU needed). */
-export type WorkerKind = { readonly kind: 'orchestrator' } | { readonly kind: 'package' } | { readonly kind: 'gpu'; readonly host: string; readonly device: number };
+export type WorkerKind =
+  | { readonly kind: 'orchestrator' }
+  | { readonly kind: 'package' }
+  | { readonly kind: 'gpu'; readonly host: string; readonly device: number };
 
 export interface WorkerProcessOptions {
   readonly address: string;
@@ -42,7 +45,18 @@ export interface WorkerProcess {
 export function workerArgs(worker: WorkerKind, options: Pick<WorkerProcessOptions, 'address' | 'namespace'>): string[] {
   const connection = ['--address', options.address, '--namespace', options.namespace];
   if (worker.kind === 'gpu') {
-    return ['worker', 'gpu', '--cpu', '--host', worker.host, '--device', String(worker.device), '--min-free-gib', '0', ...connection];
+    return [
+      'worker',
+      'gpu',
+      '--cpu',
+      '--host',
+      worker.host,
+      '--device',
+      String(worker.device),
+      '--min-free-gib',
+      '0',
+      ...connection,
+    ];
   }
   return ['worker', worker.kind, ...connection];
 }

@@ -7,7 +7,14 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url)),
-    logger: { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: console.warn, error: console.error },
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: console.warn,
+      error: console.error,
+    },
   });
   return bundle;
 }

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { CopyIndex } from '../../src/ledger-copy/copy-index.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 
-const row = (n: number): LedgerRow => ({ type: 'package', event: 'finished', generation: 1, run_id: `r${n}`, epoch: 1, checkpoint_name: 'c', time: `2026-11-30T00:00:${String(n).padStart(2, '0')}.000Z`, exit_code: 0 });
+const row = (n: number): LedgerRow => ({
+  type: 'package',
+  event: 'finished',
+  generation: 1,
+  run_id: `r${n}`,
+  epoch: 1,
+  checkpoint_name: 'c',
+  time: `2026-11-30T00:00:${String(n).padStart(2, '0')}.000Z`,
+  exit_code: 0,
+});
 
 describe('the copy index of a keeper', () => {
   it('finds nothing missing when the copy holds every row, and only the new rows as a run grows', () => {

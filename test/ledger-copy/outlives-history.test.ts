@@ -30,7 +30,11 @@ describe('a loop whose history is terminated, cancelled or deleted', () => {
 
   beforeAll(async () => {
     harness = await createLoopHarness({
-      candidates: [{ name: 'base' }, { name: 'wide', overrides: { fixture_quality: 0.7 } }, { name: 'narrow', overrides: { fixture_quality: 0.3 } }],
+      candidates: [
+        { name: 'base' },
+        { name: 'wide', overrides: { fixture_quality: 0.7 } },
+        { name: 'narrow', overrides: { fixture_quality: 0.3 } },
+      ],
     });
   });
 
@@ -41,10 +45,24 @@ describe('a loop whose history is terminated, cancelled or deleted', () => {
   /** Start a loop, let it reach generation 2 with work in flight, end it with `temporal workflow <how>`, start it again. */
   async function endAndStartAgain(loopId: string, how: 'terminate' | 'cancel'): Promise<void> {
     expect((await harness.startWith(loopId, SETTINGS)).kind).toBe('started');
-    const before = await harness.waitFor(loopId, (view) => view.generation === 2 && view.round >= 1 && view.in_flight.length > 0, 120_000);
-    const ended = await temporalCli(harness.server, ['workflow', how, '--workflow-id', loopWorkflowId(loopId), ...(how === 'terminate' ? ['--reason', 'operator'] : [])]);
+    const before = await harness.waitFor(
+      loopId,
+      (view) => view.generation === 2 && view.round >= 1 && view.in_flight.length > 0,
+      120_000,
+    );
+    const ended = await temporalCli(harness.server, [
+      'workflow',
+      how,
+      '--workflow-id',
+      loopWorkflowId(loopId),
+      ...(how === 'terminate' ? ['--reason', 'operator'] : []),
+    ]);
     expect(ended.exitCode, ended.stderr).toBe(0);
-    await expect.poll(async () => (await harness.client.workflow.getHandle(loopWorkflowId(loopId)).describe()).status.name, { timeout: 30_000 }).not.toBe('RUNNING');
+    await expect
+      .poll(async () => (await harness.client.workflow.getHandle(loopWorkflowId(loopId)).describe()).status.name, {
+        timeout: 30_000,
+      })
+      .not.toBe('RUNNING');
 
     const again = await harness.startWith(loopId, SETTINGS);
     expect(again.kind).toBe('resumed');
@@ -63,7 +81,13 @@ describe('a loop whose history is terminated, cancelled or deleted', () => {
     expectEachOnce(rows);
     expectCopyMatches(copy, rows, loopId);
     expect(stateOf(state)).toEqual(stateOf(result.view));
-    expect(rowsOf(rows, 'generation').map((row) => row.reason)).toEqual(['initial', 'max_reserve_checks', ...rowsOf(rows, 'generation').slice(2).map(() => 'max_reserve_checks')]);
+    expect(rowsOf(rows, 'generation').map((row) => row.reason)).toEqual([
+      'initial',
+      'max_reserve_checks',
+      ...rowsOf(rows, 'generation')
+        .slice(2)
+        .map(() => 'max_reserve_checks'),
+    ]);
     // state.json in the state dir is the seed's, kept with the ledger.
     const stateCopy = JSON.parse(await readFile(stateCopyPath(harness.configFor(loopId).state_dir), 'utf8')) as object;
     expect(stateOf(stateCopy)).toEqual(stateOf(result.view));
@@ -93,13 +117,33 @@ describe('a loop whose history is terminated, cancelled or deleted', () => {
     await expect
       .poll(
         async () => {
-          const listed = await temporalCli(harness.server, ['workflow', 'list', '--query', `LoopId="${loopId}" AND ExecutionStatus!="Running"`, '--output', 'json']);
-          const executions = (JSON.parse(listed.stdout || '[]') as { execution: { workflowId: string; runId: string } }[]).map((entry) => entry.execution);
+          const listed = await temporalCli(harness.server, [
+            'workflow',
+            'list',
+            '--query',
+            `LoopId="${loopId}" AND ExecutionStatus!="Running"`,
+            '--output',
+            'json',
+          ]);
+          const executions = (
+            JSON.parse(listed.stdout || '[]') as { execution: { workflowId: string; runId: string } }[]
+          ).map((entry) => entry.execution);
           for (const { workflowId, runId } of executions) {
-            const deleted = await temporalCli(harness.server, ['workflow', 'delete', '--workflow-id', workflowId, '--run-id', runId, '--yes']);
+            const deleted = await temporalCli(harness.server, [
+              'workflow',
+              'delete',
+              '--workflow-id',
+              workflowId,
+              '--run-id',
+              runId,
+              '--yes',
+            ]);
             if (deleted.exitCode === 0) deletedRuns += 1;
           }
-          return historyLedger(harness.client, loopId).then(() => 'still there', () => 'gone');
+          return historyLedger(harness.client, loopId).then(
+            () => 'still there',
+            () => 'gone',
+          );
         },
         { timeout: 60_000, interval: 1_000 },
       )

@@ -12,7 +12,9 @@ describe('a generation reset from the Web UI', () => {
   let harness: LoopHarness;
 
   beforeAll(async () => {
-    harness = await createLoopHarness({ candidates: [{ name: 'base' }, { name: 'wide', overrides: { fixture_quality: 0.7 } }] });
+    harness = await createLoopHarness({
+      candidates: [{ name: 'base' }, { name: 'wide', overrides: { fixture_quality: 0.7 } }],
+    });
   });
 
   afterAll(async () => {
@@ -22,7 +24,17 @@ describe('a generation reset from the Web UI', () => {
   async function resetAndGoOn(loopId: string, type: 'LastWorkflowTask' | 'FirstWorkflowTask'): Promise<void> {
     expect((await harness.startWith(loopId, { saturation_evals: 1000 })).kind).toBe('started');
     const before = await harness.waitFor(loopId, (view) => view.round >= 3 && view.in_flight.length > 0, 120_000);
-    const reset = await temporalCli(harness.server, ['workflow', 'reset', '--workflow-id', loopWorkflowId(loopId), '--type', type, '--reason', 'operator', '--yes']);
+    const reset = await temporalCli(harness.server, [
+      'workflow',
+      'reset',
+      '--workflow-id',
+      loopWorkflowId(loopId),
+      '--type',
+      type,
+      '--reason',
+      'operator',
+      '--yes',
+    ]);
     expect(reset.exitCode, reset.stderr).toBe(0);
     // The reset run goes on past where the loop was.
     await harness.waitFor(loopId, (view) => view.round >= before.round + 2, 120_000);

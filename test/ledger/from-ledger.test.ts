@@ -38,7 +38,16 @@ function evalRow(run: string, finished: string, result: [number, number], decide
 }
 
 const ledger = [
-  { type: 'generation', event: 'start', generation: 1, reason: 'initial', split_seed: 20261201, previous_champion: null, previous_pareto_set: [], started: 't0' },
+  {
+    type: 'generation',
+    event: 'start',
+    generation: 1,
+    reason: 'initial',
+    split_seed: 20261201,
+    previous_champion: null,
+    previous_pareto_set: [],
+    started: 't0',
+  },
   { type: 'run', generation: 1, run_id: 'a' },
   evalRow('a', 't1', [5, 5], [4, 3, 10]),
   evalRow('b', 't2', [3, 9], [2, 5, 12]),
@@ -51,7 +60,12 @@ const ledger = [
 
 describe('stateFromLedger', () => {
   it('in band-decision mode picks the front member with the fewest decided (f2p, p2f, rejections)', () => {
-    const state = stateFromLedger(ledger, 'ledger.jsonl', { mode: 'band-decisions', saturationEvals: 200, maxReserveChecks: 3 }, 'state');
+    const state = stateFromLedger(
+      ledger,
+      'ledger.jsonl',
+      { mode: 'band-decisions', saturationEvals: 200, maxReserveChecks: 3 },
+      'state',
+    );
     // Decided counts: a (4,3), b (2,5), c (2,5), d (1,9): none dominates another; the tie b, c is kept.
     expect(state.pareto_set.map((row) => row.run_id)).toEqual(['a', 'b', 'c', 'd']);
     // Fewest Fail->Pass first: d (1).
@@ -61,7 +75,12 @@ describe('stateFromLedger', () => {
   });
 
   it('in default mode keeps the first champion until a row dominates it on the report counts', () => {
-    const state = stateFromLedger(ledger, 'ledger.jsonl', { mode: 'default', saturationEvals: 200, maxReserveChecks: 3 }, 'state');
+    const state = stateFromLedger(
+      ledger,
+      'ledger.jsonl',
+      { mode: 'default', saturationEvals: 200, maxReserveChecks: 3 },
+      'state',
+    );
     // a (5,5) champion; b (3,9), c (9,1) do not dominate; old (0,0) dominates everything; d (4,4) does not beat it.
     expect(state.champion?.run_id).toBe('old');
     expect(state.pareto_set.map((row) => row.run_id)).toEqual(['old']);
@@ -71,16 +90,39 @@ describe('stateFromLedger', () => {
   });
 
   it('breaks a tie in band-decision mode by fewer rejections, then the earliest', () => {
-    const tied = [evalRow('x', 't1', [1, 1], [2, 2, 9]), evalRow('y', 't2', [1, 1], [2, 2, 4]), evalRow('z', 't3', [1, 1], [2, 2, 4])]
+    const tied = [
+      evalRow('x', 't1', [1, 1], [2, 2, 9]),
+      evalRow('y', 't2', [1, 1], [2, 2, 4]),
+      evalRow('z', 't3', [1, 1], [2, 2, 4]),
+    ]
       .map((row) => JSON.stringify(row))
       .join('\n');
     const opening = JSON.stringify({ type: 'generation', generation: 1, reason: 'initial', started: 't0' });
-    const state = stateFromLedger(`${opening}\n${tied}`, 'l', { mode: 'band-decisions', saturationEvals: 200, maxReserveChecks: 3 }, 's');
+    const state = stateFromLedger(
+      `${opening}\n${tied}`,
+      'l',
+      { mode: 'band-decisions', saturationEvals: 200, maxReserveChecks: 3 },
+      's',
+    );
     expect(state.champion?.run_id).toBe('y');
   });
 
   it('names the line that is not a ledger row', () => {
-    expect(() => stateFromLedger('{"type": "generation", "generation": 1}\nnot json\n', 'old.jsonl', { mode: 'default', saturationEvals: 1, maxReserveChecks: 1 }, 's')).toThrow(LedgerLineError);
-    expect(() => stateFromLedger('{"type": "generation", "generation": 1}\nnot json\n', 'old.jsonl', { mode: 'default', saturationEvals: 1, maxReserveChecks: 1 }, 's')).toThrow(/old\.jsonl:2/);
+    expect(() =>
+      stateFromLedger(
+        '{"type": "generation", "generation": 1}\nnot json\n',
+        'old.jsonl',
+        { mode: 'default', saturationEvals: 1, maxReserveChecks: 1 },
+        's',
+      ),
+    ).toThrow(LedgerLineError);
+    expect(() =>
+      stateFromLedger(
+        '{"type": "generation", "generation": 1}\nnot json\n',
+        'old.jsonl',
+        { mode: 'default', saturationEvals: 1, maxReserveChecks: 1 },
+        's',
+      ),
+    ).toThrow(/old\.jsonl:2/);
   });
 });

@@ -14,7 +14,16 @@ const generationRow = (generation: number, started = `2026-11-30T00:00:0${genera
   started,
 });
 
-const packageRow = (time: string): PackageRow => ({ type: 'package', event: 'finished', generation: 1, run_id: 'r', epoch: 1, checkpoint_name: 'c', time, exit_code: 0 });
+const packageRow = (time: string): PackageRow => ({
+  type: 'package',
+  event: 'finished',
+  generation: 1,
+  run_id: 'r',
+  epoch: 1,
+  checkpoint_name: 'c',
+  time,
+  exit_code: 0,
+});
 
 describe('ledger lines', () => {
   it('finds what a copy lacks: each row as often as it occurs, in the order of the rows', () => {
@@ -26,12 +35,17 @@ describe('ledger lines', () => {
   });
 
   it('never adds a row twice: the copy plus what it lacks holds every row of both', () => {
-    const rows = fc.array(fc.integer({ min: 1, max: 5 }).map((n) => generationRow(n)), { maxLength: 12 });
+    const rows = fc.array(
+      fc.integer({ min: 1, max: 5 }).map((n) => generationRow(n)),
+      { maxLength: 12 },
+    );
     fc.assert(
       fc.property(rows, rows, (have, more) => {
         const merged = [...have, ...missingRows(have, more)];
-        const count = (list: readonly LedgerRow[], row: LedgerRow) => list.filter((other) => JSON.stringify(other) === JSON.stringify(row)).length;
-        for (const row of [...have, ...more]) expect(count(merged, row)).toBe(Math.max(count(have, row), count(more, row)));
+        const count = (list: readonly LedgerRow[], row: LedgerRow) =>
+          list.filter((other) => JSON.stringify(other) === JSON.stringify(row)).length;
+        for (const row of [...have, ...more])
+          expect(count(merged, row)).toBe(Math.max(count(have, row), count(more, row)));
         // Adding again adds nothing.
         expect(missingRows(merged, more)).toEqual([]);
       }),
@@ -46,8 +60,16 @@ describe('ledger lines', () => {
   });
 
   it('puts package rows before the first generation-workflow row that happened after them', () => {
-    const rows = mergeByTime([generationRow(1, '2026-11-30T00:00:01.000Z'), generationRow(2, '2026-11-30T00:00:03.000Z')], [packageRow('2026-11-30T00:00:02.000Z'), packageRow('2026-11-30T00:00:04.000Z')]);
-    expect(rows.map((row) => (row.type === 'package' ? `p${row.time.slice(18, 19)}` : `g${row.generation}`))).toEqual(['g1', 'p2', 'g2', 'p4']);
+    const rows = mergeByTime(
+      [generationRow(1, '2026-11-30T00:00:01.000Z'), generationRow(2, '2026-11-30T00:00:03.000Z')],
+      [packageRow('2026-11-30T00:00:02.000Z'), packageRow('2026-11-30T00:00:04.000Z')],
+    );
+    expect(rows.map((row) => (row.type === 'package' ? `p${row.time.slice(18, 19)}` : `g${row.generation}`))).toEqual([
+      'g1',
+      'p2',
+      'g2',
+      'p4',
+    ]);
   });
 
   it('names the generations no row opens', () => {

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { finishPackage, idlePackaging, requestPackage, stopPackagingAtOnce, type PackagingState } from '../../src/ledger/packaging-fold.js';
+import {
+  finishPackage,
+  idlePackaging,
+  requestPackage,
+  stopPackagingAtOnce,
+  type PackagingState,
+} from '../../src/ledger/packaging-fold.js';
 import type { PackageRow } from '../../src/ledger/rows.js';
 
 type Champion = Parameters<typeof requestPackage>[1];
@@ -38,7 +44,15 @@ describe('the packaging fold', () => {
     const third = requestPackage(second.state, c);
     expect(third.state).toEqual({ running: a, queued: c });
     expect(third.rows).toEqual([
-      { type: 'package', event: 'dropped', generation: b.generation, run_id: b.run_id, epoch: b.epoch, checkpoint_name: b.checkpoint_name, time: c.requested },
+      {
+        type: 'package',
+        event: 'dropped',
+        generation: b.generation,
+        run_id: b.run_id,
+        epoch: b.epoch,
+        checkpoint_name: b.checkpoint_name,
+        time: c.requested,
+      },
     ]);
   });
 
@@ -58,7 +72,9 @@ describe('the packaging fold', () => {
   it('records a command that never launched as launch_failed with its error', () => {
     const step = finishPackage({ running: champion(1), queued: null }, notLaunched);
     expect(step.state).toEqual(idlePackaging);
-    expect(step.rows).toEqual([expect.objectContaining({ event: 'launch_failed', error: 'no such command', time: '2026-01-05T09:00:00Z' })]);
+    expect(step.rows).toEqual([
+      expect.objectContaining({ event: 'launch_failed', error: 'no such command', time: '2026-01-05T09:00:00Z' }),
+    ]);
   });
 
   it('takes the same champion twice as one request, and an outcome with nothing running as nothing', () => {
@@ -76,12 +92,24 @@ describe('the packaging fold', () => {
     expect(step.state).toEqual(idlePackaging);
     expect(step.rows).toEqual([
       {
-        type: 'package', event: 'launch_failed', generation: a.generation, run_id: a.run_id, epoch: a.epoch, checkpoint_name: a.checkpoint_name,
-        time: '2026-01-05T10:00:00Z', error: 'stopped at once (stop --now): the package command was cancelled and killed before it finished',
+        type: 'package',
+        event: 'launch_failed',
+        generation: a.generation,
+        run_id: a.run_id,
+        epoch: a.epoch,
+        checkpoint_name: a.checkpoint_name,
+        time: '2026-01-05T10:00:00Z',
+        error: 'stopped at once (stop --now): the package command was cancelled and killed before it finished',
       },
       {
-        type: 'package', event: 'launch_failed', generation: b.generation, run_id: b.run_id, epoch: b.epoch, checkpoint_name: b.checkpoint_name,
-        time: '2026-01-05T10:00:00Z', error: 'stopped at once (stop --now) while queued: its package command never ran',
+        type: 'package',
+        event: 'launch_failed',
+        generation: b.generation,
+        run_id: b.run_id,
+        epoch: b.epoch,
+        checkpoint_name: b.checkpoint_name,
+        time: '2026-01-05T10:00:00Z',
+        error: 'stopped at once (stop --now) while queued: its package command never ran',
       },
     ]);
     expect(stopPackagingAtOnce({ running: a, queued: null }, 'now').rows.map((row) => row.run_id)).toEqual([a.run_id]);
@@ -89,7 +117,15 @@ describe('the packaging fold', () => {
   });
 
   it('over any interleaving: one at a time, and every champion ends up packaged, dropped, running or queued exactly once', () => {
-    const steps = fc.array(fc.oneof(fc.constant('request' as const), fc.constant('finish' as const), fc.constant('repeat' as const), fc.constant('stop' as const)), { maxLength: 40 });
+    const steps = fc.array(
+      fc.oneof(
+        fc.constant('request' as const),
+        fc.constant('finish' as const),
+        fc.constant('repeat' as const),
+        fc.constant('stop' as const),
+      ),
+      { maxLength: 40 },
+    );
     fc.assert(
       fc.property(steps, fc.boolean(), (list, launches) => {
         let state = idlePackaging;
@@ -103,8 +139,7 @@ describe('the packaging fold', () => {
             const again = state.queued ?? state.running;
             next = again === null ? { state, rows: [] } : requestPackage(state, { ...again, requested: 'retried' });
             expect(next).toEqual({ state, rows: [] });
-          }
-          else if (step === 'stop') next = stopPackagingAtOnce(state, 'stopped');
+          } else if (step === 'stop') next = stopPackagingAtOnce(state, 'stopped');
           else next = finishPackage(state, launches ? launched(1) : notLaunched);
           state = next.state;
           rows.push(...next.rows);
@@ -114,7 +149,8 @@ describe('the packaging fold', () => {
         const waiting = [state.running, state.queued].flatMap((entry) => (entry ? [entry.run_id] : []));
         const all = Array.from({ length: requested }, (_, index) => champion(index + 1).run_id);
         expect([...ended, ...waiting].sort()).toEqual(all.sort());
-        for (const row of rows) if (row.event === 'launched') expect(rows[rows.indexOf(row) + 1]?.event).toBe('finished');
+        for (const row of rows)
+          if (row.event === 'launched') expect(rows[rows.indexOf(row) + 1]?.event).toBe('finished');
       }),
     );
   });

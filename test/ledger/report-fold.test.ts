@@ -79,7 +79,15 @@ describe('foldRunReport', () => {
     const run = runRow('a');
     const [first, second] = [evalRow('a', 1, 10, 20), evalRow('a', 2, 8, 18)];
     const folded = foldRunReport(opened, { run, evals: [first, second] }, settings);
-    expect(folded.rows.map((row) => row.type)).toEqual(['run', 'eval', 'champion', 'pareto_set', 'eval', 'champion', 'pareto_set']);
+    expect(folded.rows.map((row) => row.type)).toEqual([
+      'run',
+      'eval',
+      'champion',
+      'pareto_set',
+      'eval',
+      'champion',
+      'pareto_set',
+    ]);
     expect(folded.newChampions).toEqual([first, second]);
     expect(folded.state.champion).toBe(second);
     expect(folded.state.testEvals).toBe(2);
@@ -91,10 +99,20 @@ describe('foldRunReport', () => {
   });
 
   it('equals recording the rows one by one, for any evals', () => {
-    const evals = fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 240 }), fc.constantFrom<EvalRow['role']>('test', 'test', 'validation')), { maxLength: 12 });
+    const evals = fc.array(
+      fc.tuple(
+        fc.integer({ min: 0, max: 60 }),
+        fc.integer({ min: 0, max: 240 }),
+        fc.constantFrom<EvalRow['role']>('test', 'test', 'validation'),
+      ),
+      { maxLength: 12 },
+    );
     fc.assert(
       fc.property(evals, evals, (before, report) => {
-        const earlier = byHand(opened, before.map(([f2p, p2f, role], index) => evalRow('early', index + 1, f2p, p2f, role))).state;
+        const earlier = byHand(
+          opened,
+          before.map(([f2p, p2f, role], index) => evalRow('early', index + 1, f2p, p2f, role)),
+        ).state;
         const rows = report.map(([f2p, p2f, role], index) => evalRow('late', index + 1, f2p, p2f, role));
         const run = runRow('late');
         expect(foldRunReport(earlier, { run, evals: rows }, settings)).toEqual(byHand(earlier, [run, ...rows]));
@@ -111,7 +129,14 @@ describe('foldReserveReport', () => {
   it('records the reserve eval and then the reserve_check judged against the champion', () => {
     const folded = foldReserveReport(withChampion, { champion, testEvals: 1, reserve }, settings);
     expect(folded.rows.map((row) => row.type)).toEqual(['eval', 'reserve_check']);
-    expect(folded.rows[1]).toMatchObject({ run_id: 'a', checkpoint_name: 'checkpoint-1.pt', test_evals: 1, status: 'ok', stale_champion: false, verdict: 'pass' });
+    expect(folded.rows[1]).toMatchObject({
+      run_id: 'a',
+      checkpoint_name: 'checkpoint-1.pt',
+      test_evals: 1,
+      status: 'ok',
+      stale_champion: false,
+      verdict: 'pass',
+    });
     expect(folded.state.reserveScored).toEqual(['a/checkpoint-1.pt']);
     expect(folded.state.reserveChecks).toBe(1);
     expect(folded.newChampions).toEqual([]);
@@ -134,7 +159,14 @@ describe('foldReserveReport', () => {
   });
 
   it('fails the champion that is worse on reserve, and the generation is to advance', () => {
-    const worse = { ...reserve, result: { ...(reserve.result as NonNullable<EvalRow['result']>), fail_to_pass_count: 40, fail_to_pass_rate: 40 / 60 } };
+    const worse = {
+      ...reserve,
+      result: {
+        ...(reserve.result as NonNullable<EvalRow['result']>),
+        fail_to_pass_count: 40,
+        fail_to_pass_rate: 40 / 60,
+      },
+    };
     const folded = foldReserveReport(withChampion, { champion, testEvals: 1, reserve: worse }, settings);
     expect(folded.rows[1]).toMatchObject({ verdict: 'fail' });
     expect(folded.state.advanceReason).toBe('reserve_failed');
@@ -152,15 +184,27 @@ describe('foldReserveReport', () => {
     });
     const banded = { ...champion, decided: decided(0, 0, 5, 200) };
     const state = foldRunReport(opened, { run: null, evals: [banded] }, bands).state;
-    const held = foldReserveReport(state, { champion: banded, testEvals: 1, reserve: { ...reserve, decided: decided(0, 0, 6, 210) } }, bands);
+    const held = foldReserveReport(
+      state,
+      { champion: banded, testEvals: 1, reserve: { ...reserve, decided: decided(0, 0, 6, 210) } },
+      bands,
+    );
     expect(held.rows[1]).toMatchObject({ status: 'ok', compared: 'decided', f2p_z: 0, f2p_p: 1, verdict: 'pass' });
     expect(held.state.reserveChecks).toBe(1);
-    const worse = foldReserveReport(state, { champion: banded, testEvals: 1, reserve: { ...reserve, decided: decided(4, 30, 60, 200) } }, bands);
+    const worse = foldReserveReport(
+      state,
+      { champion: banded, testEvals: 1, reserve: { ...reserve, decided: decided(4, 30, 60, 200) } },
+      bands,
+    );
     expect(worse.rows[1]).toMatchObject({ status: 'ok', f2p_z: 0, f2p_p: 1, verdict: 'fail' });
     expect(worse.state.advanceReason).toBe('reserve_failed');
     const noPasses = { ...champion, decided: decided(2, 50, 0, 0) };
     const passless = foldRunReport(opened, { run: null, evals: [noPasses] }, bands).state;
-    const judged = foldReserveReport(passless, { champion: noPasses, testEvals: 1, reserve: { ...reserve, decided: decided(2, 50, 0, 0) } }, bands);
+    const judged = foldReserveReport(
+      passless,
+      { champion: noPasses, testEvals: 1, reserve: { ...reserve, decided: decided(2, 50, 0, 0) } },
+      bands,
+    );
     expect(judged.rows[1]).toMatchObject({ status: 'ok', p2f_z: 0, p2f_p: 1, verdict: 'pass' });
   });
 });

@@ -17,14 +17,19 @@ describe('commands that cannot run or misbehave', () => {
   let harness: LoopHarness;
 
   beforeAll(async () => {
-    harness = await createLoopHarness({ candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }] });
+    harness = await createLoopHarness({
+      candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }],
+    });
   });
 
   afterAll(async () => {
     await harness?.dispose();
   });
 
-  const commandsWith = (changes: Partial<LoopConfig['commands']>): LoopConfig['commands'] => ({ ...harness.config.commands, ...changes });
+  const commandsWith = (changes: Partial<LoopConfig['commands']>): LoopConfig['commands'] => ({
+    ...harness.config.commands,
+    ...changes,
+  });
 
   /** Start a loop, wait until `done`, stop it, and check its ledger folds to its final view. */
   async function runUntil(loopId: string, settings: Partial<LoopConfig>, done: (view: LoopView) => boolean) {
@@ -41,15 +46,36 @@ describe('commands that cannot run or misbehave', () => {
     const notExecutable = path.join(harness.dir, 'trainer.sh');
     await writeFile(notExecutable, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
     const cases = [
-      { loopId: 'train-missing', train: ['/nonexistent/champion-trainer', '--fast'], says: ['command not found: /nonexistent/champion-trainer (loop.yaml commands.train)', 'install it or fix the command in loop.yaml'] },
-      { loopId: 'train-not-on-path', train: ['champion-trainer-nowhere'], says: ['command not found: champion-trainer-nowhere (loop.yaml commands.train): no program named champion-trainer-nowhere on the PATH'] },
-      { loopId: 'train-not-executable', train: [notExecutable], says: [`command not executable: ${notExecutable} (loop.yaml commands.train)`, 'chmod +x'] },
+      {
+        loopId: 'train-missing',
+        train: ['/nonexistent/champion-trainer', '--fast'],
+        says: [
+          'command not found: /nonexistent/champion-trainer (loop.yaml commands.train)',
+          'install it or fix the command in loop.yaml',
+        ],
+      },
+      {
+        loopId: 'train-not-on-path',
+        train: ['champion-trainer-nowhere'],
+        says: [
+          'command not found: champion-trainer-nowhere (loop.yaml commands.train): no program named champion-trainer-nowhere on the PATH',
+        ],
+      },
+      {
+        loopId: 'train-not-executable',
+        train: [notExecutable],
+        says: [`command not executable: ${notExecutable} (loop.yaml commands.train)`, 'chmod +x'],
+      },
     ];
     let checked = 0;
     await Promise.all(
       cases.map(async ({ loopId, train, says }) => {
         // Every run fails for one reason: the loop says so and pauses (issue 18) before round 3.
-        const { rows, seen } = await runUntil(loopId, { commands: commandsWith({ train }) }, (view) => view.round >= 3 || Boolean(view.failing?.paused_until));
+        const { rows, seen } = await runUntil(
+          loopId,
+          { commands: commandsWith({ train }) },
+          (view) => view.round >= 3 || Boolean(view.failing?.paused_until),
+        );
         expect(seen.failing?.reason).toContain(says[0]);
         const runs = rowsOf(rows, 'run');
         expect(runs.length).toBeGreaterThanOrEqual(2);
@@ -59,34 +85,60 @@ describe('commands that cannot run or misbehave', () => {
           checked += 1;
         }
         // The step's own log says it too, where an operator looks first.
-        expect(await readFile(trainLog(harness.configFor(loopId).state_dir, runs[0]?.run_id ?? ''), 'utf8')).toContain(says[0]);
+        expect(await readFile(trainLog(harness.configFor(loopId).state_dir, runs[0]?.run_id ?? ''), 'utf8')).toContain(
+          says[0],
+        );
       }),
     );
     console.log(`missing or unusable training commands: ${cases.length} faults injected, ${checked} rows checked`);
   });
 
   it('a training command that exits non-zero is train_failed with its exit code; one that prints megabytes has them in its log, not in memory, and trains', async () => {
-    const failing = await runUntil('train-exit-3', { commands: commandsWith({ train: ['env', 'FIXTURE_FAIL_TRAIN=fail', ...FIXTURE_COMMANDS.train] }) }, (view) => view.round >= 2 || Boolean(view.failing?.paused_until));
+    const failing = await runUntil(
+      'train-exit-3',
+      { commands: commandsWith({ train: ['env', 'FIXTURE_FAIL_TRAIN=fail', ...FIXTURE_COMMANDS.train] }) },
+      (view) => view.round >= 2 || Boolean(view.failing?.paused_until),
+    );
     const failed = rowsOf(failing.rows, 'run');
     expect(failed.length).toBeGreaterThanOrEqual(2);
     for (const run of failed) {
       expect(run).toMatchObject({ status: 'train_failed', train_rc: 3 });
       expect(run.error).toContain('trainer ended with exit code 3; see ');
-      expect(await readFile(trainLog(harness.configFor('train-exit-3').state_dir, run.run_id), 'utf8')).toContain('train: injected failure');
+      expect(await readFile(trainLog(harness.configFor('train-exit-3').state_dir, run.run_id), 'utf8')).toContain(
+        'train: injected failure',
+      );
     }
 
-    const loud = await runUntil('train-megabytes', { commands: commandsWith({ train: ['env', 'FIXTURE_MEGABYTES=24', ...FIXTURE_COMMANDS.train] }) }, (view) => view.test_evals >= 2);
+    const loud = await runUntil(
+      'train-megabytes',
+      { commands: commandsWith({ train: ['env', 'FIXTURE_MEGABYTES=24', ...FIXTURE_COMMANDS.train] }) },
+      (view) => view.test_evals >= 2,
+    );
     const trained = rowsOf(loud.rows, 'run').filter((run) => run.status === 'trained');
     expect(trained.length).toBeGreaterThanOrEqual(1);
     const size = (await stat(trainLog(harness.configFor('train-megabytes').state_dir, trained[0]?.run_id ?? ''))).size;
     expect(size).toBeGreaterThanOrEqual(24 * 1024 * 1024);
-    console.log(`failing and loud training commands: 2 faults injected, ${failed.length + trained.length} rows checked (a ${(size / 1048576).toFixed(1)} MiB train log)`);
+    console.log(
+      `failing and loud training commands: 2 faults injected, ${failed.length + trained.length} rows checked (a ${(size / 1048576).toFixed(1)} MiB train log)`,
+    );
   });
 
   it('an evaluator, split or package command that does not exist: failed evals, a split error the loop waits on, a package launch_failed; each names the command', async () => {
-    const evaluatorMissing = runUntil('evaluate-missing', { commands: commandsWith({ evaluate: ['/nonexistent/champion-evaluator'] }) }, (view) => view.round >= 2 && firstRoundRecorded(view));
-    const splitMissing = runUntil('split-missing', { commands: commandsWith({ split_generate: ['/nonexistent/champion-split'] }) }, (view) => view.split_error !== null);
-    const packageMissing = runUntil('package-missing', { commands: commandsWith({ package: ['/nonexistent/champion-packager'] }) }, (view) => view.champion !== null);
+    const evaluatorMissing = runUntil(
+      'evaluate-missing',
+      { commands: commandsWith({ evaluate: ['/nonexistent/champion-evaluator'] }) },
+      (view) => view.round >= 2 && firstRoundRecorded(view),
+    );
+    const splitMissing = runUntil(
+      'split-missing',
+      { commands: commandsWith({ split_generate: ['/nonexistent/champion-split'] }) },
+      (view) => view.split_error !== null,
+    );
+    const packageMissing = runUntil(
+      'package-missing',
+      { commands: commandsWith({ package: ['/nonexistent/champion-packager'] }) },
+      (view) => view.champion !== null,
+    );
 
     const evaluated = await evaluatorMissing;
     const runs = rowsOf(evaluated.rows, 'run');
@@ -95,11 +147,16 @@ describe('commands that cannot run or misbehave', () => {
     expect(evals.length).toBeGreaterThanOrEqual(runs.length);
     expect(evals.every((row) => row.status === 'failed')).toBe(true);
     expect(evaluated.result.view.test_evals).toBe(0);
-    const log = await readFile(batchEvalLog(harness.configFor('evaluate-missing').state_dir, runIdFor(1, 1, 'a'), 'test'), 'utf8');
+    const log = await readFile(
+      batchEvalLog(harness.configFor('evaluate-missing').state_dir, runIdFor(1, 1, 'a'), 'test'),
+      'utf8',
+    );
     expect(log).toContain('command not found: /nonexistent/champion-evaluator (loop.yaml commands.evaluate)');
 
     const split = await splitMissing;
-    expect(split.seen.split_error).toContain('command not found: /nonexistent/champion-split (loop.yaml commands.split_generate)');
+    expect(split.seen.split_error).toContain(
+      'command not found: /nonexistent/champion-split (loop.yaml commands.split_generate)',
+    );
     expect(split.seen.split_error).toContain('install it or fix the command in loop.yaml');
     expect(rowsOf(split.rows, 'run')).toEqual([]);
 
@@ -120,7 +177,9 @@ describe('commands that cannot run or misbehave', () => {
       expect(row.event).toBe('launch_failed');
       expect(row.error).toContain('command not found: /nonexistent/champion-packager (loop.yaml commands.package)');
     }
-    console.log(`missing evaluator, split and package commands: 3 faults injected, ${evals.length + packages.length + 1} rows checked`);
+    console.log(
+      `missing evaluator, split and package commands: 3 faults injected, ${evals.length + packages.length + 1} rows checked`,
+    );
   });
 });
 

@@ -23,7 +23,7 @@ describe('configuration going bad under a running loop', () => {
     await harness?.dispose();
   });
 
-  it('a candidates file turning invalid (duplicate names, empty) keeps the list; a base config deleted or spoilt fails that candidate\'s runs with the reason; the loop goes on throughout', async () => {
+  it("a candidates file turning invalid (duplicate names, empty) keeps the list; a base config deleted or spoilt fails that candidate's runs with the reason; the loop goes on throughout", async () => {
     const dir = harness.dir;
     const candidates = path.join(dir, 'changing.candidates.yaml');
     const baseB = path.join(dir, 'configs', 'b.yaml');
@@ -37,7 +37,8 @@ describe('configuration going bad under a running loop', () => {
     await writeFile(candidates, good);
     await harness.startWith('changing', { candidates, saturation_evals: 1000 });
     const loopId = 'changing';
-    const next = (view: LoopView, more = 2) => harness.waitFor(loopId, (later) => later.round >= view.round + more, 60_000);
+    const next = (view: LoopView, more = 2) =>
+      harness.waitFor(loopId, (later) => later.round >= view.round + more, 60_000);
     let faults = 0;
 
     // Duplicate names, then an empty file: refused with the file and the field; the rounds go on with a and b.
@@ -80,12 +81,24 @@ describe('configuration going bad under a running loop', () => {
     // Every round ran a; every round ran b too (a failed run is a run), none silently missing.
     const rounds = [...new Set(runs.map((run) => run.round))].sort((x, y) => x - y);
     for (const round of rounds.filter((r) => r < result.view.round)) {
-      expect(runs.filter((run) => run.round === round).map((run) => run.candidate).sort(), `round ${round}`).toEqual(['a', 'b']);
+      expect(
+        runs
+          .filter((run) => run.round === round)
+          .map((run) => run.candidate)
+          .sort(),
+        `round ${round}`,
+      ).toEqual(['a', 'b']);
     }
     const failedB = runs.filter((run) => run.candidate === 'b' && run.status === 'train_failed');
     expect(failedB.length).toBeGreaterThanOrEqual(2);
-    expect(failedB.some((run) => run.error?.includes(`base config of candidate "b" cannot be read: ${baseB} does not exist`))).toBe(true);
-    expect(failedB.some((run) => run.error?.includes(`base config of candidate "b" must be a YAML mapping: ${baseB}`))).toBe(true);
+    expect(
+      failedB.some((run) =>
+        run.error?.includes(`base config of candidate "b" cannot be read: ${baseB} does not exist`),
+      ),
+    ).toBe(true);
+    expect(
+      failedB.some((run) => run.error?.includes(`base config of candidate "b" must be a YAML mapping: ${baseB}`)),
+    ).toBe(true);
     // From the deletion on b failed, until its base config was back; then it trained again.
     const ofB = runs.filter((run) => run.candidate === 'b').sort((x, y) => x.round - y.round);
     const firstFailed = ofB.findIndex((run) => run.status === 'train_failed');

@@ -17,7 +17,10 @@ const CORRUPT = fileURLToPath(new URL('./fixtures/corrupt-outputs.mjs', import.m
 /** Candidate -> how its round-1 run breaks the contract, and what the loop must say about it. */
 const TRAINING: Record<string, { mode: string; error: RegExp }> = {
   'sel-json': { mode: 'selection-not-json', error: /selection\.json.*(JSON|json)/ },
-  'sel-missing': { mode: 'selection-names-missing', error: /selection\.json names checkpoint checkpoint-0099\.pt, which is not a file in / },
+  'sel-missing': {
+    mode: 'selection-names-missing',
+    error: /selection\.json names checkpoint checkpoint-0099\.pt, which is not a file in /,
+  },
   'sel-epoch': { mode: 'selection-no-epoch', error: /selection\.json.*checkpoint.*-NNNN/ },
   'sel-escape': { mode: 'selection-escapes', error: /selection\.json.*checkpoint.*-NNNN/ },
   'pareto-epoch': { mode: 'pareto-no-epoch', error: /pareto\.json.*checkpoint.*-NNNN/ },
@@ -28,7 +31,11 @@ const EVALUATION: Record<string, { mode: string; says: string; logSays?: string 
   'rep-negative': { mode: 'report-negative', says: 'fail_to_pass_count' },
   'rep-inconsistent': { mode: 'report-inconsistent', says: 'pass_correct_count' },
   // Training's validation scores are the band scores: the evaluator refuses them and says why in the same log.
-  'val-scores': { mode: 'validation-scores-bad', says: 'evaluator ended with exit code 2', logSays: 'validation-epoch-0003.scores.jsonl' },
+  'val-scores': {
+    mode: 'validation-scores-bad',
+    says: 'evaluator ended with exit code 2',
+    logSays: 'validation-epoch-0003.scores.jsonl',
+  },
 };
 
 describe('contract files that break the contract', () => {
@@ -48,7 +55,11 @@ describe('contract files that break the contract', () => {
       .map(([name, { mode }]) => `${mode}@${runIdFor(1, 1, name)}`)
       .join(',');
     const wrap = (command: readonly string[]) => [process.execPath, CORRUPT, spec, '--', ...command];
-    const commands = { ...harness.config.commands, train: wrap(FIXTURE_COMMANDS.train), evaluate: wrap(FIXTURE_COMMANDS.evaluate) };
+    const commands = {
+      ...harness.config.commands,
+      train: wrap(FIXTURE_COMMANDS.train),
+      evaluate: wrap(FIXTURE_COMMANDS.evaluate),
+    };
     await harness.startWith('contract', { commands, saturation_evals: 1000 });
     await harness.waitFor('contract', (view) => view.round >= 3, 120_000);
     await harness.client.workflow.getHandle(loopWorkflowId('contract')).signal(stopSignal);
@@ -65,7 +76,10 @@ describe('contract files that break the contract', () => {
       const run = runOf(name, 1);
       expect(run, name).toMatchObject({ status: 'train_failed', train_rc: 0, checkpoints: [] });
       expect(run?.error, name).toMatch(error);
-      expect(evals.filter((row) => row.run_id === run?.run_id), name).toEqual([]);
+      expect(
+        evals.filter((row) => row.run_id === run?.run_id),
+        name,
+      ).toEqual([]);
       checked += 1;
     }
     // The checkpoint outside the run directory was never scored or packaged: only the refusal names it.
@@ -77,11 +91,16 @@ describe('contract files that break the contract', () => {
       const own = evals.filter((row) => row.run_id === run?.run_id);
       // Every checkpoint counts as scored, none with a result.
       expect(own.map((row) => row.checkpoint_name).sort(), name).toEqual([...(run?.checkpoints ?? [])].sort());
-      expect(own.every((row) => row.status === 'failed' && row.result === null), name).toBe(true);
+      expect(
+        own.every((row) => row.status === 'failed' && row.result === null),
+        name,
+      ).toBe(true);
       const log = await readFile(batchEvalLog(config.state_dir, run?.run_id ?? '', 'test'), 'utf8');
       if (logSays) expect(log, name).toContain(logSays);
       for (const row of own) {
-        const line = log.split('\n').find((text) => text.includes(`eval failed ${row.run_id} ${row.checkpoint_name} test:`));
+        const line = log
+          .split('\n')
+          .find((text) => text.includes(`eval failed ${row.run_id} ${row.checkpoint_name} test:`));
         expect(line, `${name}: ${log.slice(-2000)}`).toBeDefined();
         expect(line, name).toContain(says);
         checked += 1;
@@ -95,11 +114,16 @@ describe('contract files that break the contract', () => {
     for (const name of ['healthy', ...Object.keys(TRAINING), ...Object.keys(EVALUATION)]) {
       const run = runOf(name, 2);
       expect(run?.status, name).toBe('trained');
-      expect(evals.filter((row) => row.run_id === run?.run_id).every((row) => row.status === 'ok'), name).toBe(true);
+      expect(
+        evals.filter((row) => row.run_id === run?.run_id).every((row) => row.status === 'ok'),
+        name,
+      ).toBe(true);
     }
     expect(runOf('healthy', 1)?.status).toBe('trained');
     // Nothing of the loop's was written outside its state dir and runs root.
     expect((await readdir(path.join(harness.dir, 'loops', 'contract'))).sort()).toEqual(['runs', 'state']);
-    console.log(`contract files: ${Object.keys(TRAINING).length + Object.keys(EVALUATION).length} faults injected, ${checked} rows checked`);
+    console.log(
+      `contract files: ${Object.keys(TRAINING).length + Object.keys(EVALUATION).length} faults injected, ${checked} rows checked`,
+    );
   });
 });

@@ -3,7 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
-import { advanceSignal, championSignal, packagingQuery, reserveReportedSignal, runReportedSignal, stopSignal, teacherReportedSignal } from '../../src/workflows/messages.js';
+import {
+  advanceSignal,
+  championSignal,
+  packagingQuery,
+  reserveReportedSignal,
+  runReportedSignal,
+  stopSignal,
+  teacherReportedSignal,
+} from '../../src/workflows/messages.js';
 import { championLoopCli, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -17,7 +25,9 @@ describe('signals and CLI calls with wrong arguments', () => {
   let harness: LoopHarness;
 
   beforeAll(async () => {
-    harness = await createLoopHarness({ candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }] });
+    harness = await createLoopHarness({
+      candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }],
+    });
   });
 
   afterAll(async () => {
@@ -26,7 +36,15 @@ describe('signals and CLI calls with wrong arguments', () => {
 
   /** `temporal workflow signal` as an operator types it; the CLI itself accepts all of these. */
   async function signal(workflowId: string, name: string, input?: string): Promise<void> {
-    const result = await temporalCli(harness.server, ['workflow', 'signal', '--workflow-id', workflowId, '--name', name, ...(input === undefined ? [] : ['--input', input])]);
+    const result = await temporalCli(harness.server, [
+      'workflow',
+      'signal',
+      '--workflow-id',
+      workflowId,
+      '--name',
+      name,
+      ...(input === undefined ? [] : ['--input', input]),
+    ]);
     expect(result.exitCode, `${name} ${input ?? ''}: ${String(result.stderr)}`).toBe(0);
   }
 
@@ -79,9 +97,13 @@ describe('signals and CLI calls with wrong arguments', () => {
       )
       .toEqual({ running: null, queued: null });
     const packageRows = rowsOf((await harness.ledger('signals')).rows, 'package');
-    expect(packageRows.some((row) => row.event === 'finished' && row.generation === 3 && row.exit_code === 0)).toBe(true);
+    expect(packageRows.some((row) => row.event === 'finished' && row.generation === 3 && row.exit_code === 0)).toBe(
+      true,
+    );
     expect(packageRows.every((row) => typeof row.run_id === 'string' && row.run_id.startsWith('champ-'))).toBe(true);
-    console.log(`malformed signals: ${malformed.length + packagingSignals.length + 2} faults injected, ${rows.length} ledger rows checked`);
+    console.log(
+      `malformed signals: ${malformed.length + packagingSignals.length + 2} faults injected, ${rows.length} ledger rows checked`,
+    );
   });
 
   it('champion-loop calls with wrong arguments say what is wrong and change nothing', async () => {
@@ -89,7 +111,10 @@ describe('signals and CLI calls with wrong arguments', () => {
     const loopYaml = path.join(harness.dir, 'loop.yaml');
     const calls: { args: string[]; says: string[]; offline?: boolean }[] = [
       { args: ['start', 'x'], says: ["required option '-c, --config <loop.yaml>' not specified"] },
-      { args: ['start', 'bad/id', '--config', loopYaml], says: ["loop id 'bad/id' must be letters, digits, '_', '-', '.'"] },
+      {
+        args: ['start', 'bad/id', '--config', loopYaml],
+        says: ["loop id 'bad/id' must be letters, digits, '_', '-', '.'"],
+      },
       { args: ['start', 'x', '--config', path.join(dir, 'missing.yaml')], says: [path.join(dir, 'missing.yaml')] },
       { args: ['advance', 'signals'], says: ["required option '--reason <text>' not specified"] },
       { args: ['advance', 'signals', '--reason', '  '], says: ['advance needs a reason (--reason)'] },
@@ -98,15 +123,25 @@ describe('signals and CLI calls with wrong arguments', () => {
       { args: ['worker', 'bogus'], says: ["unknown worker kind 'bogus': use orchestrator, gpu or package"] },
       { args: ['worker', 'gpu', '--cpu'], says: ['--device must be a number >= 0 (got nothing)'] },
       { args: ['worker', 'gpu', '--device', '0', '--slots', '0'], says: ['--slots must be a number >= 1 (got 0)'] },
-      { args: ['state', '--from-ledger', path.join(dir, 'missing.jsonl')], says: [path.join(dir, 'missing.jsonl')], offline: true },
-      { args: ['state', '--from-ledger', loopYaml, '--saturation-evals', '0'], says: ['--saturation-evals must be a whole number >= 1 (got 0)'], offline: true },
+      {
+        args: ['state', '--from-ledger', path.join(dir, 'missing.jsonl')],
+        says: [path.join(dir, 'missing.jsonl')],
+        offline: true,
+      },
+      {
+        args: ['state', '--from-ledger', loopYaml, '--saturation-evals', '0'],
+        says: ['--saturation-evals must be a whole number >= 1 (got 0)'],
+        offline: true,
+      },
       { args: ['frobnicate'], says: ["unknown command 'frobnicate'"] },
     ];
     // Side by side: each is a process of its own, and none changes anything.
     const results = await Promise.all(
       calls.map((call) =>
         // `state` reads a file and takes no connection flags.
-        call.offline ? execa(process.execPath, [BIN, ...call.args], { reject: false }) : championLoopCli(harness.server, call.args),
+        call.offline
+          ? execa(process.execPath, [BIN, ...call.args], { reject: false })
+          : championLoopCli(harness.server, call.args),
       ),
     );
     calls.forEach((call, index) => {
@@ -119,7 +154,14 @@ describe('signals and CLI calls with wrong arguments', () => {
       expect(said, what).not.toMatch(/^\s+at /m);
     });
     // Nothing was started by any of them.
-    const listed = await temporalCli(harness.server, ['workflow', 'list', '--query', `WorkflowId = "champion-loop/x" OR WorkflowId = "champion-loop/bad/id"`, '--output', 'json']);
+    const listed = await temporalCli(harness.server, [
+      'workflow',
+      'list',
+      '--query',
+      `WorkflowId = "champion-loop/x" OR WorkflowId = "champion-loop/bad/id"`,
+      '--output',
+      'json',
+    ]);
     expect(JSON.parse(String(listed.stdout) || '[]')).toEqual([]);
     console.log(`CLI calls with wrong arguments: ${calls.length} faults injected, ${calls.length} errors checked`);
   });

@@ -41,17 +41,28 @@ describe('continue-as-new forced mid-generation while a lane is lost', () => {
     expect(chain.length).toBeGreaterThanOrEqual(3);
     expect((await generationHistories(loop.client, 'undisturbed')).length).toBe(1);
     // The lost child was carried over at least once, and its lane-unavailable report reached a later run than the one that launched it.
-    const carrying = chain.filter((run) => run.input.carry?.inFlight.some((flight) => flight.childId.endsWith('/g001/r0002/a')));
+    const carrying = chain.filter((run) =>
+      run.input.carry?.inFlight.some((flight) => flight.childId.endsWith('/g001/r0002/a')),
+    );
     expect(carrying.length).toBeGreaterThanOrEqual(1);
     const reportedIn = chain.findIndex((run) =>
-      run.events.some((event) => event.kind === 'run-reported' && event.report.childId.endsWith('/g001/r0002/a') && event.report.laneUnavailable),
+      run.events.some(
+        (event) =>
+          event.kind === 'run-reported' &&
+          event.report.childId.endsWith('/g001/r0002/a') &&
+          event.report.laneUnavailable,
+      ),
     );
-    const launchedIn = chain.findIndex((run) => run.events.some((event) => event.kind === 'child-started' && event.workflowId.endsWith('/g001/r0002/a')));
+    const launchedIn = chain.findIndex((run) =>
+      run.events.some((event) => event.kind === 'child-started' && event.workflowId.endsWith('/g001/r0002/a')),
+    );
     expect(reportedIn).toBeGreaterThan(launchedIn);
     console.log(
       `continue-as-new + lane kill -9: ${chain.length} runs of the generation, ${carrying.length} carried the lost child; ` +
         `group gone ${faults[0]?.groupGoneMs} ms, job on ${faults[0]?.movedTo} after ${faults[0]?.movedMs} ms`,
     );
-    console.log(`continue-as-new + lane kill -9: ${faults.length + chain.length - 1} faults injected (${faults.length} kill, ${chain.length - 1} continue-as-new), ${compared} rows compared`);
+    console.log(
+      `continue-as-new + lane kill -9: ${faults.length + chain.length - 1} faults injected (${faults.length} kill, ${chain.length - 1} continue-as-new), ${compared} rows compared`,
+    );
   });
 });

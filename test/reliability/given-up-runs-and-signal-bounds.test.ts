@@ -17,7 +17,9 @@ describe('given-up runs and signal bounds', () => {
   let harness: LoopHarness;
 
   beforeAll(async () => {
-    harness = await createLoopHarness({ candidates: [{ name: 'a' }, { name: 'stuck', overrides: { fixture_train: 'hang' } }] });
+    harness = await createLoopHarness({
+      candidates: [{ name: 'a' }, { name: 'stuck', overrides: { fixture_train: 'hang' } }],
+    });
   });
 
   afterAll(async () => {
@@ -31,18 +33,35 @@ describe('given-up runs and signal bounds', () => {
     for (let attempt = 1; attempt <= 3; attempt += 1) {
       const childId = trainingRunWorkflowId(loopId, 1, 1, 'stuck', attempt);
       await harness.waitFor(loopId, (view) => view.in_flight.some((flight) => flight.childId === childId));
-      const terminated = await temporalCli(harness.server, ['workflow', 'terminate', '--workflow-id', childId, '--reason', 'operator test']);
+      const terminated = await temporalCli(harness.server, [
+        'workflow',
+        'terminate',
+        '--workflow-id',
+        childId,
+        '--reason',
+        'operator test',
+      ]);
       expect(terminated.exitCode, String(terminated.stderr)).toBe(0);
     }
     // Given up: no attempt of round 1's stuck run is running any more.
-    await harness.waitFor(loopId, (view) => !view.in_flight.some((flight) => flight.jobId === runId) && view.round >= 2);
+    await harness.waitFor(
+      loopId,
+      (view) => !view.in_flight.some((flight) => flight.jobId === runId) && view.round >= 2,
+    );
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopNowSignal);
     const result = await harness.result(loopId);
     const { rows, state } = await harness.ledger(loopId);
     expect(stateOf(state)).toEqual(stateOf(result.view));
     const given = rowsOf(rows, 'run').filter((row) => row.run_id === runId);
     expect(given).toHaveLength(1);
-    expect(given[0]).toMatchObject({ status: 'train_failed', candidate: 'stuck', generation: 1, round: 1, train_rc: null, checkpoints: [] });
+    expect(given[0]).toMatchObject({
+      status: 'train_failed',
+      candidate: 'stuck',
+      generation: 1,
+      round: 1,
+      train_rc: null,
+      checkpoints: [],
+    });
     expect(given[0]?.error).toContain('given up after 3 attempts that ended without a report');
     expect(given[0]?.error).toContain(`${trainingRunWorkflowId(loopId, 1, 1, 'stuck', 3)}): was terminated`);
     expect(given[0]?.finished).toMatch(/^\d{4}-\d\d-\d\dT/);
@@ -56,7 +75,16 @@ describe('given-up runs and signal bounds', () => {
     const send = async (reason: string) => {
       const file = path.join(harness.dir, 'huge-reason.json');
       await writeFile(file, JSON.stringify(reason));
-      return temporalCli(harness.server, ['workflow', 'signal', '--workflow-id', loopWorkflowId(loopId), '--name', 'advance', '--input-file', file]);
+      return temporalCli(harness.server, [
+        'workflow',
+        'signal',
+        '--workflow-id',
+        loopWorkflowId(loopId),
+        '--name',
+        'advance',
+        '--input-file',
+        file,
+      ]);
     };
     // 3 MB is over the server's own blob limit (2 MiB): refused there, the loop never sees it.
     const refused = await send('r'.repeat(3 * 1024 * 1024));
@@ -83,9 +111,18 @@ describe('given-up runs and signal bounds', () => {
 
   it('a loop whose rounds can only fail (training command missing) says failing with the reason, plans no round while it pauses, and goes on by itself when the candidates file changes or an operator signals resume', async () => {
     const loopId = 'can-only-fail';
-    await harness.startWith(loopId, { saturation_evals: 1000, commands: { ...FIXTURE_COMMANDS, train: ['/nonexistent/champion-trainer'] } });
-    const failing = await harness.waitFor(loopId, (view) => Boolean(view.failing?.paused_until) && view.in_flight.length === 0 && view.queued === 0, 60_000);
-    expect(failing.failing?.reason).toContain('command not found: /nonexistent/champion-trainer (loop.yaml commands.train)');
+    await harness.startWith(loopId, {
+      saturation_evals: 1000,
+      commands: { ...FIXTURE_COMMANDS, train: ['/nonexistent/champion-trainer'] },
+    });
+    const failing = await harness.waitFor(
+      loopId,
+      (view) => Boolean(view.failing?.paused_until) && view.in_flight.length === 0 && view.queued === 0,
+      60_000,
+    );
+    expect(failing.failing?.reason).toContain(
+      'command not found: /nonexistent/champion-trainer (loop.yaml commands.train)',
+    );
     expect(failing.failing?.rounds).toBeGreaterThanOrEqual(1);
     expect(Date.parse(failing.failing?.paused_until ?? '') - Date.now()).toBeGreaterThan(30_000);
     expect(renderStatus(failing)).toContain(`failing: every run of the last ${failing.failing?.rounds} round`);
@@ -98,16 +135,36 @@ describe('given-up runs and signal bounds', () => {
     expect(still.round).toBe(failing.round);
     expect(still.in_flight).toEqual([]);
     // The candidates file changes: the next round is planned at once (and fails again, a longer pause).
-    await harness.writeCandidates([{ name: 'a' }, { name: 'stuck', overrides: { fixture_train: 'hang' } }, { name: 'c' }]);
-    const next = await harness.waitFor(loopId, (view) => view.round > failing.round && (view.failing?.rounds ?? 0) > (failing.failing?.rounds ?? 0) && Boolean(view.failing?.paused_until), 60_000);
+    await harness.writeCandidates([
+      { name: 'a' },
+      { name: 'stuck', overrides: { fixture_train: 'hang' } },
+      { name: 'c' },
+    ]);
+    const next = await harness.waitFor(
+      loopId,
+      (view) =>
+        view.round > failing.round &&
+        (view.failing?.rounds ?? 0) > (failing.failing?.rounds ?? 0) &&
+        Boolean(view.failing?.paused_until),
+      60_000,
+    );
     expect(next.failing?.since).toBe(failing.failing?.since);
     // An operator signals resume: the next round is planned at once.
-    const resumed = await temporalCli(harness.server, ['workflow', 'signal', '--workflow-id', loopWorkflowId(loopId), '--name', 'resume']);
+    const resumed = await temporalCli(harness.server, [
+      'workflow',
+      'signal',
+      '--workflow-id',
+      loopWorkflowId(loopId),
+      '--name',
+      'resume',
+    ]);
     expect(resumed.exitCode, String(resumed.stderr)).toBe(0);
     await harness.waitFor(loopId, (view) => view.round > next.round, 30_000);
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopNowSignal);
     const result = await harness.result(loopId);
     expect(stateOf((await harness.ledger(loopId)).state)).toEqual(stateOf(result.view));
-    console.log(`failing loop: paused after round ${failing.round} (${failing.failing?.rounds} failing rounds), went on after a candidates edit and a resume signal`);
+    console.log(
+      `failing loop: paused after round ${failing.round} (${failing.failing?.rounds} failing rounds), went on after a candidates edit and a resume signal`,
+    );
   });
 });

@@ -23,7 +23,13 @@ describe('a training command that hangs', () => {
   let harness: LoopHarness;
 
   beforeAll(async () => {
-    harness = await createLoopHarness({ candidates: [{ name: 'a', overrides: { fixture_quality: 0.3 } }, { name: 'b', overrides: { fixture_quality: 0.7 } }], lanes: 1 });
+    harness = await createLoopHarness({
+      candidates: [
+        { name: 'a', overrides: { fixture_quality: 0.3 } },
+        { name: 'b', overrides: { fixture_quality: 0.7 } },
+      ],
+      lanes: 1,
+    });
   });
 
   afterAll(async () => {
@@ -31,21 +37,43 @@ describe('a training command that hangs', () => {
   });
 
   /** Train with a fault for HUNG (through `env`, no shell), let rounds 1 and 2 run, then empty the candidates: the loop idles. */
-  async function twoRounds(loopId: string, fault: string, settings: Partial<LoopConfig>, watch?: () => Promise<void>): Promise<BoundedLoop> {
+  async function twoRounds(
+    loopId: string,
+    fault: string,
+    settings: Partial<LoopConfig>,
+    watch?: () => Promise<void>,
+  ): Promise<BoundedLoop> {
     const candidates = path.join(harness.dir, `${loopId}.candidates.yaml`);
-    await harness.writeCandidates([{ name: 'a', overrides: { fixture_quality: 0.3 } }, { name: 'b', overrides: { fixture_quality: 0.7 } }], candidates);
-    const commands = { ...harness.config.commands, train: ['env', `FIXTURE_FAIL_TRAIN=${fault}`, ...FIXTURE_COMMANDS.train] };
+    await harness.writeCandidates(
+      [
+        { name: 'a', overrides: { fixture_quality: 0.3 } },
+        { name: 'b', overrides: { fixture_quality: 0.7 } },
+      ],
+      candidates,
+    );
+    const commands = {
+      ...harness.config.commands,
+      train: ['env', `FIXTURE_FAIL_TRAIN=${fault}`, ...FIXTURE_COMMANDS.train],
+    };
     await harness.startWith(loopId, { candidates, commands, saturation_evals: 1000, ...settings });
     // One lane: HUNG trains (slowly, or hanging) before round 3 can be planned; by then the list is empty.
     await harness.waitFor(loopId, (view) => view.in_flight.some((flight) => flight.jobId === HUNG));
     await harness.writeCandidates('candidates: []\n', candidates);
-    await Promise.all([watch?.(), harness.waitFor(loopId, (view) => view.idle && view.in_flight.length === 0 && view.queued === 0, 120_000)]);
+    await Promise.all([
+      watch?.(),
+      harness.waitFor(loopId, (view) => view.idle && view.in_flight.length === 0 && view.queued === 0, 120_000),
+    ]);
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
     const config = harness.configFor(loopId, settings);
     const copy = await copyCaughtUp(harness, loopId, config.state_dir);
     const { rows, state } = await harness.ledger(loopId);
-    const folded = stateFromLedger(rows.map((row) => JSON.stringify(row)).join('\n'), 'ledger.jsonl', foldSettingsOf(config), config.state_dir);
+    const folded = stateFromLedger(
+      rows.map((row) => JSON.stringify(row)).join('\n'),
+      'ledger.jsonl',
+      foldSettingsOf(config),
+      config.state_dir,
+    );
     return { loopId, result, rows, state, folded, copy };
   }
 
@@ -58,7 +86,12 @@ describe('a training command that hangs', () => {
       const runsRoot = harness.configFor('hang').runs_root;
       while (watching) {
         for (const p of await processesMentioning(runsRoot)) {
-          if (!p.cmdline.includes(`--run-id ${HUNG}`) || !p.cmdline.includes('train.mjs') || p.cmdline.startsWith('env ')) continue;
+          if (
+            !p.cmdline.includes(`--run-id ${HUNG}`) ||
+            !p.cmdline.includes('train.mjs') ||
+            p.cmdline.startsWith('env ')
+          )
+            continue;
           const now = Date.now();
           const entry = seen.get(p.pid);
           seen.set(p.pid, { first: entry?.first ?? now, last: now });
@@ -68,7 +101,10 @@ describe('a training command that hangs', () => {
     };
     const started = Date.now();
     const watcher = watch();
-    const hung = await twoRounds('hang', `hang:${HUNG}`, { timeouts: { ...harness.config.timeouts, train: TRAIN_TIMEOUT }, retries: { ...harness.config.retries, train: ATTEMPTS } });
+    const hung = await twoRounds('hang', `hang:${HUNG}`, {
+      timeouts: { ...harness.config.timeouts, train: TRAIN_TIMEOUT },
+      retries: { ...harness.config.retries, train: ATTEMPTS },
+    });
     watching = false;
     await watcher;
 
@@ -81,7 +117,9 @@ describe('a training command that hangs', () => {
     expect(log.match(/^--- .* train: /gm)).toHaveLength(ATTEMPTS);
     expect(seen.size).toBe(ATTEMPTS);
     // (A package command of a champion may still run: packaging outlives the loop's stop.)
-    expect((await processesMentioning(harness.configFor('hang').runs_root)).filter((p) => p.cmdline.includes('train.mjs'))).toEqual([]);
+    expect(
+      (await processesMentioning(harness.configFor('hang').runs_root)).filter((p) => p.cmdline.includes('train.mjs')),
+    ).toEqual([]);
     const lifetimes = [...seen.values()].map((entry) => entry.last - entry.first);
     // Each lived its train timeout, plus at most a heartbeat period until the lane heard of the timeout.
     for (const lifetime of lifetimes) expect(lifetime).toBeLessThan(4_000 + 6_000);
@@ -90,7 +128,8 @@ describe('a training command that hangs', () => {
     expectConsistent(baseline);
     expectConsistent(hung);
     const expected = jobsOf(baseline.rows);
-    const withoutHung = (list: string[]) => list.filter((line) => !line.startsWith(`${HUNG} `) && !line.startsWith(`${HUNG}/`));
+    const withoutHung = (list: string[]) =>
+      list.filter((line) => !line.startsWith(`${HUNG} `) && !line.startsWith(`${HUNG}/`));
     const actual = jobsOf(hung.rows);
     expect(withoutHung(actual.runs)).toEqual(withoutHung(expected.runs));
     expect(withoutHung(actual.evals)).toEqual(withoutHung(expected.evals));

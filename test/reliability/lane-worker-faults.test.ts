@@ -3,7 +3,13 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { runIdFor } from '../../src/rules/ids.js';
-import { BOUNDED_CANDIDATES, expectSameLedger, laneFaultLoop, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
+import {
+  BOUNDED_CANDIDATES,
+  expectSameLedger,
+  laneFaultLoop,
+  runBounded,
+  type BoundedLoop,
+} from '../helpers/bounded-loop.js';
 import { loseLaneWhile, type LaneFault } from '../helpers/lane-faults.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
@@ -48,7 +54,13 @@ describe('a lane worker lost while it trains', () => {
     const candidates = path.join(loop.dir, 'slow-eval.candidates.yaml');
     await writeFile(
       candidates,
-      stringify({ candidates: BOUNDED_CANDIDATES.map((c) => ({ name: c.name, base_config: 'configs/base.yaml', overrides: { ...c.overrides, ...(c.name === 'a' ? { fixture_eval_sleep_ms: 2_500 } : {}) } })) }),
+      stringify({
+        candidates: BOUNDED_CANDIDATES.map((c) => ({
+          name: c.name,
+          base_config: 'configs/base.yaml',
+          overrides: { ...c.overrides, ...(c.name === 'a' ? { fixture_eval_sleep_ms: 2_500 } : {}) },
+        })),
+      }),
     );
     const faults: LaneFault[] = [];
     const disturbed = await runBounded(loop, 'lane-kill-eval', {
@@ -61,7 +73,10 @@ describe('a lane worker lost while it trains', () => {
     // The round-3 ensemble's result shows its members: the same as the undisturbed loop's only if TARGET joined it.
     const compared = expectSameLedger(disturbed, baseline);
     // Trained once (one run row, one training in its log), evaluated again on the other lane.
-    const log = await readFile(path.join(loop.configFor('lane-kill-eval').state_dir, 'logs', `${TARGET}.train.log`), 'utf8');
+    const log = await readFile(
+      path.join(loop.configFor('lane-kill-eval').state_dir, 'logs', `${TARGET}.train.log`),
+      'utf8',
+    );
     expect(log.match(/^--- .* train: /gm)).toHaveLength(1);
     console.log(`lane kill -9 while evaluating: ${faults.map(describeFault).join('; ')}`);
     console.log(`lane kill -9 while evaluating: ${faults.length} fault injected, ${compared} rows compared`);

@@ -38,7 +38,12 @@ describe('operator mistakes', () => {
   }
 
   beforeAll(async () => {
-    harness = await createLoopHarness({ candidates: [{ name: 'base' }], lanes: 1, base: { fixture_epochs: 1 }, items: 200 });
+    harness = await createLoopHarness({
+      candidates: [{ name: 'base' }],
+      lanes: 1,
+      base: { fixture_epochs: 1 },
+      items: 200,
+    });
     bare = await startTestServer();
     bareConnection = await Connection.connect({ address: bare.address });
   });
@@ -55,7 +60,9 @@ describe('operator mistakes', () => {
     await harness.waitFor('lonely', (view) => view.generation >= 1);
     const status = await cli(['status', 'lonely']);
     expect(status.exitCode).toBe(0);
-    expect(status.stdout).toContain('no worker polls task queue champion-loop.elsewhere.gpu7 (a lane: its jobs wait); start one with: champion-loop worker gpu --device 7 --host elsewhere');
+    expect(status.stdout).toContain(
+      'no worker polls task queue champion-loop.elsewhere.gpu7 (a lane: its jobs wait); start one with: champion-loop worker gpu --device 7 --host elsewhere',
+    );
     expect(status.stdout).not.toContain('task queue champion-loop.test.gpu0');
     let written = '';
     const out = new Writable({ write: (chunk, _encoding, done) => ((written += String(chunk)), done()) });
@@ -68,7 +75,11 @@ describe('operator mistakes', () => {
   it('status and start of a loop no orchestrator polls say so at once instead of a query timing out', async () => {
     const client = new Client({ connection: bareConnection, namespace: bare.namespace });
     const file = await loopYaml('orphan', own('orphan'));
-    await startLoop(client, 'orphan', { ...harness.config, state_dir: path.join(harness.dir, 'loops/orphan/state'), runs_root: path.join(harness.dir, 'loops/orphan/runs') });
+    await startLoop(client, 'orphan', {
+      ...harness.config,
+      state_dir: path.join(harness.dir, 'loops/orphan/state'),
+      runs_root: path.join(harness.dir, 'loops/orphan/runs'),
+    });
     const began = Date.now();
     const status = await championLoopAt(bare, ['status', 'orphan']);
     expect(Date.now() - began).toBeLessThan(20_000);
@@ -89,7 +100,9 @@ describe('operator mistakes', () => {
     expect((await cli(['start', 'first', '--config', file])).exitCode).toBe(0);
     const second = await cli(['start', 'second', '--config', file]);
     expect(second.exitCode).toBe(1);
-    expect(second.stderr).toContain(`the state dir ${path.join(harness.dir, 'loops/shared/state')} (state_dir in ${file}) belongs to loop 'first'`);
+    expect(second.stderr).toContain(
+      `the state dir ${path.join(harness.dir, 'loops/shared/state')} (state_dir in ${file}) belongs to loop 'first'`,
+    );
     expect(second.stderr).toContain("Give loop 'second' its own state_dir");
     expect(second.stderr).toContain('Nothing started');
     await expect(harness.client.workflow.getHandle(loopWorkflowId('second')).describe()).rejects.toThrow();
@@ -97,7 +110,7 @@ describe('operator mistakes', () => {
     const runs = await loopYaml('shared-runs', { ...own('shared'), state_dir: 'loops/third/state' });
     const third = await cli(['start', 'third', '--config', runs]);
     expect(third.exitCode).toBe(1);
-    expect(third.stderr).toContain("(runs_root in");
+    expect(third.stderr).toContain('(runs_root in');
     expect(third.stderr).toContain("belongs to loop 'first'");
     await stopped('first');
   });
@@ -109,7 +122,9 @@ describe('operator mistakes', () => {
     expect((await cli(['start', 'teacher-a', '--config', a])).exitCode).toBe(0);
     const second = await cli(['start', 'teacher-b', '--config', b]);
     expect(second.exitCode).toBe(1);
-    expect(second.stderr).toContain(`the teacher folder ${path.join(harness.dir, 'teachers')} (teacher_path in ${b}) belongs to loop 'teacher-a'`);
+    expect(second.stderr).toContain(
+      `the teacher folder ${path.join(harness.dir, 'teachers')} (teacher_path in ${b}) belongs to loop 'teacher-a'`,
+    );
     await stopped('teacher-a');
   });
 
@@ -120,7 +135,9 @@ describe('operator mistakes', () => {
     const again = await cli(['start', 'edited', '--config', edited]);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toContain('is already running');
-    expect(again.stdout).toContain('differs from the loop.yaml the running loop was started with (parallel, saturation_evals); the edit was ignored');
+    expect(again.stdout).toContain(
+      'differs from the loop.yaml the running loop was started with (parallel, saturation_evals); the edit was ignored',
+    );
     expect(again.stdout).toContain("'champion-loop stop edited'");
     await stopped('edited');
   });
@@ -132,7 +149,9 @@ describe('operator mistakes', () => {
     const moved = await loopYaml('moved', { ...own('moved'), state_dir: 'elsewhere/state' });
     const resumed = await cli(['start', 'moved', '--config', moved]);
     expect(resumed.exitCode).toBe(1);
-    expect(resumed.stderr).toContain(`loop moved's state is in ${path.join(harness.dir, 'loops/moved/state')} (state_dir)`);
+    expect(resumed.stderr).toContain(
+      `loop moved's state is in ${path.join(harness.dir, 'loops/moved/state')} (state_dir)`,
+    );
     expect(resumed.stderr).toContain('would rebuild its split');
     expect(resumed.stderr).toContain('--fresh');
     expect(existsSync(path.join(harness.dir, 'elsewhere/state'))).toBe(false);

@@ -7,7 +7,13 @@ import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stateQuery, stopNowSignal } from '../../src/workflows/messages.js';
-import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
+import {
+  BOUNDED_CANDIDATES,
+  expectSameLedger,
+  hangAfterRound,
+  runBounded,
+  type BoundedLoop,
+} from '../helpers/bounded-loop.js';
 import { processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { FIXTURE_COMMANDS } from '../helpers/loop-harness.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
@@ -42,18 +48,33 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
   async function whileTargetTrains(loopId: string): Promise<void> {
     const runsRoot = loop.configFor(loopId).runs_root;
     await expect
-      .poll(async () => (await processesMentioning(runsRoot)).some((p) => p.cmdline.includes(`--run-id ${TARGET}`) && p.cmdline.includes('train.mjs')), {
-        timeout: 60_000,
-        interval: 250,
-        message: `a trainer of ${TARGET} runs`,
-      })
+      .poll(
+        async () =>
+          (await processesMentioning(runsRoot)).some(
+            (p) => p.cmdline.includes(`--run-id ${TARGET}`) && p.cmdline.includes('train.mjs'),
+          ),
+        {
+          timeout: 60_000,
+          interval: 250,
+          message: `a trainer of ${TARGET} runs`,
+        },
+      )
       .toBe(true);
   }
 
   /** How long until the loop answers its state query again (a worker polls and runs workflow tasks). */
   async function answersAgain(loopId: string, since: number): Promise<number> {
     const handle = loop.client.workflow.getHandle(loopWorkflowId(loopId));
-    await expect.poll(() => handle.query(stateQuery).then(() => true, () => false), { timeout: 120_000, interval: 250, message: `loop ${loopId} answers` }).toBe(true);
+    await expect
+      .poll(
+        () =>
+          handle.query(stateQuery).then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 120_000, interval: 250, message: `loop ${loopId} answers` },
+      )
+      .toBe(true);
     return Date.now() - since;
   }
 
@@ -71,32 +92,59 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
         await loop.restart('orchestrator');
         const ready = Date.now() - restarted;
         const answered = await answersAgain('orchestrator-kill', killed);
-        console.log(`orchestrator kill -9: down ${OUTAGE_MS} ms, the new worker connected ${ready} ms after its start, the loop answered ${answered} ms after the kill`);
+        console.log(
+          `orchestrator kill -9: down ${OUTAGE_MS} ms, the new worker connected ${ready} ms after its start, the loop answered ${answered} ms after the kill`,
+        );
       },
     });
     const compared = expectSameLedger(disturbed, baseline);
     console.log(`orchestrator kill -9: ${faults} fault injected, ${compared} rows compared`);
   });
 
-  it('a stop --now crossing a job\'s report while the orchestrator is away: the report counts once, in the live state and the exported ledger alike', async () => {
+  it("a stop --now crossing a job's report while the orchestrator is away: the report counts once, in the live state and the exported ledger alike", async () => {
     // a hangs in training; b is slow to evaluate, so that its report is on its way when the stop comes.
     const candidates = path.join(loop.dir, 'crossing.candidates.yaml');
-    await writeFile(candidates, stringify({ candidates: [{ name: 'a', base_config: 'configs/base.yaml' }, { name: 'b', base_config: 'configs/base.yaml', overrides: { fixture_eval_sleep_ms: 4_000 } }] }));
-    const commands = { ...loop.config.commands, train: ['env', `FIXTURE_FAIL_TRAIN=hang:${runIdFor(1, 1, 'a')}`, ...FIXTURE_COMMANDS.train] };
+    await writeFile(
+      candidates,
+      stringify({
+        candidates: [
+          { name: 'a', base_config: 'configs/base.yaml' },
+          { name: 'b', base_config: 'configs/base.yaml', overrides: { fixture_eval_sleep_ms: 4_000 } },
+        ],
+      }),
+    );
+    const commands = {
+      ...loop.config.commands,
+      train: ['env', `FIXTURE_FAIL_TRAIN=hang:${runIdFor(1, 1, 'a')}`, ...FIXTURE_COMMANDS.train],
+    };
     await loop.startWith('crossing', { candidates, commands, saturation_evals: 1000 });
     const stateDir = loop.configFor('crossing').state_dir;
     const b = runIdFor(1, 1, 'b');
     await expect
-      .poll(async () => (await processesMentioning(stateDir)).some((p) => p.cmdline.includes('evaluate.mjs') && p.cmdline.includes(b)), { timeout: 60_000, interval: 250, message: `${b} is evaluated` })
+      .poll(
+        async () =>
+          (await processesMentioning(stateDir)).some(
+            (p) => p.cmdline.includes('evaluate.mjs') && p.cmdline.includes(b),
+          ),
+        { timeout: 60_000, interval: 250, message: `${b} is evaluated` },
+      )
       .toBe(true);
     // The orchestrator goes; the stop comes while b's evaluation finishes, so b's report and the stop meet when it is back.
     await killWorker(loop.orchestrator);
     await loop.client.workflow.getHandle(loopWorkflowId('crossing')).signal(stopNowSignal);
     await expect
-      .poll(async () => (await readdir(path.join(stateDir, 'evals', b)).catch(() => [])).some((file) => file.endsWith('.test.json')), { timeout: 60_000, interval: 250, message: `${b} has a report` })
+      .poll(
+        async () =>
+          (await readdir(path.join(stateDir, 'evals', b)).catch(() => [])).some((file) => file.endsWith('.test.json')),
+        { timeout: 60_000, interval: 250, message: `${b} has a report` },
+      )
       .toBe(true);
     await expect
-      .poll(async () => (await processesMentioning(stateDir)).filter((p) => p.cmdline.includes('evaluate.mjs')), { timeout: 30_000, interval: 250, message: 'the evaluator has exited' })
+      .poll(async () => (await processesMentioning(stateDir)).filter((p) => p.cmdline.includes('evaluate.mjs')), {
+        timeout: 30_000,
+        interval: 250,
+        message: 'the evaluator has exited',
+      })
       .toEqual([]);
     // Past the dead worker's sticky queue timeout (10 s), both workflow tasks wait on the normal
     // queue: the new orchestrator takes them together, and b's report lands while the stop cancels.
@@ -105,14 +153,21 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
     const result = await loop.result('crossing');
     const { rows, state } = await loop.ledger('crossing');
     const config = loop.configFor('crossing');
-    const folded = stateFromLedger(rows.map((row) => JSON.stringify(row)).join('\n'), 'ledger.jsonl', foldSettingsOf(config), config.state_dir);
+    const folded = stateFromLedger(
+      rows.map((row) => JSON.stringify(row)).join('\n'),
+      'ledger.jsonl',
+      foldSettingsOf(config),
+      config.state_dir,
+    );
     expect(stateOf(state)).toEqual(stateOf(result.view));
     expect(stateOf(folded)).toEqual(stateOf(result.view));
     // b ran once: recorded now, or waiting for the resumption, never both.
     const recorded = rowsOf(rows, 'run').some((row) => row.run_id === b);
     const queued = result.resume.queue.some((job) => job.jobId === b);
     expect(recorded !== queued).toBe(true);
-    console.log(`stop --now crossing a report: b ${recorded ? 'recorded' : 'queued for the resumption'}; 2 faults injected, ${rows.length} rows compared`);
+    console.log(
+      `stop --now crossing a report: b ${recorded ? 'recorded' : 'queued for the resumption'}; 2 faults injected, ${rows.length} rows compared`,
+    );
   });
 
   it('the Temporal server killed with SIGKILL and restarted on its database mid-generation: the workers reconnect by themselves and the loop goes on', async () => {
@@ -132,7 +187,9 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
         const answered = await answersAgain('server-kill', restarted);
         // Nobody restarted a worker: the same processes reconnected on their own.
         expect([loop.orchestrator.pid, loop.packager.pid, ...loop.lanes.map((lane) => lane.pid)]).toEqual(pids);
-        const progressed = await loop.waitFor('server-kill', (view) => view.round >= 3, 120_000).then(() => Date.now() - restarted);
+        const progressed = await loop
+          .waitFor('server-kill', (view) => view.round >= 3, 120_000)
+          .then(() => Date.now() - restarted);
         console.log(
           `server kill -9: down ${OUTAGE_MS} ms (+${up} ms to answer again after its start); workers reconnected on their own: ` +
             `the loop answered ${answered} ms and planned round 3 ${progressed} ms after the restart (${Date.now() - killed} ms after the kill)`,

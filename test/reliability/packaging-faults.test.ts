@@ -30,7 +30,10 @@ describe('packaging faults', () => {
   });
 
   /** The package command with fixture variables set through `env` (an argument list: no shell). */
-  const packageWith = (...variables: string[]): LoopConfig['commands'] => ({ ...harness.config.commands, package: ['env', ...variables, ...FIXTURE_COMMANDS.package] });
+  const packageWith = (...variables: string[]): LoopConfig['commands'] => ({
+    ...harness.config.commands,
+    package: ['env', ...variables, ...FIXTURE_COMMANDS.package],
+  });
 
   /** Wait until the loop's packaging workflow has nothing running or queued. */
   async function packagingIdle(loopId: string): Promise<void> {
@@ -38,7 +41,8 @@ describe('packaging faults', () => {
     await vi.waitFor(
       async () => {
         const view = await handle.query(packagingQuery).catch((error: unknown) => String(error));
-        if (typeof view === 'string' || view.running !== null || view.queued !== null) throw new Error(`packaging did not settle: ${JSON.stringify(view)}`);
+        if (typeof view === 'string' || view.running !== null || view.queued !== null)
+          throw new Error(`packaging did not settle: ${JSON.stringify(view)}`);
       },
       { timeout: 60_000, interval: 250 },
     );
@@ -59,14 +63,21 @@ describe('packaging faults', () => {
     const packages = rowsOf(rows, 'package');
     const champions = rowsOf(rows, 'champion');
     const same = (row: PackageRow, champion: ChampionRow) =>
-      row.generation === champion.generation && row.run_id === champion.champion.run_id && row.checkpoint_name === champion.champion.checkpoint_name;
-    for (const row of packages) expect(champions.some((champion) => same(row, champion)), `package row of no champion: ${JSON.stringify(row)}`).toBe(true);
+      row.generation === champion.generation &&
+      row.run_id === champion.champion.run_id &&
+      row.checkpoint_name === champion.champion.checkpoint_name;
+    for (const row of packages)
+      expect(
+        champions.some((champion) => same(row, champion)),
+        `package row of no champion: ${JSON.stringify(row)}`,
+      ).toBe(true);
     return champions.map((champion) => ({ champion, rows: packages.filter((row) => same(row, champion)) }));
   }
 
   const events = (rows: readonly PackageRow[]) => rows.map((row) => row.event).join('+');
 
-  const key = (champion: { run_id: string; checkpoint_name: string } | null | undefined) => (champion ? `${champion.run_id}/${champion.checkpoint_name}` : null);
+  const key = (champion: { run_id: string; checkpoint_name: string } | null | undefined) =>
+    champion ? `${champion.run_id}/${champion.checkpoint_name}` : null;
 
   it('a package command that exits non-zero is recorded with its exit code, for every champion, and the loop goes on', async () => {
     await harness.startWith('pkg-fail', { commands: packageWith('FIXTURE_FAIL_PACKAGE=fail'), saturation_evals: 1000 });
@@ -80,7 +91,9 @@ describe('packaging faults', () => {
     expect(finished.every((row) => row.exit_code === 3)).toBe(true);
     const launched = rowsOf(rows, 'package').find((row) => row.event === 'launched');
     expect(await readFile(launched?.log ?? '', 'utf8')).toContain('package: injected failure');
-    console.log(`package command failing: ${finished.length} faults injected, ${each.length} champions' package rows compared`);
+    console.log(
+      `package command failing: ${finished.length} faults injected, ${each.length} champions' package rows compared`,
+    );
   });
 
   it('a hanging package command is timed out (timeouts.package) and recorded; champions arriving meanwhile queue, the newest wins, the others are recorded as dropped; the next champion still packages', async () => {
@@ -115,14 +128,30 @@ describe('packaging faults', () => {
     // The last champion of all is packaged: it was never replaced.
     expect(events(each.at(-1)?.rows ?? [])).toBe('launched+finished');
     // The hung package command was killed.
-    expect((await processesMentioning(harness.configFor('pkg-hang').state_dir)).filter((p) => p.cmdline.includes('package.mjs'))).toEqual([]);
-    console.log(each.map(({ champion, rows: r }) => `  generation ${champion.generation} ${champion.champion.run_id}/${champion.champion.checkpoint_name}: ${events(r)}`).join('\n'));
-    console.log(`package command hanging: 1 fault injected (${dropped.length} dropped), ${each.length} champions' package rows compared`);
+    expect(
+      (await processesMentioning(harness.configFor('pkg-hang').state_dir)).filter((p) =>
+        p.cmdline.includes('package.mjs'),
+      ),
+    ).toEqual([]);
+    console.log(
+      each
+        .map(
+          ({ champion, rows: r }) =>
+            `  generation ${champion.generation} ${champion.champion.run_id}/${champion.champion.checkpoint_name}: ${events(r)}`,
+        )
+        .join('\n'),
+    );
+    console.log(
+      `package command hanging: 1 fault injected (${dropped.length} dropped), ${each.length} champions' package rows compared`,
+    );
   });
 
   it('a stop at once records the killed package command and the queued champion as launch_failed, and the resumed loop packages the champion', async () => {
     // Generation 1's package command hangs; an advance brings a champion of generation 2 that queues behind it.
-    await harness.startWith('pkg-now', { commands: packageWith('FIXTURE_FAIL_PACKAGE=hang:1'), saturation_evals: 1000 });
+    await harness.startWith('pkg-now', {
+      commands: packageWith('FIXTURE_FAIL_PACKAGE=hang:1'),
+      saturation_evals: 1000,
+    });
     const handle = harness.client.workflow.getHandle(loopWorkflowId('pkg-now'));
     const packaging = harness.client.workflow.getHandle(packagingWorkflowId('pkg-now'));
     await harness.waitFor('pkg-now', (view) => view.champion !== null);
@@ -132,7 +161,8 @@ describe('packaging faults', () => {
     await vi.waitFor(
       async () => {
         const [view, queue] = await Promise.all([harness.view('pkg-now'), packaging.query(packagingQuery)]);
-        if (queue.running?.generation !== 1 || key(queue.queued) !== key(view.champion)) throw new Error(`champion not queued yet: ${JSON.stringify(queue)}`);
+        if (queue.running?.generation !== 1 || key(queue.queued) !== key(view.champion))
+          throw new Error(`champion not queued yet: ${JSON.stringify(queue)}`);
       },
       { timeout: 60_000, interval: 200 },
     );
@@ -142,27 +172,47 @@ describe('packaging faults', () => {
     // The champion of the stop was never packaged: the carry hands it to packaging on resume.
     expect(result.resume.unpackaged.map(key)).toContain(champion);
     await expect
-      .poll(async () => (await processesMentioning(harness.configFor('pkg-now').state_dir)).filter((p) => p.cmdline.includes('package.mjs')), { timeout: 30_000 })
+      .poll(
+        async () =>
+          (await processesMentioning(harness.configFor('pkg-now').state_dir)).filter((p) =>
+            p.cmdline.includes('package.mjs'),
+          ),
+        { timeout: 30_000 },
+      )
       .toEqual([]);
 
     const stopped = outcomes((await harness.ledger('pkg-now')).rows);
     // The first champion's command hung until the stop killed it; the one queued behind it never ran.
     expect(events(stopped[0]?.rows ?? [])).toBe('launch_failed');
-    expect(stopped[0]?.rows[0]?.error).toBe('stopped at once (stop --now): the package command was cancelled and killed before it finished');
-    const queued = rowsOf((await harness.ledger('pkg-now')).rows, 'package').filter((row) => row.error?.includes('while queued'));
+    expect(stopped[0]?.rows[0]?.error).toBe(
+      'stopped at once (stop --now): the package command was cancelled and killed before it finished',
+    );
+    const queued = rowsOf((await harness.ledger('pkg-now')).rows, 'package').filter((row) =>
+      row.error?.includes('while queued'),
+    );
     expect(queued).toHaveLength(1);
     expect(queued[0]?.generation).toBe(2);
     const carried = new Set(result.resume.unpackaged.map(key));
     for (const { champion: row, rows: packageRows } of stopped.slice(1)) {
-      expect(['launch_failed', 'dropped', ...(carried.has(key(row.champion)) ? ['', 'launch_failed'] : [])]).toContain(events(packageRows));
+      expect(['launch_failed', 'dropped', ...(carried.has(key(row.champion)) ? ['', 'launch_failed'] : [])]).toContain(
+        events(packageRows),
+      );
     }
 
     // Resumed, the loop packages the champion of the stop (generation 2: its command does not hang).
-    expect((await harness.startWith('pkg-now', { commands: packageWith('FIXTURE_FAIL_PACKAGE=hang:1'), saturation_evals: 1000 })).kind).toBe('resumed');
+    expect(
+      (
+        await harness.startWith('pkg-now', {
+          commands: packageWith('FIXTURE_FAIL_PACKAGE=hang:1'),
+          saturation_evals: 1000,
+        })
+      ).kind,
+    ).toBe('resumed');
     await vi.waitFor(
       async () => {
         const rows = rowsOf((await harness.ledger('pkg-now')).rows, 'package').filter((row) => key(row) === champion);
-        if (!rows.some((row) => row.event === 'finished')) throw new Error(`champion ${champion} not packaged yet: ${events(rows)}`);
+        if (!rows.some((row) => row.event === 'finished'))
+          throw new Error(`champion ${champion} not packaged yet: ${events(rows)}`);
       },
       { timeout: 60_000, interval: 500 },
     );
@@ -170,6 +220,10 @@ describe('packaging faults', () => {
     const packaged = after.filter(({ champion: row }) => key(row.champion) === champion && row.generation === 2).at(-1);
     expect(events(packaged?.rows ?? [])).toMatch(/^(launch_failed\+)?launched\+finished$/);
     expect(packaged?.rows.find((row) => row.event === 'finished')?.exit_code).toBe(0);
-    console.log(after.map(({ champion: row, rows: r }) => `  generation ${row.generation} ${key(row.champion)}: ${events(r)}`).join('\n'));
+    console.log(
+      after
+        .map(({ champion: row, rows: r }) => `  generation ${row.generation} ${key(row.champion)}: ${events(r)}`)
+        .join('\n'),
+    );
   });
 });

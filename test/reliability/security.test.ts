@@ -14,13 +14,22 @@ import { startWorkerProcess } from '../helpers/worker-processes.js';
 // and teacher folder, however names in candidates.yaml or files of the training stack try; no
 // Temporal credential reaches a subprocess or a log.
 
-const SHELL_TRICKS = ['$(touch pwned-dollar)', '`touch pwned-backtick`', '; rm -rf victim', '| touch pwned-pipe', '&& touch pwned-and', "' ; touch pwned-quote '"];
+const SHELL_TRICKS = [
+  '$(touch pwned-dollar)',
+  '`touch pwned-backtick`',
+  '; rm -rf victim',
+  '| touch pwned-pipe',
+  '&& touch pwned-and',
+  "' ; touch pwned-quote '",
+];
 const SECRET = 'sk-test-SECRET-7d1f';
 
 /** Every file under `dir`, relative to it. */
 async function filesUnder(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((entry) => entry.isFile()).map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)));
 }
 
 describe('security: no shell, no path outside the loop, no secret in a log', () => {
@@ -64,7 +73,10 @@ describe('security: no shell, no path outside the loop, no secret in a log', () 
     await harness.startWith('tricks', { candidates, commands });
     await harness.waitFor('tricks', (view) => view.round >= 4, 120_000);
     // A candidates file appearing with names that try to leave the state dir and runs root: refused, the previous list kept.
-    await writeFile(candidates, 'candidates:\n  - {name: a, base_config: configs/base.yaml}\n  - {name: ../escape, base_config: configs/base.yaml}\n  - {name: b/c, base_config: configs/base.yaml}\n');
+    await writeFile(
+      candidates,
+      'candidates:\n  - {name: a, base_config: configs/base.yaml}\n  - {name: ../escape, base_config: configs/base.yaml}\n  - {name: b/c, base_config: configs/base.yaml}\n',
+    );
     const refused = await harness.waitFor('tricks', (view) => view.candidates_error !== null);
     expect(refused.candidates_error).toContain('candidates.1.name');
     expect(refused.candidates_error).toContain('safe file name');
@@ -79,24 +91,34 @@ describe('security: no shell, no path outside the loop, no secret in a log', () 
     const after = await filesUnder(workdir);
     expect(after.filter((file) => path.basename(file).startsWith('pwned'))).toEqual([]);
     expect(await readFile(path.join(workdir, 'victim', 'keep.txt'), 'utf8')).toBe('still here\n');
-    expect(rowsOf(rows, 'run').filter((run) => run.candidate === 'a').every((run) => run.status === 'trained')).toBe(true);
+    expect(
+      rowsOf(rows, 'run')
+        .filter((run) => run.candidate === 'a')
+        .every((run) => run.status === 'trained'),
+    ).toBe(true);
     expect(rowsOf(rows, 'teacher').map((row) => row.status)).toEqual(['ok']);
     expect(rowsOf(rows, 'run').some((run) => run.candidate === 'student' && run.status === 'trained')).toBe(true);
     // The overrides reached the trainer's config as the very text written.
-    const config = parse(await readFile(rowsOf(rows, 'run').find((run) => run.run_id === runIdFor(1, 1, 'a'))?.config_path ?? '', 'utf8')) as Record<string, unknown>;
+    const config = parse(
+      await readFile(rowsOf(rows, 'run').find((run) => run.run_id === runIdFor(1, 1, 'a'))?.config_path ?? '', 'utf8'),
+    ) as Record<string, unknown>;
     for (const [key, trick] of Object.entries(overrides)) expect(config[key]).toBe(trick);
 
     // Every file the loop (and its stack) wrote is under the state dir, the runs root or the teacher folder.
     const loop = harness.configFor('tricks', { candidates });
-    const roots = [loop.state_dir, loop.runs_root, path.join(workdir, 'artifacts', 'teachers')].map((root) => path.relative(workdir, root) + path.sep);
+    const roots = [loop.state_dir, loop.runs_root, path.join(workdir, 'artifacts', 'teachers')].map(
+      (root) => path.relative(workdir, root) + path.sep,
+    );
     const written = after.filter((file) => !before.has(file) && file !== path.relative(workdir, candidates));
     expect(written.length).toBeGreaterThan(20);
     expect(written.filter((file) => !roots.some((root) => file.startsWith(root)))).toEqual([]);
     expect(written.some((file) => file.includes('escape'))).toBe(false);
-    console.log(`no shell, no escape: ${SHELL_TRICKS.length * 4 + 2} faults injected (${SHELL_TRICKS.length} tricks in overrides, train, evaluate and package commands; 2 unsafe names), ${written.length} written files checked`);
+    console.log(
+      `no shell, no escape: ${SHELL_TRICKS.length * 4 + 2} faults injected (${SHELL_TRICKS.length} tricks in overrides, train, evaluate and package commands; 2 unsafe names), ${written.length} written files checked`,
+    );
   });
 
-  it('the worker\'s Temporal API key reaches no subprocess and no log; workers name the kind of security, never the key', async () => {
+  it("the worker's Temporal API key reaches no subprocess and no log; workers name the kind of security, never the key", async () => {
     process.env.TEMPORAL_API_KEY = SECRET;
     const candidates = path.join(harness.dir, 'secret.candidates.yaml');
     await harness.writeCandidates([{ name: 'slow', overrides: { fixture_sleep_ms: 1_500 } }], candidates);
@@ -121,17 +143,26 @@ describe('security: no shell, no path outside the loop, no secret in a log', () 
     await harness.client.workflow.getHandle(loopWorkflowId('secret')).signal(stopSignal);
     await harness.result('secret');
     const stateDir = harness.configFor('secret').state_dir;
-    for (const file of await filesUnder(stateDir)) expect(await readFile(path.join(stateDir, file), 'utf8'), file).not.toContain(SECRET);
+    for (const file of await filesUnder(stateDir))
+      expect(await readFile(path.join(stateDir, file), 'utf8'), file).not.toContain(SECRET);
 
     // A worker given the key (plain TLS off, as against a local server that ignores it) says it uses one, and no more.
     const worker = await startWorkerProcess(
       { kind: 'gpu', host: 'secret', device: 7 },
-      { address: harness.server.address, namespace: harness.server.namespace, env: { TEMPORAL_API_KEY: SECRET, TEMPORAL_TLS: 'false' } },
+      {
+        address: harness.server.address,
+        namespace: harness.server.namespace,
+        env: { TEMPORAL_API_KEY: SECRET, TEMPORAL_TLS: 'false' },
+      },
     );
     worker.signal('SIGTERM');
     await worker.exited;
-    expect(worker.output()).toContain(`connected to ${harness.server.address} namespace ${harness.server.namespace} (API key)`);
+    expect(worker.output()).toContain(
+      `connected to ${harness.server.address} namespace ${harness.server.namespace} (API key)`,
+    );
     expect(worker.output()).not.toContain(SECRET);
-    console.log(`secrets: 2 faults injected (a key in the workers' environment, a worker given a key), ${(await filesUnder(stateDir)).length + 2} logs and outputs checked`);
+    console.log(
+      `secrets: 2 faults injected (a key in the workers' environment, a worker given a key), ${(await filesUnder(stateDir)).length + 2} logs and outputs checked`,
+    );
   });
 });

@@ -26,7 +26,12 @@ const fileName = (scenario: string, workflowId: string, runIndex: number) =>
 export async function recordScenario(client: Client, scenario: string, perType = 2): Promise<string[]> {
   const executions: { workflowId: string; runId: string; type: string; start: number }[] = [];
   for await (const execution of client.workflow.list()) {
-    executions.push({ workflowId: execution.workflowId, runId: execution.runId, type: execution.type, start: execution.startTime.getTime() });
+    executions.push({
+      workflowId: execution.workflowId,
+      runId: execution.runId,
+      type: execution.type,
+      start: execution.startTime.getTime(),
+    });
   }
   executions.sort((a, b) => a.start - b.start);
   const kept = new Map<string, number>();
@@ -41,7 +46,10 @@ export async function recordScenario(client: Client, scenario: string, perType =
     runIndex.set(execution.workflowId, index + 1);
     const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
     const file = path.join(HISTORIES_DIR, fileName(scenario, execution.workflowId, index));
-    await writeFile(file, `${JSON.stringify({ scenario, workflowId: execution.workflowId, workflowType: execution.type, history: JSON.parse(historyToJSON(history)) as unknown }, null, 1)}\n`);
+    await writeFile(
+      file,
+      `${JSON.stringify({ scenario, workflowId: execution.workflowId, workflowType: execution.type, history: JSON.parse(historyToJSON(history)) as unknown }, null, 1)}\n`,
+    );
     written.push(file);
   }
   return written;
@@ -55,8 +63,12 @@ export const KEPT_DIR = path.join(HISTORIES_DIR, 'kept');
 
 async function jsonFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-  const nested = await Promise.all(entries.filter((entry) => entry.isDirectory()).map((entry) => jsonFiles(path.join(dir, entry.name))));
-  const own = entries.filter((entry) => entry.isFile() && entry.name.endsWith('.json')).map((entry) => path.join(dir, entry.name));
+  const nested = await Promise.all(
+    entries.filter((entry) => entry.isDirectory()).map((entry) => jsonFiles(path.join(dir, entry.name))),
+  );
+  const own = entries
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.json'))
+    .map((entry) => path.join(dir, entry.name));
   return [...own, ...nested.flat()].sort();
 }
 

@@ -8,7 +8,11 @@ import { advanceSignal, stopNowSignal, stopSignal } from '../../src/workflows/me
 import { createLoopHarness, type HarnessOptions, type LoopHarness } from '../helpers/loop-harness.js';
 import { HISTORIES_DIR, recordScenario } from './histories.js';
 
-async function scenario(name: string, options: HarnessOptions, drive: (harness: LoopHarness) => Promise<void>): Promise<void> {
+async function scenario(
+  name: string,
+  options: HarnessOptions,
+  drive: (harness: LoopHarness) => Promise<void>,
+): Promise<void> {
   const harness = await createLoopHarness(options);
   try {
     await harness.start(name);
@@ -25,7 +29,8 @@ async function scenario(name: string, options: HarnessOptions, drive: (harness: 
 
 describe('recording histories', () => {
   it('records a loop through generations, teachers, ensembles, reserve checks, advance, stop and stop at once', async () => {
-    for (const file of await readdir(HISTORIES_DIR)) if (file.endsWith('.json')) await rm(path.join(HISTORIES_DIR, file));
+    for (const file of await readdir(HISTORIES_DIR))
+      if (file.endsWith('.json')) await rm(path.join(HISTORIES_DIR, file));
 
     await scenario(
       'loop',
@@ -50,7 +55,10 @@ describe('recording histories', () => {
     try {
       await scenario(
         'reserve-fail',
-        { candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }], loop: { saturation_evals: 4 } },
+        {
+          candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }],
+          loop: { saturation_evals: 4 },
+        },
         async (harness) => {
           await harness.waitFor('reserve-fail', (view) => view.generation >= 2 && view.in_flight.length > 0, 120_000);
           await harness.client.workflow.getHandle(loopWorkflowId('reserve-fail')).signal(stopNowSignal);

@@ -3,7 +3,14 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import type { GenerationInput } from '../../src/workflows/generation.js';
 import { generation, packaging, reserveCheck, teacherBuild, trainingRun } from '../../src/workflows/index.js';
-import { advanceSignal, reserveReportedSignal, runReportedSignal, stopNowSignal, stopSignal, teacherReportedSignal } from '../../src/workflows/messages.js';
+import {
+  advanceSignal,
+  reserveReportedSignal,
+  runReportedSignal,
+  stopNowSignal,
+  stopSignal,
+  teacherReportedSignal,
+} from '../../src/workflows/messages.js';
 import { CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED } from '../../src/workflows/patches.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { loadHistories, type RecordedHistory } from './histories.js';
@@ -37,15 +44,25 @@ describe('recorded histories', () => {
     const generationEvents = histories
       .filter((recorded) => recorded.workflowType === generation.name)
       .flatMap((recorded) => recorded.history.events ?? []);
-    const signals = new Set(generationEvents.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean));
-    expect([...signals].sort()).toEqual(expect.arrayContaining([advanceSignal, stopSignal, stopNowSignal, runReportedSignal, reserveReportedSignal, teacherReportedSignal].map((signal) => signal.name)));
+    const signals = new Set(
+      generationEvents.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
+    );
+    expect([...signals].sort()).toEqual(
+      expect.arrayContaining(
+        [advanceSignal, stopSignal, stopNowSignal, runReportedSignal, reserveReportedSignal, teacherReportedSignal].map(
+          (signal) => signal.name,
+        ),
+      ),
+    );
     const continued = generationEvents.filter((event) => event.workflowExecutionContinuedAsNewEventAttributes);
     expect(continued.length).toBeGreaterThan(2);
     const openings = histories
       .filter((recorded) => recorded.workflowType === generation.name)
       .map((recorded) => {
         const payload = recorded.history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-        return payload ? defaultPayloadConverter.fromPayload<GenerationInput>(payload).carry?.opening?.reason : undefined;
+        return payload
+          ? defaultPayloadConverter.fromPayload<GenerationInput>(payload).carry?.opening?.reason
+          : undefined;
       });
     expect(openings).toEqual(expect.arrayContaining(['max_reserve_checks', 'reserve_failed', 'advanced by hand']));
   });
@@ -53,8 +70,12 @@ describe('recorded histories', () => {
   it('cover both sides of every patch: training runs that write their job config by activity (kept) and by local activity', async () => {
     const runs = (await loadHistories()).filter((recorded) => recorded.workflowType === trainingRun.name);
     const events = (recorded: RecordedHistory) => recorded.history.events ?? [];
-    const byActivity = runs.filter((recorded) => events(recorded).some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'prepareRun'));
-    const byLocalActivity = runs.filter((recorded) => events(recorded).some((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'));
+    const byActivity = runs.filter((recorded) =>
+      events(recorded).some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'prepareRun'),
+    );
+    const byLocalActivity = runs.filter((recorded) =>
+      events(recorded).some((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
+    );
     expect(byActivity.length).toBeGreaterThan(0);
     expect(byLocalActivity.length).toBeGreaterThan(0);
     expect(byActivity.length + byLocalActivity.length).toBe(runs.length);
@@ -62,14 +83,23 @@ describe('recorded histories', () => {
 
   it('cover both sides of the generation patches: histories from before them (kept) and with their markers', async () => {
     const generations = (await loadHistories()).filter((recorded) => recorded.workflowType === generation.name);
-    const patchId = (payload: Payload | undefined) => (payload ? defaultPayloadConverter.fromPayload<{ id?: string }>(payload).id : undefined);
+    const patchId = (payload: Payload | undefined) =>
+      payload ? defaultPayloadConverter.fromPayload<{ id?: string }>(payload).id : undefined;
     const marks = (recorded: RecordedHistory, id: string) =>
       (recorded.history.events ?? []).some(
-        (event) => event.markerRecordedEventAttributes?.markerName === 'core_patch' && patchId(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]) === id,
+        (event) =>
+          event.markerRecordedEventAttributes?.markerName === 'core_patch' &&
+          patchId(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]) === id,
       );
     for (const id of [CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED]) {
-      expect(generations.some((recorded) => marks(recorded, id)), `a generation history with the ${id} marker`).toBe(true);
-      expect(generations.some((recorded) => !marks(recorded, id)), `a generation history from before ${id}`).toBe(true);
+      expect(
+        generations.some((recorded) => marks(recorded, id)),
+        `a generation history with the ${id} marker`,
+      ).toBe(true);
+      expect(
+        generations.some((recorded) => !marks(recorded, id)),
+        `a generation history from before ${id}`,
+      ).toBe(true);
     }
   });
 });

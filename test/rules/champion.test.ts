@@ -74,9 +74,7 @@ const arbitraryRows = fc
   );
 
 const competing = (rows: readonly Row[], mode: ChampionMode): Row[] =>
-  rows.filter(
-    (r) => r.role === 'test' && r.status === 'ok' && r.generation === 1 && r[compareKeyFor(mode)] !== null,
-  );
+  rows.filter((r) => r.role === 'test' && r.status === 'ok' && r.generation === 1 && r[compareKeyFor(mode)] !== null);
 
 const lexicographicMin = (rows: readonly Row[]): Row | undefined => {
   const order = (r: Row): [number, number, number, string] => {
@@ -245,7 +243,9 @@ describe('applyTestEval', () => {
           state = applyTestEval(state, next, 'default');
           const competes = competing([next], 'default').length === 1;
           const expected =
-            competes && (before === null || (next.result !== null && before.result !== null && dominates(next.result, before.result)))
+            competes &&
+            (before === null ||
+              (next.result !== null && before.result !== null && dominates(next.result, before.result)))
               ? next
               : before;
           expect(state.champion).toBe(expected);

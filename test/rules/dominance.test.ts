@@ -12,9 +12,7 @@ for (let f2p = 0; f2p <= 3; f2p += 1) {
   }
 }
 
-const arbitraryCounts = fc
-  .tuple(fc.nat({ max: 6 }), fc.nat({ max: 6 }))
-  .map(([f2p, p2f]) => point(f2p, p2f));
+const arbitraryCounts = fc.tuple(fc.nat({ max: 6 }), fc.nat({ max: 6 })).map(([f2p, p2f]) => point(f2p, p2f));
 
 describe('counts', () => {
   it('reads Fail->Pass first and Pass->Fail second', () => {
@@ -27,7 +25,8 @@ describe('dominates', () => {
     for (const a of grid) {
       for (const b of grid) {
         const noWorse = a.fail_to_pass_count <= b.fail_to_pass_count && a.pass_to_fail_count <= b.pass_to_fail_count;
-        const different = a.fail_to_pass_count !== b.fail_to_pass_count || a.pass_to_fail_count !== b.pass_to_fail_count;
+        const different =
+          a.fail_to_pass_count !== b.fail_to_pass_count || a.pass_to_fail_count !== b.pass_to_fail_count;
         expect(dominates(a, b), `${JSON.stringify(a)} over ${JSON.stringify(b)}`).toBe(noWorse && different);
       }
     }
@@ -57,8 +56,11 @@ describe('dominates', () => {
 
   it('is transitive', () => {
     fc.assert(
-      fc.property(arbitraryCounts, arbitraryCounts, arbitraryCounts, (a, b, c) =>
-        !(dominates(a, b) && dominates(b, c)) || dominates(a, c),
+      fc.property(
+        arbitraryCounts,
+        arbitraryCounts,
+        arbitraryCounts,
+        (a, b, c) => !(dominates(a, b) && dominates(b, c)) || dominates(a, c),
       ),
     );
   });

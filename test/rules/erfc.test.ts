@@ -27,8 +27,8 @@ const known: readonly (readonly [number, number])[] = [
   [1.5, 0.033894853524689274],
   [2, 0.004677734981047266],
   [2.5, 0.0004069520174449589],
-  [3, 2.209049699858544e-05],
-  [4, 1.541725790028002e-08],
+  [3, 2.209049699858544e-5],
+  [4, 1.541725790028002e-8],
   [5, 1.537459794428035e-12],
   [6.28, 6.610653977656803e-19],
   [7.5, 2.776649386030569e-26],
@@ -69,10 +69,14 @@ describe('erfc', () => {
 
   it('decreases', () => {
     fc.assert(
-      fc.property(fc.double({ min: -10, max: 10, noNaN: true }), fc.double({ min: -10, max: 10, noNaN: true }), (a, b) => {
-        const [low, high] = a < b ? [a, b] : [b, a];
-        expect(erfc(low)).toBeGreaterThanOrEqual(erfc(high));
-      }),
+      fc.property(
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        fc.double({ min: -10, max: 10, noNaN: true }),
+        (a, b) => {
+          const [low, high] = a < b ? [a, b] : [b, a];
+          expect(erfc(low)).toBeGreaterThanOrEqual(erfc(high));
+        },
+      ),
     );
   });
 });

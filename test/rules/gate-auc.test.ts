@@ -73,14 +73,11 @@ describe('gateAuc', () => {
 
   it('equals the pairwise definition on continuous margins', () => {
     fc.assert(
-      fc.property(
-        fc.array(fc.tuple(fc.double({ noNaN: true }), fc.constantFrom(0, 1)), { maxLength: 40 }),
-        (items) => {
-          const margins = items.map(([m]) => m);
-          const targets = items.map(([, t]) => t);
-          expect(gateAuc(margins, targets)).toBe(pairwise(margins, targets));
-        },
-      ),
+      fc.property(fc.array(fc.tuple(fc.double({ noNaN: true }), fc.constantFrom(0, 1)), { maxLength: 40 }), (items) => {
+        const margins = items.map(([m]) => m);
+        const targets = items.map(([, t]) => t);
+        expect(gateAuc(margins, targets)).toBe(pairwise(margins, targets));
+      }),
     );
   });
 

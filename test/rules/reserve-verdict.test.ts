@@ -71,14 +71,32 @@ describe('reserveVerdict', () => {
     // Band decisions: every fail item inside the reject band leaves a decided fail_count of 0.
     const noFails = reserveVerdict(rates(0, 0, 20, 400), rates(0, 0, 20, 400));
     expect(noFails).toMatchObject({ f2p_z: 0, f2p_p: 1, verdict: 'pass' });
-    expect(reserveVerdict(rates(9, 188, 20, 400), rates(0, 0, 20, 400))).toMatchObject({ f2p_z: 0, f2p_p: 1, verdict: 'pass' });
-    expect(reserveVerdict(rates(0, 0, 3, 120), rates(5, 40, 11, 95))).toMatchObject({ f2p_z: 0, f2p_p: 1, verdict: 'fail' });
-    expect(reserveVerdict(rates(9, 188, 0, 0), rates(9, 188, 11, 95))).toMatchObject({ p2f_z: 0, p2f_p: 1, verdict: 'pass' });
-    expect(reserveVerdict(rates(3, 120, 0, 0), rates(11, 95, 0, 0))).toMatchObject({ p2f_z: 0, p2f_p: 1, verdict: 'fail' });
+    expect(reserveVerdict(rates(9, 188, 20, 400), rates(0, 0, 20, 400))).toMatchObject({
+      f2p_z: 0,
+      f2p_p: 1,
+      verdict: 'pass',
+    });
+    expect(reserveVerdict(rates(0, 0, 3, 120), rates(5, 40, 11, 95))).toMatchObject({
+      f2p_z: 0,
+      f2p_p: 1,
+      verdict: 'fail',
+    });
+    expect(reserveVerdict(rates(9, 188, 0, 0), rates(9, 188, 11, 95))).toMatchObject({
+      p2f_z: 0,
+      p2f_p: 1,
+      verdict: 'pass',
+    });
+    expect(reserveVerdict(rates(3, 120, 0, 0), rates(11, 95, 0, 0))).toMatchObject({
+      p2f_z: 0,
+      p2f_p: 1,
+      verdict: 'fail',
+    });
   });
 
   it('passes exactly when both p-values reach alpha', () => {
-    const counts = fc.integer({ min: 1, max: 300 }).chain((total) => fc.tuple(fc.nat({ max: total }), fc.constant(total)));
+    const counts = fc
+      .integer({ min: 1, max: 300 })
+      .chain((total) => fc.tuple(fc.nat({ max: total }), fc.constant(total)));
     fc.assert(
       fc.property(counts, counts, counts, counts, fc.double({ min: 0, max: 1, noNaN: true }), (a, b, c, d, alpha) => {
         const verdict = reserveVerdict(rates(a[0], a[1], b[0], b[1]), rates(c[0], c[1], d[0], d[1]), alpha);

@@ -56,7 +56,9 @@ describe('worseZTest', () => {
     expect(() => worseZTest(0, Number.NaN, 1, 10)).toThrow(RangeError);
   });
 
-  const proportion = fc.integer({ min: 1, max: 500 }).chain((total) => fc.tuple(fc.nat({ max: total }), fc.constant(total)));
+  const proportion = fc
+    .integer({ min: 1, max: 500 })
+    .chain((total) => fc.tuple(fc.nat({ max: total }), fc.constant(total)));
 
   it('gives p-values in [0, 1] whose two directions sum to 1 unless both rates are degenerate', () => {
     fc.assert(

@@ -14,7 +14,9 @@ export const SCREENSHOTS = fileURLToPath(new URL('./__screenshots__/', import.me
 /** A headless Chromium with a fresh profile, closed and removed by `close`. */
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   if (!existsSync(CHROMIUM)) {
-    throw new Error(`no Chromium at ${CHROMIUM}: install it with 'apt-get install -y --no-install-recommends chromium' (.ci/run does)`);
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install it with 'apt-get install -y --no-install-recommends chromium' (.ci/run does)`,
+    );
   }
   await mkdir(SCREENSHOTS, { recursive: true });
   const profile = await mkdtemp(path.join(tmpdir(), 'champion-loop-chromium-'));

@@ -37,7 +37,10 @@ describe('what people see', () => {
 
   /** Workflow ids the UI lists on the page (the links of the Workflow ID column). */
   async function listedLoops(page: Awaited<ReturnType<BrowserContext['newPage']>>): Promise<string[]> {
-    return page.getByRole('link', { name: /^champion-loop\// }).allTextContents().then((texts) => texts.map((text) => text.trim()).sort());
+    return page
+      .getByRole('link', { name: /^champion-loop\// })
+      .allTextContents()
+      .then((texts) => texts.map((text) => text.trim()).sort());
   }
 
   /** The page's headings as text (the workflow list's heading counts what the query matched). */
@@ -45,19 +48,28 @@ describe('what people see', () => {
     return (await page.getByRole('heading').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
   }
 
-  it('the Web UI, filtered by LoopId, lists that loop\'s generation workflow and not another loop\'s', async () => {
+  it("the Web UI, filtered by LoopId, lists that loop's generation workflow and not another loop's", async () => {
     // Two loops started as `champion-loop start` starts them; no worker is needed for them to be listed.
     const dir = await tempDir();
     await mkdir(path.join(dir, 'data'));
     await writeFile(path.join(dir, 'base.yaml'), 'fixture_epochs: 2\n');
-    await writeFile(path.join(dir, 'candidates.yaml'), stringify({ candidates: [{ name: 'base', base_config: 'base.yaml', overrides: {} }] }));
+    await writeFile(
+      path.join(dir, 'candidates.yaml'),
+      stringify({ candidates: [{ name: 'base', base_config: 'base.yaml', overrides: {} }] }),
+    );
     await writeFile(
       path.join(dir, 'loop.yaml'),
-      stringify({ data_root: 'data', candidates: 'candidates.yaml', lanes: [{ host: 'ui', device: 0 }], commands: { train: ['train'], evaluate: ['evaluate'], split_generate: ['split'], split_carve: ['carve'] } }),
+      stringify({
+        data_root: 'data',
+        candidates: 'candidates.yaml',
+        lanes: [{ host: 'ui', device: 0 }],
+        commands: { train: ['train'], evaluate: ['evaluate'], split_generate: ['split'], split_carve: ['carve'] },
+      }),
     );
     const config = await loadLoopConfig(path.join(dir, 'loop.yaml'));
     const client = new Client({ connection, namespace: server.namespace });
-    for (const loopId of ['ui-alpha', 'ui-beta']) expect((await startLoop(client, loopId, config)).kind).toBe('started');
+    for (const loopId of ['ui-alpha', 'ui-beta'])
+      expect((await startLoop(client, loopId, config)).kind).toBe('started');
 
     const page = await context.newPage();
     const workflows = `${server.uiUrl}/namespaces/${server.namespace}/workflows`;
@@ -78,7 +90,10 @@ describe('what people see', () => {
 
   it('the HTML report opens offline and shows the plotted Pareto front', async () => {
     const file = path.join(await tempDir(), 'report.html');
-    await writeFile(file, renderReport(seedLedgerRows(), { loopId: 'gate-2026', generatedAt: new Date('2026-01-06T00:00:00Z') }));
+    await writeFile(
+      file,
+      renderReport(seedLedgerRows(), { loopId: 'gate-2026', generatedAt: new Date('2026-01-06T00:00:00Z') }),
+    );
     const page = await context.newPage();
     const fetched: string[] = [];
     // Anything but the file itself would be a request to the network: refuse it and remember it.
@@ -101,7 +116,15 @@ describe('what people see', () => {
     const frame = await plots.first().boundingBox();
     for (const point of await plots.first().locator('circle.point').all()) {
       const at = await point.boundingBox();
-      expect(at && frame && at.width > 0 && at.x >= frame.x && at.x + at.width <= frame.x + frame.width && at.y >= frame.y && at.y + at.height <= frame.y + frame.height).toBe(true);
+      expect(
+        at &&
+          frame &&
+          at.width > 0 &&
+          at.x >= frame.x &&
+          at.x + at.width <= frame.x + frame.width &&
+          at.y >= frame.y &&
+          at.y + at.height <= frame.y + frame.height,
+      ).toBe(true);
     }
     await plots.first().screenshot({ path: path.join(SCREENSHOTS, 'report-front.png') });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'report.png'), fullPage: true });

@@ -4,14 +4,20 @@ import path from 'node:path';
 import { NativeConnection } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connectClient, NoServerError } from '../../src/client/connect.js';
-import { connectionSettings, ConnectionSettingsError, DEFAULT_NAMESPACE, describeConnection } from '../../src/workers/connection.js';
+import {
+  connectionSettings,
+  ConnectionSettingsError,
+  DEFAULT_NAMESPACE,
+  describeConnection,
+} from '../../src/workers/connection.js';
 import { rejection, tempDir } from '../helpers/files-and-errors.js';
 import { startFakeFrontend, tlsFixture, type FakeFrontend } from './fake-frontend.js';
 
 const API_KEY = 'sk-test-0123456789-SECRET';
 
 /** Certificate and key bytes (envconfig reads them as Uint8Array) as text. */
-const text = (bytes: Uint8Array | undefined): string | undefined => (bytes ? Buffer.from(bytes).toString('utf8') : undefined);
+const text = (bytes: Uint8Array | undefined): string | undefined =>
+  bytes ? Buffer.from(bytes).toString('utf8') : undefined;
 const fixtureText = (name: string): string => readFileSync(tlsFixture(name), 'utf8');
 
 /** An envconfig TOML file (what `temporal config set` writes) with a cluster profile using mTLS and an API key. */
@@ -40,7 +46,10 @@ async function profileFile(address: string, extra = ''): Promise<string> {
 
 describe('connection settings, read as every Temporal tool reads them', () => {
   it('take address, namespace, API key and mTLS files from an envconfig profile', async () => {
-    const settings = connectionSettings({ profile: 'cluster' }, { TEMPORAL_CONFIG_FILE: await profileFile('cluster.example:7233') });
+    const settings = connectionSettings(
+      { profile: 'cluster' },
+      { TEMPORAL_CONFIG_FILE: await profileFile('cluster.example:7233') },
+    );
     expect(settings.namespace).toBe('gates.a1b2c');
     const { address, apiKey, tls } = settings.connectionOptions;
     expect(address).toBe('cluster.example:7233');
@@ -53,19 +62,38 @@ describe('connection settings, read as every Temporal tool reads them', () => {
   });
 
   it('pick the profile from TEMPORAL_PROFILE, let TEMPORAL_* variables override it, and flags override both', async () => {
-    const env = { TEMPORAL_CONFIG_FILE: await profileFile('cluster.example:7233'), TEMPORAL_PROFILE: 'cluster', TEMPORAL_NAMESPACE: 'from-env', TEMPORAL_ADDRESS: 'env.example:7233' };
+    const env = {
+      TEMPORAL_CONFIG_FILE: await profileFile('cluster.example:7233'),
+      TEMPORAL_PROFILE: 'cluster',
+      TEMPORAL_NAMESPACE: 'from-env',
+      TEMPORAL_ADDRESS: 'env.example:7233',
+    };
     expect(connectionSettings({}, env).namespace).toBe('from-env');
     expect(connectionSettings({}, env).connectionOptions.address).toBe('env.example:7233');
-    const flagged = connectionSettings({ address: 'flag.example:7233', namespace: 'from-flag', apiKey: 'other-key' }, env);
-    expect([flagged.connectionOptions.address, flagged.namespace, flagged.connectionOptions.apiKey]).toEqual(['flag.example:7233', 'from-flag', 'other-key']);
+    const flagged = connectionSettings(
+      { address: 'flag.example:7233', namespace: 'from-flag', apiKey: 'other-key' },
+      env,
+    );
+    expect([flagged.connectionOptions.address, flagged.namespace, flagged.connectionOptions.apiKey]).toEqual([
+      'flag.example:7233',
+      'from-flag',
+      'other-key',
+    ]);
   });
 
   it('read mTLS from the TEMPORAL_TLS_* variables and from the --tls-* flags alike', () => {
     const fromVariables = connectionSettings(
       {},
-      { TEMPORAL_TLS_CLIENT_CERT_PATH: tlsFixture('client.crt'), TEMPORAL_TLS_CLIENT_KEY_PATH: tlsFixture('client.key'), TEMPORAL_TLS_SERVER_CA_CERT_PATH: tlsFixture('ca.crt') },
+      {
+        TEMPORAL_TLS_CLIENT_CERT_PATH: tlsFixture('client.crt'),
+        TEMPORAL_TLS_CLIENT_KEY_PATH: tlsFixture('client.key'),
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: tlsFixture('ca.crt'),
+      },
     );
-    const fromFlags = connectionSettings({ tlsCertPath: tlsFixture('client.crt'), tlsKeyPath: tlsFixture('client.key'), tlsCaPath: tlsFixture('ca.crt') }, {});
+    const fromFlags = connectionSettings(
+      { tlsCertPath: tlsFixture('client.crt'), tlsKeyPath: tlsFixture('client.key'), tlsCaPath: tlsFixture('ca.crt') },
+      {},
+    );
     expect(fromFlags.connectionOptions.tls).toEqual(fromVariables.connectionOptions.tls);
     const tls = fromFlags.connectionOptions.tls;
     expect(typeof tls === 'object' && tls ? text(tls.clientCertPair?.crt) : null).toBe(fixtureText('client.crt'));
@@ -80,18 +108,31 @@ describe('connection settings, read as every Temporal tool reads them', () => {
   });
 
   it('refuse a client certificate without its key, a missing file and an unknown profile, naming what is wrong', async () => {
-    expect(() => connectionSettings({ tlsCertPath: tlsFixture('client.crt') }, {})).toThrow(/client certificate needs its key.*the key is missing/);
-    expect(() => connectionSettings({ tlsCertPath: '/nowhere/client.crt', tlsKeyPath: tlsFixture('client.key') }, {})).toThrow(ConnectionSettingsError);
-    expect(() => connectionSettings({ tlsCertPath: '/nowhere/client.crt', tlsKeyPath: tlsFixture('client.key') }, {})).toThrow(/\/nowhere\/client\.crt/);
+    expect(() => connectionSettings({ tlsCertPath: tlsFixture('client.crt') }, {})).toThrow(
+      /client certificate needs its key.*the key is missing/,
+    );
+    expect(() =>
+      connectionSettings({ tlsCertPath: '/nowhere/client.crt', tlsKeyPath: tlsFixture('client.key') }, {}),
+    ).toThrow(ConnectionSettingsError);
+    expect(() =>
+      connectionSettings({ tlsCertPath: '/nowhere/client.crt', tlsKeyPath: tlsFixture('client.key') }, {}),
+    ).toThrow(/\/nowhere\/client\.crt/);
     const file = await profileFile('x:1');
-    expect(() => connectionSettings({ profile: 'staging' }, { TEMPORAL_CONFIG_FILE: file })).toThrow(/Profile 'staging' not found/);
+    expect(() => connectionSettings({ profile: 'staging' }, { TEMPORAL_CONFIG_FILE: file })).toThrow(
+      /Profile 'staging' not found/,
+    );
   });
 
   it('are described by address, namespace and kind of security, never by a secret', async () => {
-    const settings = connectionSettings({ profile: 'cluster' }, { TEMPORAL_CONFIG_FILE: await profileFile('cluster.example:7233') });
+    const settings = connectionSettings(
+      { profile: 'cluster' },
+      { TEMPORAL_CONFIG_FILE: await profileFile('cluster.example:7233') },
+    );
     const text = describeConnection(settings);
     expect(text).toBe('cluster.example:7233 namespace gates.a1b2c (mTLS, API key)');
-    expect(describeConnection(connectionSettings({}, { TEMPORAL_API_KEY: API_KEY }))).toBe('localhost:7233 namespace champion-loop (TLS, API key)');
+    expect(describeConnection(connectionSettings({}, { TEMPORAL_API_KEY: API_KEY }))).toBe(
+      'localhost:7233 namespace champion-loop (TLS, API key)',
+    );
     const key = fixtureText('client.key');
     for (const secret of [API_KEY, key.split('\n')[1] ?? key]) expect(text).not.toContain(secret);
   });
@@ -126,8 +167,13 @@ describe('connecting through a TLS frontend that wants a client certificate', ()
   });
 
   it('without a client certificate the handshake fails, and the error names the address but not the API key', async () => {
-    const error = await rejection(NoServerError, connectClient({ address: frontend.address, tlsCaPath: tlsFixture('ca.crt'), apiKey: API_KEY }));
-    expect(error.message).toContain(`no Temporal server answers at ${frontend.address} namespace champion-loop (TLS, API key)`);
+    const error = await rejection(
+      NoServerError,
+      connectClient({ address: frontend.address, tlsCaPath: tlsFixture('ca.crt'), apiKey: API_KEY }),
+    );
+    expect(error.message).toContain(
+      `no Temporal server answers at ${frontend.address} namespace champion-loop (TLS, API key)`,
+    );
     expect(error.message).not.toContain(API_KEY);
   });
 });

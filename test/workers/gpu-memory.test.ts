@@ -23,7 +23,9 @@ describe('parseGpuMemory', () => {
 
   it('sees the memory a 20 GiB torch allocation took', async () => {
     const capture = await readFile(path.join(fixtures, 'torch-alloc.txt'), 'utf8');
-    const [before, after] = [...capture.matchAll(/^(?:before|after 20 GiB): (.*)$/gm)].map((match) => parseGpuMemory(match[1] ?? '')[0]);
+    const [before, after] = [...capture.matchAll(/^(?:before|after 20 GiB): (.*)$/gm)].map(
+      (match) => parseGpuMemory(match[1] ?? '')[0],
+    );
     expect(before?.freeMiB).toBe(143153);
     expect(after?.freeMiB).toBe(122150);
     expect(hasRoom({ kind: 'gpu', memory: after! }, 119)).toBe(true);
@@ -39,7 +41,10 @@ describe('parseGpuMemory', () => {
 describe('readGpuMemory', () => {
   it('reads one device through nvidia-smi', async () => {
     const smi = await fakeNvidiaSmi((await readFile(path.join(fixtures, 'query-gpu-noheader.csv'), 'utf8')).trim());
-    expect(await readGpuMemory(0, smi)).toEqual({ kind: 'gpu', memory: { index: 0, totalMiB: 143771, usedMiB: 0, freeMiB: 143156 } });
+    expect(await readGpuMemory(0, smi)).toEqual({
+      kind: 'gpu',
+      memory: { index: 0, totalMiB: 143771, usedMiB: 0, freeMiB: 143156 },
+    });
   });
 
   it('treats a machine without nvidia-smi as having no GPU, which admits by slots alone', async () => {

@@ -3,8 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { parseGpuMemory, type GpuReading } from '../../src/workers/gpu-memory.js';
 import { memoryGuardSlots } from '../../src/workers/memory-guard.js';
 
-const gpu = (freeMiB: number): GpuReading => ({ kind: 'gpu', memory: { index: 0, totalMiB: 143771, usedMiB: 143771 - freeMiB, freeMiB } });
-const context = { slotType: 'activity' as const, taskQueue: 'q', workerIdentity: 'w', workerBuildId: '', isSticky: false };
+const gpu = (freeMiB: number): GpuReading => ({
+  kind: 'gpu',
+  memory: { index: 0, totalMiB: 143771, usedMiB: 143771 - freeMiB, freeMiB },
+});
+const context = {
+  slotType: 'activity' as const,
+  taskQueue: 'q',
+  workerIdentity: 'w',
+  workerBuildId: '',
+  isSticky: false,
+};
 
 describe('memoryGuardSlots', () => {
   it('hands out no more slots than the lane has, and a released slot again', async () => {
@@ -36,7 +45,13 @@ describe('memoryGuardSlots', () => {
   it('waits while the device has less free memory than a job needs, and says why once', async () => {
     const readings = [gpu(10 * 1024), gpu(10 * 1024), gpu(40 * 1024)];
     const messages: string[] = [];
-    const guard = memoryGuardSlots({ slots: 1, minFreeGiB: 30, read: () => Promise.resolve(readings.shift() ?? gpu(40 * 1024)), pollMs: 5, log: (m) => messages.push(m) });
+    const guard = memoryGuardSlots({
+      slots: 1,
+      minFreeGiB: 30,
+      read: () => Promise.resolve(readings.shift() ?? gpu(40 * 1024)),
+      pollMs: 5,
+      log: (m) => messages.push(m),
+    });
     await guard.reserveSlot(context, new AbortController().signal);
     expect(readings).toHaveLength(0);
     expect(messages).toEqual(['waiting for GPU memory: device 0 has 10.0 GiB free, a job needs 30 GiB']);
@@ -63,9 +78,16 @@ async function recordedH200(file = 'query-gpu-noheader.csv'): Promise<() => Prom
 }
 
 /** Start `count` reservations at once; `granted()` counts those granted so far. */
-async function race(guard: ReturnType<typeof memoryGuardSlots>, count: number, abort: AbortSignal, ms = 60): Promise<{ granted: () => number }> {
+async function race(
+  guard: ReturnType<typeof memoryGuardSlots>,
+  count: number,
+  abort: AbortSignal,
+  ms = 60,
+): Promise<{ granted: () => number }> {
   let granted = 0;
-  void Promise.all(Array.from({ length: count }, () => guard.reserveSlot(context, abort).then(() => (granted += 1)))).catch(() => undefined);
+  void Promise.all(
+    Array.from({ length: count }, () => guard.reserveSlot(context, abort).then(() => (granted += 1))),
+  ).catch(() => undefined);
   await new Promise((resolve) => setTimeout(resolve, ms));
   return { granted: () => granted };
 }
@@ -104,11 +126,19 @@ describe('memoryGuardSlots on the recorded H200 (139.8 GiB free)', () => {
 
   it('admits the waiting job once a reservation is released, and says why it waited', async () => {
     const messages: string[] = [];
-    const guard = memoryGuardSlots({ slots: 4, minFreeGiB: 70, read: await recordedH200(), pollMs: 60_000, log: (m) => messages.push(m) });
+    const guard = memoryGuardSlots({
+      slots: 4,
+      minFreeGiB: 70,
+      read: await recordedH200(),
+      pollMs: 60_000,
+      log: (m) => messages.push(m),
+    });
     const abort = new AbortController();
     const { granted } = await race(guard, 3, abort.signal);
     await settlesAt(granted, 1);
-    expect(messages).toEqual(['waiting for GPU memory: device 0 has 139.8 GiB free, 70 GiB of it held by 1 job this lane took, a job needs 70 GiB']);
+    expect(messages).toEqual([
+      'waiting for GPU memory: device 0 has 139.8 GiB free, 70 GiB of it held by 1 job this lane took, a job needs 70 GiB',
+    ]);
     guard.releaseSlot({ permit: {}, slotInfo: undefined });
     await settlesAt(granted, 2);
     abort.abort();
@@ -117,9 +147,16 @@ describe('memoryGuardSlots on the recorded H200 (139.8 GiB free)', () => {
   it("holds a job's memory until its slot is released, even once nvidia-smi shows what it allocated", async () => {
     // torch-alloc.txt: a process allocated 20 GiB; free went from 143153 to 122150 MiB.
     const capture = await readFile(new URL('../fixtures/nvidia-smi/torch-alloc.txt', import.meta.url), 'utf8');
-    const [before, after] = [...capture.matchAll(/^(?:before|after 20 GiB): (.*)$/gm)].map((match) => parseGpuMemory(match[1] ?? '')[0]!);
+    const [before, after] = [...capture.matchAll(/^(?:before|after 20 GiB): (.*)$/gm)].map(
+      (match) => parseGpuMemory(match[1] ?? '')[0]!,
+    );
     let memory = before!;
-    const guard = memoryGuardSlots({ slots: 2, minFreeGiB: 70, read: () => Promise.resolve({ kind: 'gpu', memory }), pollMs: 5 });
+    const guard = memoryGuardSlots({
+      slots: 2,
+      minFreeGiB: 70,
+      read: () => Promise.resolve({ kind: 'gpu', memory }),
+      pollMs: 5,
+    });
     const abort = new AbortController();
     await guard.reserveSlot(context, abort.signal);
     memory = after!; // 119.3 GiB free: 70 more would fit, but the first job may still take up to 70.
@@ -131,22 +168,39 @@ describe('memoryGuardSlots on the recorded H200 (139.8 GiB free)', () => {
 });
 
 describe('memoryGuardSlots and the pids limit', () => {
-  const limited = (current: number, max: number) => () => Promise.resolve({ kind: 'limited' as const, current, max, where: '/sys/fs/cgroup' });
+  const limited = (current: number, max: number) => () =>
+    Promise.resolve({ kind: 'limited' as const, current, max, where: '/sys/fs/cgroup' });
 
   it('waits while the cgroup leaves less task headroom than a job needs, and says why', async () => {
     const messages: string[] = [];
     let current = 3900;
-    const guard = memoryGuardSlots({ slots: 1, minFreeGiB: 0, read: () => Promise.resolve(gpu(1000)), minFreePids: 512, readPids: () => limited(current, 4096)(), pollMs: 5, log: (m) => messages.push(m) });
+    const guard = memoryGuardSlots({
+      slots: 1,
+      minFreeGiB: 0,
+      read: () => Promise.resolve(gpu(1000)),
+      minFreePids: 512,
+      readPids: () => limited(current, 4096)(),
+      pollMs: 5,
+      log: (m) => messages.push(m),
+    });
     const abort = new AbortController();
     const { granted } = await race(guard, 1, abort.signal, 30);
     expect(granted()).toBe(0);
-    expect(messages).toEqual(['waiting for process headroom: cgroup /sys/fs/cgroup has 3900 of pids.max 4096 tasks in use (196 left), a job needs 512 left (--min-free-pids)']);
+    expect(messages).toEqual([
+      'waiting for process headroom: cgroup /sys/fs/cgroup has 3900 of pids.max 4096 tasks in use (196 left), a job needs 512 left (--min-free-pids)',
+    ]);
     current = 3584;
     await expect.poll(granted).toBe(1);
   });
 
   it('admits by memory and slots alone without a pids limit', async () => {
-    const guard = memoryGuardSlots({ slots: 1, minFreeGiB: 0, read: () => Promise.resolve(gpu(1000)), minFreePids: 512, readPids: () => Promise.resolve({ kind: 'unlimited' }) });
+    const guard = memoryGuardSlots({
+      slots: 1,
+      minFreeGiB: 0,
+      read: () => Promise.resolve(gpu(1000)),
+      minFreePids: 512,
+      readPids: () => Promise.resolve({ kind: 'unlimited' }),
+    });
     await guard.reserveSlot(context, new AbortController().signal);
   });
 });

@@ -18,7 +18,9 @@ describe('the metrics port setting', () => {
   it('must be a TCP port, and the error names where it came from', () => {
     expect(() => metricsPort('abc', {})).toThrow(MetricsPortError);
     expect(() => metricsPort('0', {})).toThrow(/--metrics-port must be a TCP port number/);
-    expect(() => metricsPort(undefined, { CHAMPION_LOOP_METRICS_PORT: '70000' })).toThrow(/CHAMPION_LOOP_METRICS_PORT must be a TCP port number .*"70000"/);
+    expect(() => metricsPort(undefined, { CHAMPION_LOOP_METRICS_PORT: '70000' })).toThrow(
+      /CHAMPION_LOOP_METRICS_PORT must be a TCP port number .*"70000"/,
+    );
   });
 });
 
@@ -37,12 +39,19 @@ describe('a worker with metrics on', () => {
   });
 
   /** Start `champion-loop worker package` in a process of its own (the SDK runtime is installed once per process). */
-  async function startWorker(args: readonly string[], env: Record<string, string> = {}): Promise<{ worker: ResultPromise; banner: string }> {
-    const worker = execa(process.execPath, [BIN, 'worker', 'package', ...args, '--address', server.address, '--namespace', server.namespace], {
-      env,
-      reject: false,
-      buffer: false,
-    });
+  async function startWorker(
+    args: readonly string[],
+    env: Record<string, string> = {},
+  ): Promise<{ worker: ResultPromise; banner: string }> {
+    const worker = execa(
+      process.execPath,
+      [BIN, 'worker', 'package', ...args, '--address', server.address, '--namespace', server.namespace],
+      {
+        env,
+        reject: false,
+        buffer: false,
+      },
+    );
     workers.push(worker);
     const banner = await new Promise<string>((resolve, reject) => {
       let seen = '';
@@ -51,7 +60,9 @@ describe('a worker with metrics on', () => {
         const line = seen.split('\n').find((text) => text.startsWith('package worker connected'));
         if (line) resolve(line);
       });
-      void worker.then((result) => reject(new Error(`the worker exited (${result.exitCode}) before it connected: ${seen}`)));
+      void worker.then((result) =>
+        reject(new Error(`the worker exited (${result.exitCode}) before it connected: ${seen}`)),
+      );
     });
     return { worker, banner };
   }
@@ -59,7 +70,10 @@ describe('a worker with metrics on', () => {
   async function scrape(port: number): Promise<string> {
     const deadline = Date.now() + 15_000;
     for (;;) {
-      const text = await fetch(`http://127.0.0.1:${port}/metrics`).then((response) => response.text(), () => '');
+      const text = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+        (response) => response.text(),
+        () => '',
+      );
       if (/^temporal_num_pollers\{/m.test(text) || Date.now() > deadline) return text;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -91,7 +105,11 @@ describe('a worker with metrics on', () => {
   it('says so when the port is taken', async () => {
     const port = await freePort();
     const { worker } = await startWorker(['--metrics-port', String(port)]);
-    const second = await execa(process.execPath, [BIN, 'worker', 'package', '--metrics-port', String(port), '--address', server.address], { reject: false, timeout: 30_000 });
+    const second = await execa(
+      process.execPath,
+      [BIN, 'worker', 'package', '--metrics-port', String(port), '--address', server.address],
+      { reject: false, timeout: 30_000 },
+    );
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toContain(`cannot serve worker metrics on 0.0.0.0:${port}`);
     worker.kill('SIGTERM');

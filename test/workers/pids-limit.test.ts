@@ -25,21 +25,43 @@ describe('readPidsLimit', () => {
 
   it("reads this process's own v2 cgroup and keeps the ancestor with the least headroom", async () => {
     const sources = await fakeCgroup(
-      { 'lanes/pids.current': '900', 'lanes/pids.max': '1000', 'lanes/gpu0/pids.current': '40', 'lanes/gpu0/pids.max': 'max' },
+      {
+        'lanes/pids.current': '900',
+        'lanes/pids.max': '1000',
+        'lanes/gpu0/pids.current': '40',
+        'lanes/gpu0/pids.max': 'max',
+      },
       '0::/lanes/gpu0\n',
     );
-    expect(await readPidsLimit(sources)).toEqual({ kind: 'limited', current: 900, max: 1000, where: path.join(sources.root, 'lanes') });
+    expect(await readPidsLimit(sources)).toEqual({
+      kind: 'limited',
+      current: 900,
+      max: 1000,
+      where: path.join(sources.root, 'lanes'),
+    });
   });
 
   it('reads the cgroup v1 pids controller', async () => {
-    const sources = await fakeCgroup({ 'pids/docker/abc/pids.current': '120', 'pids/docker/abc/pids.max': '2048' }, '8:pids:/docker/abc\n4:memory:/docker/abc\n');
-    expect(await readPidsLimit(sources)).toEqual({ kind: 'limited', current: 120, max: 2048, where: path.join(sources.root, 'pids/docker/abc') });
+    const sources = await fakeCgroup(
+      { 'pids/docker/abc/pids.current': '120', 'pids/docker/abc/pids.max': '2048' },
+      '8:pids:/docker/abc\n4:memory:/docker/abc\n',
+    );
+    expect(await readPidsLimit(sources)).toEqual({
+      kind: 'limited',
+      current: 120,
+      max: 2048,
+      where: path.join(sources.root, 'pids/docker/abc'),
+    });
   });
 
   it('has no limit when the files are absent or pids.max is "max"', async () => {
     expect(await readPidsLimit(await fakeCgroup({}))).toEqual({ kind: 'unlimited' });
-    expect(await readPidsLimit(await fakeCgroup({ 'pids.current': '12', 'pids.max': 'max' }))).toEqual({ kind: 'unlimited' });
-    expect(await readPidsLimit({ root: '/nonexistent/cgroup', self: '/nonexistent/self' })).toEqual({ kind: 'unlimited' });
+    expect(await readPidsLimit(await fakeCgroup({ 'pids.current': '12', 'pids.max': 'max' }))).toEqual({
+      kind: 'unlimited',
+    });
+    expect(await readPidsLimit({ root: '/nonexistent/cgroup', self: '/nonexistent/self' })).toEqual({
+      kind: 'unlimited',
+    });
   });
 
   it('reads files it cannot make sense of as an error that admits nothing', async () => {

@@ -38,7 +38,10 @@ describe('the candidates file, re-read every round', () => {
     expect(later.candidates_error).toBe(broken.candidates_error);
     expect(later.candidates).toEqual(['a', 'b']);
 
-    await harness.writeCandidates([{ name: 'a' }, { name: 'b' }, { name: 'c', overrides: { fixture_quality: 0.9 } }], file);
+    await harness.writeCandidates(
+      [{ name: 'a' }, { name: 'b' }, { name: 'c', overrides: { fixture_quality: 0.9 } }],
+      file,
+    );
     const fixed = await harness.waitFor('changing', (view) => view.candidates_error === null);
     expect(fixed.candidates).toEqual(['a', 'b', 'c']);
     await harness.waitFor('changing', (view) => view.round > fixed.round);
@@ -54,9 +57,19 @@ describe('the candidates file, re-read every round', () => {
     const keptRounds = rounds.filter((round) => round >= broken.round && round < fixed.round);
     expect(keptRounds.length).toBeGreaterThanOrEqual(2);
     for (const round of keptRounds) {
-      expect(runs.filter((row) => row.round === round).map((row) => row.candidate).sort()).toEqual(['a', 'b']);
+      expect(
+        runs
+          .filter((row) => row.round === round)
+          .map((row) => row.candidate)
+          .sort(),
+      ).toEqual(['a', 'b']);
     }
-    expect(runs.filter((row) => row.round === fixed.round).map((row) => row.candidate).sort()).toEqual(['a', 'b', 'c']);
+    expect(
+      runs
+        .filter((row) => row.round === fixed.round)
+        .map((row) => row.candidate)
+        .sort(),
+    ).toEqual(['a', 'b', 'c']);
     expect(runs.every((row) => row.status === 'trained')).toBe(true);
   });
 
@@ -82,12 +95,20 @@ describe('the candidates file, re-read every round', () => {
     await writeFile(path.join(dir, 'candidates.yaml'), BROKEN);
     await writeFile(
       path.join(dir, 'loop.yaml'),
-      stringify({ workdir: '..', data_root: 'data', candidates: 'cli/candidates.yaml', lanes: [{ host: 'test', device: 0 }], commands: FIXTURE_COMMANDS }),
+      stringify({
+        workdir: '..',
+        data_root: 'data',
+        candidates: 'cli/candidates.yaml',
+        lanes: [{ host: 'test', device: 0 }],
+        commands: FIXTURE_COMMANDS,
+      }),
     );
     const cli = await championLoopCli(harness.server, ['start', 'from-cli', '--config', path.join(dir, 'loop.yaml')]);
     expect(cli.exitCode).toBe(1);
     expect(cli.stderr).toContain(path.join(dir, 'candidates.yaml'));
     expect(cli.stderr).toContain('candidates.0.base_config');
-    await expect(harness.client.workflow.getHandle(loopWorkflowId('from-cli')).describe()).rejects.toBeInstanceOf(WorkflowNotFoundError);
+    await expect(harness.client.workflow.getHandle(loopWorkflowId('from-cli')).describe()).rejects.toBeInstanceOf(
+      WorkflowNotFoundError,
+    );
   });
 });

@@ -27,7 +27,10 @@ async function runLoop(dynamicConfig?: Record<string, unknown>) {
     await harness.start('same');
     await harness.waitFor(
       'same',
-      (view) => view.round === ROUNDS + 1 && view.in_flight.length === 2 && view.in_flight.every((flight) => flight.jobId.includes(`-r000${ROUNDS + 1}-`)),
+      (view) =>
+        view.round === ROUNDS + 1 &&
+        view.in_flight.length === 2 &&
+        view.in_flight.every((flight) => flight.jobId.includes(`-r000${ROUNDS + 1}-`)),
       120_000,
     );
     await harness.client.workflow.getHandle(loopWorkflowId('same')).signal(stopNowSignal);
@@ -44,9 +47,14 @@ async function runLoop(dynamicConfig?: Record<string, unknown>) {
 
 /** What must not differ between two loops: each run and eval once, with the same outcome (times and paths aside). */
 function jobsOf(rows: readonly LedgerRow[]) {
-  const runs = rowsOf(rows, 'run').map((row) => `${row.run_id} ${row.status} ${row.seed} ${row.epochs_run} ${row.checkpoints.join(',')}`);
+  const runs = rowsOf(rows, 'run').map(
+    (row) => `${row.run_id} ${row.status} ${row.seed} ${row.epochs_run} ${row.checkpoints.join(',')}`,
+  );
   // An ensemble's sha256 is its manifest's, which names the loop's own (temporary) paths.
-  const evals = rowsOf(rows, 'eval').map((row) => `${evalKey(row)} ${row.status} ${JSON.stringify(row.result)} ${row.manifest ? 'manifest' : row.checkpoint_sha256}`);
+  const evals = rowsOf(rows, 'eval').map(
+    (row) =>
+      `${evalKey(row)} ${row.status} ${JSON.stringify(row.result)} ${row.manifest ? 'manifest' : row.checkpoint_sha256}`,
+  );
   return { runs: [...runs].sort(), evals: [...evals].sort(), runCount: runs.length, evalCount: evals.length };
 }
 
@@ -66,21 +74,32 @@ describe('a loop forced to continue-as-new while runs are in flight', () => {
       expect(new Set(rowsOf(loop.rows, 'eval').map(evalKey)).size).toBe(jobs.evalCount);
       // Every training run of rounds 1..ROUNDS, and the round ensembles of rounds 3..ROUNDS (each finished
       // before the hanging round's second job could start).
-      expect(rowsOf(loop.rows, 'run').map((row) => row.run_id).sort()).toEqual(
+      expect(
+        rowsOf(loop.rows, 'run')
+          .map((row) => row.run_id)
+          .sort(),
+      ).toEqual(
         [
           ...['a', 'b'].flatMap((name) => Array.from({ length: ROUNDS }, (_, i) => `champ-g001-r000${i + 1}-${name}`)),
           ...Array.from({ length: ROUNDS - 2 }, (_, i) => `ens-g001-r000${i + 3}-all`),
         ].sort(),
       );
-      expect(rowsOf(loop.rows, 'run').every((row) => row.status === (row.run_id.startsWith('ens-') ? 'ensemble' : 'trained'))).toBe(true);
+      expect(
+        rowsOf(loop.rows, 'run').every(
+          (row) => row.status === (row.run_id.startsWith('ens-') ? 'ensemble' : 'trained'),
+        ),
+      ).toBe(true);
       // The exported ledger, the fold of its JSONL and the workflow's own view are one state.
       expect(stateOf(loop.state)).toEqual(stateOf(loop.result.view));
       expect(stateOf(loop.folded)).toEqual(stateOf(loop.result.view));
-      expect(loop.result.view.test_evals).toBe(rowsOf(loop.rows, 'eval').filter((row) => row.role === 'test' && row.status === 'ok').length);
+      expect(loop.result.view.test_evals).toBe(
+        rowsOf(loop.rows, 'eval').filter((row) => row.role === 'test' && row.status === 'ok').length,
+      );
     }
     expect(jobsOf(forced.rows)).toEqual(jobsOf(plain.rows));
     // The front is a set of rows no row dominates, whatever order the lanes reported in.
-    const front = (view: typeof plain.result.view) => view.pareto_set.map((member) => `${member.run_id}/${member.checkpoint_name}`).sort();
+    const front = (view: typeof plain.result.view) =>
+      view.pareto_set.map((member) => `${member.run_id}/${member.checkpoint_name}`).sort();
     expect(front(forced.result.view)).toEqual(front(plain.result.view));
 
     expect(plain.chain).toHaveLength(1);

@@ -4,7 +4,16 @@ import type { LedgerRow } from '../../src/ledger/rows.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
-const STATE_KEYS = ['generation', 'split', 'champion', 'pareto_set', 'test_evals', 'tests_since_reserve_check', 'reserve_checks', 'advance_reason'] as const;
+const STATE_KEYS = [
+  'generation',
+  'split',
+  'champion',
+  'pareto_set',
+  'test_evals',
+  'tests_since_reserve_check',
+  'reserve_checks',
+  'advance_reason',
+] as const;
 
 /** The state.json fields that must match (not `updated`, the time of writing). */
 function stateOf(state: object): Record<string, unknown> {
@@ -37,22 +46,44 @@ describe('a loop with three candidates on two lanes', () => {
     const { rows, state } = await harness.ledger('e2e');
 
     const types = new Set(rows.map((row) => row.type));
-    expect([...types].sort()).toEqual(['champion', 'eval', 'generation', 'package', 'pareto_set', 'reserve_check', 'run']);
-    const generations = rows.filter((row): row is Extract<LedgerRow, { type: 'generation' }> => row.type === 'generation');
-    expect(generations.map((row) => [row.generation, row.reason])).toEqual([
-      [1, 'initial'],
-      [2, 'max_reserve_checks'],
-      [3, 'max_reserve_checks'],
-    ].slice(0, generations.length));
+    expect([...types].sort()).toEqual([
+      'champion',
+      'eval',
+      'generation',
+      'package',
+      'pareto_set',
+      'reserve_check',
+      'run',
+    ]);
+    const generations = rows.filter(
+      (row): row is Extract<LedgerRow, { type: 'generation' }> => row.type === 'generation',
+    );
+    expect(generations.map((row) => [row.generation, row.reason])).toEqual(
+      [
+        [1, 'initial'],
+        [2, 'max_reserve_checks'],
+        [3, 'max_reserve_checks'],
+      ].slice(0, generations.length),
+    );
     expect(stateOf(state)).toEqual(stateOf(result.view));
 
     const jsonl = rows.map((row) => JSON.stringify(row)).join('\n');
-    const folded = stateFromLedger(jsonl, 'ledger.jsonl', { mode: 'default', saturationEvals: 8, maxReserveChecks: 1 }, harness.config.state_dir);
+    const folded = stateFromLedger(
+      jsonl,
+      'ledger.jsonl',
+      { mode: 'default', saturationEvals: 8, maxReserveChecks: 1 },
+      harness.config.state_dir,
+    );
     expect(stateOf(folded)).toEqual(stateOf(state));
 
     const runIds = rows.filter((row) => row.type === 'run').map((row) => (row as { run_id: string }).run_id);
     expect(new Set(runIds).size).toBe(runIds.length);
-    const evalKeys = rows.filter((row) => row.type === 'eval').map((row) => `${(row as { run_id: string }).run_id}/${(row as { checkpoint_name: string }).checkpoint_name}/${(row as { role: string }).role}`);
+    const evalKeys = rows
+      .filter((row) => row.type === 'eval')
+      .map(
+        (row) =>
+          `${(row as { run_id: string }).run_id}/${(row as { checkpoint_name: string }).checkpoint_name}/${(row as { role: string }).role}`,
+      );
     expect(new Set(evalKeys).size).toBe(evalKeys.length);
   });
 });

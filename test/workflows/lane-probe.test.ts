@@ -48,7 +48,9 @@ describe('the test harness', () => {
     expect(result.exitCode).toBe(0);
     expect(result.output).toMatch(/^pid \d+/);
     const history = await client.workflow.getHandle('probe-1').fetchHistory();
-    const kinds = history.events?.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+    const kinds = history.events
+      ?.map((event) => event.activityTaskScheduledEventAttributes?.activityType?.name)
+      .filter(Boolean);
     expect(kinds).toEqual(['probeLane']);
   });
 });

@@ -5,17 +5,19 @@ import { lanesOf, pickLane, type Lane } from '../../src/workflows/lanes.js';
 const lane = (queue: string, slots: number): Lane => ({ queue, slots });
 
 /** Up to five lanes with distinct queues, what runs on each, which are down, and a preferred one. */
-const situation = fc
-  .array(fc.integer({ min: 0, max: 4 }), { minLength: 0, maxLength: 5 })
-  .chain((slots) =>
-    fc.record({
-      lanes: fc.constant(slots.map((count, index) => lane(`q${index}`, count))),
-      busy: fc.array(fc.integer({ min: 0, max: 5 }), { minLength: slots.length, maxLength: slots.length }),
-      down: fc.array(fc.integer({ min: 0, max: 20 }), { minLength: slots.length, maxLength: slots.length }),
-      now: fc.integer({ min: 0, max: 20 }),
-      preferred: fc.oneof(fc.constant(null), fc.constant('elsewhere'), ...slots.map((_, index) => fc.constant(`q${index}`))),
-    }),
-  );
+const situation = fc.array(fc.integer({ min: 0, max: 4 }), { minLength: 0, maxLength: 5 }).chain((slots) =>
+  fc.record({
+    lanes: fc.constant(slots.map((count, index) => lane(`q${index}`, count))),
+    busy: fc.array(fc.integer({ min: 0, max: 5 }), { minLength: slots.length, maxLength: slots.length }),
+    down: fc.array(fc.integer({ min: 0, max: 20 }), { minLength: slots.length, maxLength: slots.length }),
+    now: fc.integer({ min: 0, max: 20 }),
+    preferred: fc.oneof(
+      fc.constant(null),
+      fc.constant('elsewhere'),
+      ...slots.map((_, index) => fc.constant(`q${index}`)),
+    ),
+  }),
+);
 
 describe('pickLane', () => {
   it('takes a free, up lane: the preferred one if it can, else the one with most free slots, first declared on a tie', () => {

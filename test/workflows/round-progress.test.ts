@@ -38,7 +38,10 @@ describe('round progress', () => {
         const { progress, current, pending } = play(list);
         for (let round = 1; round <= current + 1; round += 1) {
           const expected = round < current && !pending.some((pendingRound) => pendingRound <= round);
-          expect(roundFinished(progress, round, current), `round ${round} of ${current}, pending ${JSON.stringify(pending)}`).toBe(expected);
+          expect(
+            roundFinished(progress, round, current),
+            `round ${round} of ${current}, pending ${JSON.stringify(pending)}`,
+          ).toBe(expected);
         }
       }),
     );

@@ -12,7 +12,8 @@ import { championLoopCli, rowsOf, signalWithCli, stateOf } from '../helpers/loop
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 /** Rows of generation 1 of one type. */
-const firstGeneration = <T extends LedgerRow['type']>(rows: readonly LedgerRow[], type: T) => rowsOf(rows, type).filter((row) => row.generation === 1);
+const firstGeneration = <T extends LedgerRow['type']>(rows: readonly LedgerRow[], type: T) =>
+  rowsOf(rows, type).filter((row) => row.generation === 1);
 
 /** The champion (run/checkpoint) as the ledger stands just before `row`. */
 function championBefore(rows: readonly LedgerRow[], row: LedgerRow): string | null {
@@ -26,7 +27,9 @@ function championBefore(rows: readonly LedgerRow[], row: LedgerRow): string | nu
 
 /** Ok test evals of generation 1 recorded before `row`. */
 const testEvalsBefore = (rows: readonly LedgerRow[], row: LedgerRow) =>
-  rows.slice(0, rows.indexOf(row)).filter((r) => r.type === 'eval' && r.generation === 1 && r.role === 'test' && r.status === 'ok').length;
+  rows
+    .slice(0, rows.indexOf(row))
+    .filter((r) => r.type === 'eval' && r.generation === 1 && r.role === 'test' && r.status === 'ok').length;
 
 const checkedOf = (row: ReserveCheckRow) => `${row.run_id}/${row.checkpoint_name}`;
 
@@ -77,7 +80,9 @@ describe('saturation, reserve checks and generation advance', () => {
       // It checks the champion of that moment, after exactly the test evals it names: on one lane it goes before any new training.
       expect(checkedOf(check)).toBe(championBefore(rows, check));
       expect(testEvalsBefore(rows, check)).toBe(check.test_evals);
-      const reserveEvals = rowsOf(rows, 'eval').filter((row) => row.role === 'reserve' && `${row.run_id}/${row.checkpoint_name}` === checkedOf(check));
+      const reserveEvals = rowsOf(rows, 'eval').filter(
+        (row) => row.role === 'reserve' && `${row.run_id}/${row.checkpoint_name}` === checkedOf(check),
+      );
       expect(reserveEvals).toHaveLength(1);
       expect(rows.indexOf(reserveEvals[0] as LedgerRow)).toBeLessThan(rows.indexOf(check));
     }
@@ -85,7 +90,12 @@ describe('saturation, reserve checks and generation advance', () => {
     expect((checks[1]?.test_evals ?? 0) - (checks[0]?.test_evals ?? 0)).toBeGreaterThanOrEqual(3);
 
     const opened = rowsOf(rows, 'generation')[1];
-    expect(opened).toMatchObject({ generation: 2, event: 'advance', reason: 'max_reserve_checks', split_seed: harness.config.base_seed + 2 });
+    expect(opened).toMatchObject({
+      generation: 2,
+      event: 'advance',
+      reason: 'max_reserve_checks',
+      split_seed: harness.config.base_seed + 2,
+    });
     expect(rows.indexOf(opened as LedgerRow)).toBeGreaterThan(rows.indexOf(checks[1] as LedgerRow));
     expect(opened?.previous_champion).toEqual(firstGeneration(rows, 'champion').at(-1)?.champion);
     expect(opened?.previous_pareto_set).toEqual(firstGeneration(rows, 'pareto_set').at(-1)?.members);
@@ -121,7 +131,8 @@ describe('saturation, reserve checks and generation advance', () => {
 
     const checks = firstGeneration(rows, 'reserve_check');
     expect(checks.length).toBeGreaterThanOrEqual(2);
-    for (const check of checks) expect(check).toMatchObject({ status: 'failed', verdict: 'error', reserve: null, stale_champion: false });
+    for (const check of checks)
+      expect(check).toMatchObject({ status: 'failed', verdict: 'error', reserve: null, stale_champion: false });
     // The counter restarts at each check that could not run: the next one waits for another saturation_evals.
     for (let i = 1; i < checks.length; i += 1) {
       expect((checks[i]?.test_evals ?? 0) - (checks[i - 1]?.test_evals ?? 0)).toBeGreaterThanOrEqual(3);
@@ -130,7 +141,11 @@ describe('saturation, reserve checks and generation advance', () => {
     expect(result.view).toMatchObject({ generation: 1, reserve_checks: 0, advance_reason: null });
     expect(result.view.tests_since_reserve_check).toBe(result.view.test_evals - (checks.at(-1)?.test_evals ?? 0));
     expect(rowsOf(rows, 'generation')).toHaveLength(1);
-    expect(rowsOf(rows, 'eval').filter((row) => row.role === 'reserve').every((row) => row.status === 'failed')).toBe(true);
+    expect(
+      rowsOf(rows, 'eval')
+        .filter((row) => row.role === 'reserve')
+        .every((row) => row.status === 'failed'),
+    ).toBe(true);
   });
 
   it('a reserve check whose champion was replaced while it ran is recorded as stale and changes nothing', async () => {
@@ -158,7 +173,14 @@ describe('saturation, reserve checks and generation advance', () => {
       expect(check.status).toBe('ok');
       // The champion it checked had been replaced by the time its row was recorded.
       expect(championBefore(rows, check)).not.toBe(checkedOf(check));
-      expect(rowsOf(rows, 'champion').some((row) => row.previous !== null && `${row.previous.run_id}/${row.previous.checkpoint_name}` === checkedOf(check) && rows.indexOf(row) < rows.indexOf(check))).toBe(true);
+      expect(
+        rowsOf(rows, 'champion').some(
+          (row) =>
+            row.previous !== null &&
+            `${row.previous.run_id}/${row.previous.checkpoint_name}` === checkedOf(check) &&
+            rows.indexOf(row) < rows.indexOf(check),
+        ),
+      ).toBe(true);
     }
     // Stale checks neither reset the counter nor count: the one check that counts comes last,
     // on the champion of its moment, and opens generation 2 by itself (max_reserve_checks 1).
@@ -167,7 +189,10 @@ describe('saturation, reserve checks and generation advance', () => {
     expect(checks.at(-1)).toBe(last);
     expect(last?.candidate).toBe('strong');
     expect(checkedOf(last as ReserveCheckRow)).toBe(championBefore(rows, last as ReserveCheckRow));
-    expect(rowsOf(rows, 'generation')[1]).toMatchObject({ generation: 2, reason: last?.verdict === 'fail' ? 'reserve_failed' : 'max_reserve_checks' });
+    expect(rowsOf(rows, 'generation')[1]).toMatchObject({
+      generation: 2,
+      reason: last?.verdict === 'fail' ? 'reserve_failed' : 'max_reserve_checks',
+    });
   });
 
   it('a user advances the generation from the client and from the temporal CLI, with reasons and the previous champion recorded', async () => {
@@ -194,7 +219,8 @@ describe('saturation, reserve checks and generation advance', () => {
     }
     // Runs of every generation were trained, round numbers starting again at 1 in each.
     expect(new Set(rowsOf(rows, 'run').map((row) => row.generation))).toEqual(new Set([1, 2, 3]));
-    for (const generation of [2, 3]) expect(rowsOf(rows, 'run').find((row) => row.generation === generation)?.round).toBe(1);
+    for (const generation of [2, 3])
+      expect(rowsOf(rows, 'run').find((row) => row.generation === generation)?.round).toBe(1);
   });
 
   it('an advance signalled before the loop took its first step opens generation 2 at once, in the live state and the ledger alike', async () => {
@@ -208,7 +234,10 @@ describe('saturation, reserve checks and generation advance', () => {
     });
     await harness.waitFor('early', (view) => view.generation === 2 && view.test_evals > 0);
     const { rows } = await stopAndExport('early');
-    expect(rowsOf(rows, 'generation').map((row) => [row.generation, row.reason])).toEqual([[1, 'initial'], [2, 'signalled early']]);
+    expect(rowsOf(rows, 'generation').map((row) => [row.generation, row.reason])).toEqual([
+      [1, 'initial'],
+      [2, 'signalled early'],
+    ]);
     expect(rowsOf(rows, 'run').every((row) => row.generation === 2)).toBe(true);
   });
 
@@ -227,7 +256,9 @@ describe('saturation, reserve checks and generation advance', () => {
       args: [{ loopId: 'unopened', config: harness.configFor('unopened') }],
     });
     const started = Date.now();
-    await expect(advanceLoop(harness.client, 'unopened', 'why')).rejects.toThrow(/'unopened' has no generation to advance from yet/);
+    await expect(advanceLoop(harness.client, 'unopened', 'why')).rejects.toThrow(
+      /'unopened' has no generation to advance from yet/,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     await expect(advanceLoop(harness.client, 'unopened', '  ')).rejects.toThrow(/advance needs a reason/);
     await handle.terminate('test over');

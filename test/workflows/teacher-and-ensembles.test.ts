@@ -19,7 +19,10 @@ describe('teachers, students and ensembles', () => {
       candidates: [
         { name: 'weak', overrides: { fixture_quality: 0.3 } },
         { name: 'strong', overrides: { fixture_quality: 0.8 } },
-        { name: 'student', overrides: { fixture_quality: 0.5, gate_soft_targets: 'artifacts/teachers/gen-{generation}/insample.jsonl' } },
+        {
+          name: 'student',
+          overrides: { fixture_quality: 0.5, gate_soft_targets: 'artifacts/teachers/gen-{generation}/insample.jsonl' },
+        },
       ],
       loop: { teacher_after_round: 2, saturation_evals: 1000 },
     });
@@ -64,10 +67,20 @@ describe('teachers, students and ensembles', () => {
     expect(rows.findIndex((row) => row.type === 'run' && row.candidate === 'student')).toBeGreaterThan(teacherIndex);
 
     const ensemble = runs.find((row) => row.run_id === 'ens-g001-teacher');
-    expect(ensemble).toMatchObject({ status: 'ensemble', candidate: 'ensemble_teacher_members', round: 2, checkpoints: ['teacher-members.json'] });
+    expect(ensemble).toMatchObject({
+      status: 'ensemble',
+      candidate: 'ensemble_teacher_members',
+      round: 2,
+      checkpoints: ['teacher-members.json'],
+    });
     expect(ensemble?.members).toHaveLength(4);
     const ensembleEval: EvalRow | undefined = rowsOf(rows, 'eval').find((row) => row.run_id === 'ens-g001-teacher');
-    expect(ensembleEval).toMatchObject({ role: 'test', status: 'ok', checkpoint_name: 'teacher-members.json', epoch: null });
+    expect(ensembleEval).toMatchObject({
+      role: 'test',
+      status: 'ok',
+      checkpoint_name: 'teacher-members.json',
+      epoch: null,
+    });
     expect(ensembleEval?.manifest).toBe(ensemble?.config_path);
 
     const roundEnsembles = runs.filter((row) => row.candidate === 'ensemble_round_members');
@@ -75,7 +88,10 @@ describe('teachers, students and ensembles', () => {
     for (const row of roundEnsembles) {
       const members = row.members as Member[];
       // Every trained run of rounds <= r (the student's too), best validation AUC first.
-      const trained = runs.filter((run) => run.status === 'trained' && run.round <= row.round).map((run) => run.run_id).sort();
+      const trained = runs
+        .filter((run) => run.status === 'trained' && run.round <= row.round)
+        .map((run) => run.run_id)
+        .sort();
       expect(members.map((member) => member.run_id).sort()).toEqual(trained);
       const aucs = members.map((member) => member.validation_gate_auc ?? -1);
       expect(aucs).toEqual([...aucs].sort((x, y) => y - x));
@@ -120,6 +136,10 @@ describe('a loop whose only candidate is a waiting student', () => {
     // finish round 2 first, so look it up rather than take the first row).
     const runs = rowsOf((await harness.ledger('idle')).rows, 'run');
     expect(Math.min(...runs.map((row) => row.round))).toBe(1);
-    expect(runs.find((row) => row.round === 1)).toMatchObject({ run_id: 'champ-g001-r0001-pupil', status: 'trained', error: null });
+    expect(runs.find((row) => row.round === 1)).toMatchObject({
+      run_id: 'champ-g001-r0001-pupil',
+      status: 'trained',
+      error: null,
+    });
   });
 });

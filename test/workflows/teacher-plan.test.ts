@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RunRow } from '../../src/ledger/rows.js';
-import { emptyTeacherPlan, planTeacherRound, teacherDue, teacherMembers, teacherRunFinal, type TeacherPlan } from '../../src/workflows/teacher-plan.js';
+import {
+  emptyTeacherPlan,
+  planTeacherRound,
+  teacherDue,
+  teacherMembers,
+  teacherRunFinal,
+  type TeacherPlan,
+} from '../../src/workflows/teacher-plan.js';
 
 const run = (runId: string, status: RunRow['status']): RunRow => ({
   type: 'run',
@@ -21,7 +28,11 @@ const run = (runId: string, status: RunRow['status']): RunRow => ({
   error: null,
 });
 
-const member = (runId: string) => ({ run_id: runId, config_path: `configs/${runId}.yaml`, config_sha256: `sha-${runId}` });
+const member = (runId: string) => ({
+  run_id: runId,
+  config_path: `configs/${runId}.yaml`,
+  config_sha256: `sha-${runId}`,
+});
 
 describe('the teacher plan', () => {
   it('takes the ordinary runs of rounds up to N and ignores later rounds, or all rounds when N is 0', () => {
@@ -57,19 +68,36 @@ describe('the teacher plan', () => {
   });
 
   it('whatever order the runs end in: due once all are final, members are the trained ones in run id order', () => {
-    const outcomes = fc.uniqueArray(fc.record({ id: fc.stringMatching(/^[a-z]{1,4}$/), trained: fc.boolean() }), { selector: (entry) => entry.id, minLength: 1, maxLength: 8 });
+    const outcomes = fc.uniqueArray(fc.record({ id: fc.stringMatching(/^[a-z]{1,4}$/), trained: fc.boolean() }), {
+      selector: (entry) => entry.id,
+      minLength: 1,
+      maxLength: 8,
+    });
     fc.assert(
-      fc.property(outcomes.chain((list) => fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length }))), ([list, order]) => {
-        let plan = planTeacherRound(emptyTeacherPlan, 1, 1, list.map((entry) => entry.id));
-        for (const [index, entry] of order.entries()) {
-          expect(teacherDue(plan, 1, 1)).toBe(false);
-          plan = teacherRunFinal(plan, run(entry.id, entry.trained ? 'trained' : 'train_failed'));
-          expect(plan.pending).toHaveLength(list.length - index - 1);
-        }
-        expect(teacherDue(plan, 1, 1)).toBe(true);
-        const trained = list.filter((entry) => entry.trained).map((entry) => entry.id).sort();
-        expect(teacherMembers(plan).map((entry) => entry.run_id)).toEqual(trained);
-      }),
+      fc.property(
+        outcomes.chain((list) =>
+          fc.tuple(fc.constant(list), fc.shuffledSubarray(list, { minLength: list.length, maxLength: list.length })),
+        ),
+        ([list, order]) => {
+          let plan = planTeacherRound(
+            emptyTeacherPlan,
+            1,
+            1,
+            list.map((entry) => entry.id),
+          );
+          for (const [index, entry] of order.entries()) {
+            expect(teacherDue(plan, 1, 1)).toBe(false);
+            plan = teacherRunFinal(plan, run(entry.id, entry.trained ? 'trained' : 'train_failed'));
+            expect(plan.pending).toHaveLength(list.length - index - 1);
+          }
+          expect(teacherDue(plan, 1, 1)).toBe(true);
+          const trained = list
+            .filter((entry) => entry.trained)
+            .map((entry) => entry.id)
+            .sort();
+          expect(teacherMembers(plan).map((entry) => entry.run_id)).toEqual(trained);
+        },
+      ),
     );
   });
 });

@@ -20,7 +20,10 @@ export class CliArgs {
       .allowExcessArguments(false);
     for (const [name, arity] of Object.entries(spec)) {
       // commander appends a list option's repeats; here a second `--inputs` is a mistake too.
-      if (arity === 'many' && argv.filter((token) => token === `--${name}` || token.startsWith(`--${name}=`)).length > 1) {
+      if (
+        arity === 'many' &&
+        argv.filter((token) => token === `--${name}` || token.startsWith(`--${name}=`)).length > 1
+      ) {
         throw new UsageError(`--${name} given twice`);
       }
       const option = new Option(`--${name} <${arity === 'many' ? 'values...' : 'value'}>`);
@@ -37,7 +40,12 @@ export class CliArgs {
       program.parse(argv, { from: 'user' });
     } catch (error) {
       // commander's words, but the same `--name needs a value` as a value that is another option.
-      if (error instanceof CommanderError) throw new UsageError(error.message.replace(/^error: /, '').replace(/^option '(--[^ ']+)[^']*' argument missing$/, '$1 needs a value'));
+      if (error instanceof CommanderError)
+        throw new UsageError(
+          error.message
+            .replace(/^error: /, '')
+            .replace(/^option '(--[^ ']+)[^']*' argument missing$/, '$1 needs a value'),
+        );
       throw error;
     }
     this.values = program.opts<Record<string, string[] | undefined>>();

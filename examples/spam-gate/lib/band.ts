@@ -40,7 +40,7 @@ function edges(side: readonly Scored[], wrong: number, limit: number): Edge[] {
   let errors = side.filter((row) => row.target === wrong).length;
   const choices: Edge[] = [{ edge: 0, cost: ERROR_COST * errors, rejected: 0 }];
   let rejected = 0;
-  for (let i = 0; i < side.length && rejected < limit; ) {
+  for (let i = 0; i < side.length && rejected < limit;) {
     const value = side[i]?.margin ?? 0;
     while (i < side.length && side[i]?.margin === value) {
       if (side[i]?.target === wrong) errors -= 1;

@@ -51,7 +51,8 @@ export function parseCheckpoint(value: unknown, what: string): GateModel & { epo
   const values = Buffer.from(needString(record, 'weights', what), 'base64');
   const weights = new Float32Array(features.hash_dimension);
   if (record.encoding === 'dense') {
-    if (values.length !== 4 * weights.length) throw new UsageError(`${what}: weights must hold ${weights.length} floats`);
+    if (values.length !== 4 * weights.length)
+      throw new UsageError(`${what}: weights must hold ${weights.length} floats`);
     weights.forEach((_, index) => {
       weights[index] = values.readFloatLE(4 * index);
     });

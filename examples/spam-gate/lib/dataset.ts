@@ -32,7 +32,11 @@ export function checkedSpec(value: unknown, what: string): DatasetSpec {
   const corpus = record.corpus ?? DEFAULT_DATASET.corpus;
   if (corpus !== 'spam-assassin') throw new UsageError(`${what}: corpus must be spam-assassin`);
   const groups = record.groups ?? DEFAULT_DATASET.groups;
-  if (!Array.isArray(groups) || groups.length === 0 || !groups.every((g): g is string => ALL_GROUPS.includes(g as never))) {
+  if (
+    !Array.isArray(groups) ||
+    groups.length === 0 ||
+    !groups.every((g): g is string => ALL_GROUPS.includes(g as never))
+  ) {
     throw new UsageError(`${what}: groups must be a non-empty list out of ${ALL_GROUPS.join(', ')}`);
   }
   if (!groups.some((g) => targetOfGroup(g) === 1) || !groups.some((g) => targetOfGroup(g) === 0)) {

@@ -31,7 +31,9 @@ export interface EvalJob {
 export function runEvalJob(job: EvalJob): void {
   const ids = job.data.ids(job.role);
   const key = ['spam-gate-scores/1', job.sourceSha256, ...job.cacheKey, job.role, sha256Text(ids.join('\n'))];
-  const rows = cachedScores(job.scoreCacheDir, key, () => scoreMessages(job.models(), job.data.messages(job.role), job.featurizer));
+  const rows = cachedScores(job.scoreCacheDir, key, () =>
+    scoreMessages(job.models(), job.data.messages(job.role), job.featurizer),
+  );
   writeAtomic(job.scoresOutput, jsonlText(rows));
   const report = buildReport({
     role: job.role,
@@ -42,8 +44,12 @@ export function runEvalJob(job: EvalJob): void {
     extra: job.extra,
   });
   writeAtomic(job.output, jsonText(report));
-  const decided = report.decided as { fail_to_pass_count: number; pass_to_fail_count: number; rejected_total: number } | undefined;
-  const band = decided === undefined ? '' : ` decided f2p=${decided.fail_to_pass_count} p2f=${decided.pass_to_fail_count} rejected=${decided.rejected_total}`;
+  const decided = report.decided as
+    { fail_to_pass_count: number; pass_to_fail_count: number; rejected_total: number } | undefined;
+  const band =
+    decided === undefined
+      ? ''
+      : ` decided f2p=${decided.fail_to_pass_count} p2f=${decided.pass_to_fail_count} rejected=${decided.rejected_total}`;
   process.stdout.write(
     `evaluate ${job.role} ${job.source} items=${rows.length} f2p=${String(report.fail_to_pass_count)}` +
       ` p2f=${String(report.pass_to_fail_count)} auc=${String(report.gate_auc)}${band}\n`,

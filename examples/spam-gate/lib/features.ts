@@ -41,7 +41,7 @@ export function hashVector(tokens: Uint32Array, dimension: number): SparseVector
   const scratch = scratchFor(dimension);
   scratch.stamp += 1;
   const touched: number[] = [];
-  for (let start = 0; start < sorted.length; ) {
+  for (let start = 0; start < sorted.length;) {
     const hash = sorted[start] ?? 0;
     let end = start + 1;
     while (end < sorted.length && sorted[end] === hash) end += 1;

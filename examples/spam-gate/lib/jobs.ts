@@ -14,7 +14,8 @@ export interface JobSpec {
 
 export function readJobs(path: string): JobSpec[] {
   const list = readJson(path, 'jobs file');
-  if (!Array.isArray(list) || list.length === 0) throw new UsageError(`jobs file must be a non-empty JSON list: ${path}`);
+  if (!Array.isArray(list) || list.length === 0)
+    throw new UsageError(`jobs file must be a non-empty JSON list: ${path}`);
   return list.map((entry, index) => {
     const what = `jobs file ${path} entry ${index}`;
     const job = asRecord(entry, what);

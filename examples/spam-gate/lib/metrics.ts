@@ -64,7 +64,9 @@ export function auc(rows: readonly Scored[]): number | null {
 export const CURVE_THRESHOLDS = [-2, -1, -0.5, 0, 0.5, 1, 2] as const;
 
 /** Error counts at thresholds around the boundary: how the gate trades one error for the other. */
-export function gateCurve(rows: readonly Scored[]): { threshold: number; fail_to_pass: number; pass_to_fail: number }[] {
+export function gateCurve(
+  rows: readonly Scored[],
+): { threshold: number; fail_to_pass: number; pass_to_fail: number }[] {
   return CURVE_THRESHOLDS.map((threshold) => {
     const c = counts(rows, threshold);
     return { threshold, fail_to_pass: c.fail_to_pass_count, pass_to_fail: c.pass_to_fail_count };

@@ -22,7 +22,11 @@ export function margin(model: GateModel, vector: SparseVector): number {
  */
 export function snapshot(params: Float64Array, features: FeatureSettings): GateModel {
   const dimension = features.hash_dimension;
-  return { features, weights: Float32Array.from(params.subarray(0, dimension)), bias: Math.fround(params[dimension] ?? 0) };
+  return {
+    features,
+    weights: Float32Array.from(params.subarray(0, dimension)),
+    bias: Math.fround(params[dimension] ?? 0),
+  };
 }
 
 export function sigmoid(value: number): number {

@@ -37,6 +37,7 @@ export function decideMail(packaged: PackagedModel, raw: string): { margin: numb
   const sum = packaged.models.reduce((total, model) => total + margin(model, vectorOf(raw, model.features)), 0);
   const value = sum / packaged.models.length;
   const { band } = packaged;
-  const decision: Decision = band !== null && value >= band.low && value <= band.high ? 'reject' : value > 0 ? 'pass' : 'fail';
+  const decision: Decision =
+    band !== null && value >= band.low && value <= band.high ? 'reject' : value > 0 ? 'pass' : 'fail';
   return { margin: Math.round(value * 1e6) / 1e6, decision };
 }

@@ -11,12 +11,20 @@ export interface ScoreRow {
 }
 
 /** The mean gate margin of the models on each message (one model: its own margin). */
-export function scoreMessages(models: readonly GateModel[], messages: readonly Message[], featurizer: Featurizer): ScoreRow[] {
+export function scoreMessages(
+  models: readonly GateModel[],
+  messages: readonly Message[],
+  featurizer: Featurizer,
+): ScoreRow[] {
   const sums = new Float64Array(messages.length);
   for (const model of models) {
     featurizer.vectors(messages, model.features).forEach((vector, i) => {
       sums[i] = (sums[i] ?? 0) + margin(model, vector);
     });
   }
-  return messages.map((message, i) => ({ id: message.id, target: message.target, margin: round6((sums[i] ?? 0) / models.length) }));
+  return messages.map((message, i) => ({
+    id: message.id,
+    target: message.target,
+    margin: round6((sums[i] ?? 0) / models.length),
+  }));
 }

@@ -24,7 +24,8 @@ export function selectEpoch<T extends EpochCounts>(epochs: readonly T[]): T {
   const [first, ...rest] = epochs;
   if (first === undefined) throw new Error('no epochs to select from');
   return rest.reduce((best, e) => {
-    const better = total(e) < total(best) || (total(e) === total(best) && e.fail_to_pass_count < best.fail_to_pass_count);
+    const better =
+      total(e) < total(best) || (total(e) === total(best) && e.fail_to_pass_count < best.fail_to_pass_count);
     return better ? e : best;
   }, first);
 }

@@ -20,7 +20,8 @@ export function integerIn(value: unknown, fallback: number, min: number, max: nu
 export function oneOf<T extends string | number>(value: unknown, fallback: T, allowed: readonly T[], what: string): T {
   const chosen = value ?? fallback;
   const match = allowed.find((option) => option === chosen);
-  if (match === undefined) throw new UsageError(`${what} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
+  if (match === undefined)
+    throw new UsageError(`${what} must be one of ${allowed.join(', ')}, not ${JSON.stringify(value)}`);
   return match;
 }
 
@@ -29,7 +30,19 @@ export const DEFAULT_FEATURES: FeatureSettings = { ngram: 1, hash_dimension: 655
 export function checkedFeatures(values: Readonly<Record<string, unknown>>, what: string): FeatureSettings {
   return {
     ngram: oneOf(values.ngram, DEFAULT_FEATURES.ngram, [1, 2] as const, `${what}: ngram`),
-    hash_dimension: integerIn(values.hash_dimension, DEFAULT_FEATURES.hash_dimension, 16, 2 ** 24, `${what}: hash_dimension`),
-    max_body_chars: integerIn(values.max_body_chars, DEFAULT_FEATURES.max_body_chars, 100, 10_000_000, `${what}: max_body_chars`),
+    hash_dimension: integerIn(
+      values.hash_dimension,
+      DEFAULT_FEATURES.hash_dimension,
+      16,
+      2 ** 24,
+      `${what}: hash_dimension`,
+    ),
+    max_body_chars: integerIn(
+      values.max_body_chars,
+      DEFAULT_FEATURES.max_body_chars,
+      100,
+      10_000_000,
+      `${what}: max_body_chars`,
+    ),
   };
 }

@@ -56,11 +56,16 @@ export function carve(split: Split, from: string, role: string, fraction: number
   const taken = new Set<string>();
   for (const target of [0, 1]) {
     const members = source.filter((id) => targetOfId(id) === target);
-    for (const id of hashShuffled(members, seed, role, target).slice(0, Math.round(members.length * fraction))) taken.add(id);
+    for (const id of hashShuffled(members, seed, role, target).slice(0, Math.round(members.length * fraction)))
+      taken.add(id);
   }
   return {
     ...split,
-    roles: { ...split.roles, [from]: source.filter((id) => !taken.has(id)), [role]: source.filter((id) => taken.has(id)) },
+    roles: {
+      ...split.roles,
+      [from]: source.filter((id) => !taken.has(id)),
+      [role]: source.filter((id) => taken.has(id)),
+    },
   };
 }
 

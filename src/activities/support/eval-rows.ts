@@ -13,7 +13,13 @@ import type { LoopPaths } from '../types.js';
  * when there is no usable report; a failed row says why in the evaluator's log and the
  * activity log. `validation` is the epoch's validation-epoch-NNNN.json, null when unreadable.
  */
-export async function evalRow(paths: LoopPaths, run: EvalSource, name: string, role: Role, read: ReportRead): Promise<EvalRow> {
+export async function evalRow(
+  paths: LoopPaths,
+  run: EvalSource,
+  name: string,
+  role: Role,
+  read: ReportRead,
+): Promise<EvalRow> {
   const finished = new Date().toISOString();
   const base = failedEvalRow(run, name, role, paths, finished);
   const validation = isEnsembleRun(run) ? null : await validationMetrics(runDir(paths, run.run_id), name);

@@ -20,7 +20,13 @@ export interface EvalContext {
  * (docs/contract.md, evaluate). A finished report is reused; scores left by a killed evaluator
  * are moved aside before it runs again.
  */
-export async function evaluateOne(context: EvalContext, run: EvalSource, name: string, role: Role, band: string | null): Promise<ReportRead> {
+export async function evaluateOne(
+  context: EvalContext,
+  run: EvalSource,
+  name: string,
+  role: Role,
+  band: string | null,
+): Promise<ReportRead> {
   const { paths, commands } = context;
   const output = evalReportPath(paths.stateDir, run.run_id, name, role);
   const log = evalLog(paths.stateDir, run.run_id, name, role);
@@ -33,7 +39,11 @@ export async function evaluateOne(context: EvalContext, run: EvalSource, name: s
   const ensemble = isEnsembleRun(run);
   const target = ensemble
     ? [...commands.evaluate_ensemble, ...['--manifest', run.config_path]]
-    : [...commands.evaluate, ...['--config', run.config_path], ...['--checkpoint', join(runDir(paths, run.run_id), name)]];
+    : [
+        ...commands.evaluate,
+        ...['--config', run.config_path],
+        ...['--checkpoint', join(runDir(paths, run.run_id), name)],
+      ];
   const result = await runLoopStep(paths, {
     step: `evaluate ${role}`,
     commandKey: ensemble ? 'evaluate_ensemble' : 'evaluate',

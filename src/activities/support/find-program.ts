@@ -9,7 +9,11 @@ export type ProgramProblem = { readonly kind: 'not_found' | 'not_executable'; re
  * Looks the program up as execve would: a name with a slash is a path (relative to `cwd`),
  * a bare name is searched on the PATH of the environment the command will get.
  */
-export async function programProblem(program: string, cwd: string, env: Readonly<Record<string, string | undefined>>): Promise<ProgramProblem> {
+export async function programProblem(
+  program: string,
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<ProgramProblem> {
   if (program.includes('/')) {
     const path = resolve(cwd, program);
     const kind = await executableKind(path);
@@ -40,7 +44,9 @@ function shortPath(path: string | undefined): string {
   return path.length <= 160 ? `PATH=${path}` : `PATH=${path.slice(0, 157)}...`;
 }
 
-async function executableKind(path: string): Promise<'ok' | 'missing' | 'is a directory' | 'is not executable (chmod +x?)'> {
+async function executableKind(
+  path: string,
+): Promise<'ok' | 'missing' | 'is a directory' | 'is not executable (chmod +x?)'> {
   try {
     const stats = await stat(path);
     if (stats.isDirectory()) {

@@ -20,7 +20,9 @@ function startReaper(): ChildProcess {
   const started = spawn(process.execPath, [REAPER], { stdio: ['pipe', 'ignore', 'ignore'], detached: true });
   started.stdin.on('error', () => undefined);
   started.on('error', (error) => {
-    process.emitWarning(`group reaper could not start: ${error.message}; steps of this worker are not killed if it dies`);
+    process.emitWarning(
+      `group reaper could not start: ${error.message}; steps of this worker are not killed if it dies`,
+    );
   });
   started.on('exit', () => {
     if (reaper !== started) return;

@@ -35,7 +35,8 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Ste
       progress: step.progress,
     });
   } catch (error) {
-    if (isCommandNotFound(error)) await appendLogLine(step.log, `${step.step}: ${error.message}`).catch(() => undefined);
+    if (isCommandNotFound(error))
+      await appendLogLine(step.log, `${step.step}: ${error.message}`).catch(() => undefined);
     throw error;
   }
 }

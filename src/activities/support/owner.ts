@@ -30,7 +30,11 @@ export async function writeOwner(stateDir: string, runId: string, owner: string)
 }
 
 /** Whether a run's directory exists and its marker does not name this owner. */
-export async function isStale(paths: Pick<LoopPaths, 'runsRoot' | 'stateDir'>, runId: string, owner: string): Promise<boolean> {
+export async function isStale(
+  paths: Pick<LoopPaths, 'runsRoot' | 'stateDir'>,
+  runId: string,
+  owner: string,
+): Promise<boolean> {
   if (!(await exists(runDir(paths, runId)))) {
     return false;
   }

@@ -16,7 +16,12 @@ export interface ReportRead {
 }
 
 /** Reads a report; a missing or contract-breaking one becomes a problem, not an exception. */
-export async function readReportAt(path: string, log: string, evaluatorFailed = false, failure: string | null = null): Promise<ReportRead> {
+export async function readReportAt(
+  path: string,
+  log: string,
+  evaluatorFailed = false,
+  failure: string | null = null,
+): Promise<ReportRead> {
   try {
     return { report: await readReport(path), problem: null, evaluatorFailed, log };
   } catch (error) {

@@ -47,7 +47,10 @@ export function validationFile(dir: string, checkpointName: string, suffix: 'jso
 export async function validationGateAuc(dir: string, checkpointName: string): Promise<number | null> {
   try {
     const rows = await readScores(validationFile(dir, checkpointName, 'scores.jsonl'));
-    return gateAuc(rows.map((row) => row.margin), rows.map((row) => row.target));
+    return gateAuc(
+      rows.map((row) => row.margin),
+      rows.map((row) => row.target),
+    );
   } catch {
     return null;
   }

@@ -1,5 +1,11 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, STALE_RUN_DIR, STEP_FAILED } from '../../workflows/messages.js';
+import {
+  COMMAND_NOT_FOUND,
+  CONFIG_ERROR,
+  CONTRACT_ERROR,
+  STALE_RUN_DIR,
+  STEP_FAILED,
+} from '../../workflows/messages.js';
 
 // The failure types are defined with the signals, where workflows (which name them in retry
 // policies) may import them; activities raise them through the helpers below.

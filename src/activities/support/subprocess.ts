@@ -109,7 +109,9 @@ export function returnCode(result: Pick<StepResult, 'exitCode' | 'signal'>): num
 export async function runStep(options: RunStepOptions): Promise<StepResult> {
   const [program] = options.command;
   if (program === undefined || program === '') {
-    throw commandNotFound(`empty command for ${options.step} (${options.source ?? options.step}): give a program and its arguments`);
+    throw commandNotFound(
+      `empty command for ${options.step} (${options.source ?? options.step}): give a program and its arguments`,
+    );
   }
   const env = { ...withoutWorkerSecrets(process.env), ...subprocessEnv, ...scopedEnv.getStore(), ...options.env };
   const problem = await programProblem(program, options.cwd, env);
@@ -225,7 +227,16 @@ async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
       throw commandNotFound(`command could not start: ${program} (${options.source ?? options.step}): ${why}`);
     }
     const finished = new Date().toISOString();
-    return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, pid: pgid, pgid, started, finished, logStart, stalled };
+    return {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      pid: pgid,
+      pgid,
+      started,
+      finished,
+      logStart,
+      stalled,
+    };
   } finally {
     ended = true;
     clearInterval(heartbeats);

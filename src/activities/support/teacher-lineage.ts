@@ -29,7 +29,11 @@ export async function lineageKey(configText: string, workdir: string, hashes: Ma
     let content: string | null = null;
     if (HASHED.has(key)) {
       const id = `${path}:${identity.join(':')}`;
-      content = hashes.get(id) ?? createHash('sha256').update(await readFile(path)).digest('hex');
+      content =
+        hashes.get(id) ??
+        createHash('sha256')
+          .update(await readFile(path))
+          .digest('hex');
       hashes.set(id, content);
     }
     lineage[key] = [path, identity, content];

@@ -13,7 +13,7 @@ export function niceTicks(max: number, target = 6): number[] {
   const top = Math.max(1, max);
   const rough = top / target;
   const power = 10 ** Math.floor(Math.log10(rough));
-  const step = Math.max(1, ([1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= rough) ?? 10 * power));
+  const step = Math.max(1, [1, 2, 5, 10].map((m) => m * power).find((candidate) => candidate >= rough) ?? 10 * power);
   const ticks: number[] = [];
   for (let value = 0; value < top + step; value += step) {
     ticks.push(value);
@@ -30,12 +30,20 @@ function pointTitle(point: PlotPoint): string {
 }
 
 /** The front as a staircase: right along a member's Pass->Fail level, then down to the next member. */
-export function stepPath(front: readonly PlotPoint[], x: (value: number) => number, y: (value: number) => number): string {
-  const corners = [...new Map(front.map((point) => [`${point.counts.f2p}/${point.counts.p2f}`, point.counts])).values()].sort(
-    (a, b) => a.f2p - b.f2p || b.p2f - a.p2f,
-  );
+export function stepPath(
+  front: readonly PlotPoint[],
+  x: (value: number) => number,
+  y: (value: number) => number,
+): string {
+  const corners = [
+    ...new Map(front.map((point) => [`${point.counts.f2p}/${point.counts.p2f}`, point.counts])).values(),
+  ].sort((a, b) => a.f2p - b.f2p || b.p2f - a.p2f);
   return corners
-    .map((counts, index) => (index === 0 ? `M${fixed(x(counts.f2p))},${fixed(y(counts.p2f))}` : `H${fixed(x(counts.f2p))}V${fixed(y(counts.p2f))}`))
+    .map((counts, index) =>
+      index === 0
+        ? `M${fixed(x(counts.f2p))},${fixed(y(counts.p2f))}`
+        : `H${fixed(x(counts.f2p))}V${fixed(y(counts.p2f))}`,
+    )
     .join('');
 }
 
@@ -54,39 +62,70 @@ export function frontPlot(report: GenerationReport, compared: 'result' | 'decide
   const counts = compared === 'decided' ? ' (decided)' : '';
   // Grid, ticks and tick labels.
   const xAxis = xTicks.map((tick) => [
-    html`<line class="grid" x1="${fixed(x(tick))}" y1="${PLOT.top}" x2="${fixed(x(tick))}" y2="${PLOT.bottom}"/>`,
-    html`<line class="tick" x1="${fixed(x(tick))}" y1="${PLOT.bottom}" x2="${fixed(x(tick))}" y2="${PLOT.bottom + 5}"/>`,
+    html`<line class="grid" x1="${fixed(x(tick))}" y1="${PLOT.top}" x2="${fixed(x(tick))}" y2="${PLOT.bottom}" />`,
+    html`<line
+      class="tick"
+      x1="${fixed(x(tick))}"
+      y1="${PLOT.bottom}"
+      x2="${fixed(x(tick))}"
+      y2="${PLOT.bottom + 5}"
+    />`,
     html`<text class="tick-label x" x="${fixed(x(tick))}" y="${PLOT.bottom + 18}" text-anchor="middle">${tick}</text>`,
   ]);
   const yAxis = yTicks.map((tick) => [
-    html`<line class="grid" x1="${PLOT.left}" y1="${fixed(y(tick))}" x2="${PLOT.right}" y2="${fixed(y(tick))}"/>`,
-    html`<line class="tick" x1="${PLOT.left - 5}" y1="${fixed(y(tick))}" x2="${PLOT.left}" y2="${fixed(y(tick))}"/>`,
+    html`<line class="grid" x1="${PLOT.left}" y1="${fixed(y(tick))}" x2="${PLOT.right}" y2="${fixed(y(tick))}" />`,
+    html`<line class="tick" x1="${PLOT.left - 5}" y1="${fixed(y(tick))}" x2="${PLOT.left}" y2="${fixed(y(tick))}" />`,
     html`<text class="tick-label y" x="${PLOT.left - 8}" y="${fixed(y(tick) + 4)}" text-anchor="end">${tick}</text>`,
   ]);
   const axes = [
-    html`<g class="axes">`,
+    html`<g class="axes"></g>`,
     xAxis,
     yAxis,
-    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}"/>`,
-    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${PLOT.bottom}"/>`,
-    html`<text class="axis-label" x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 12}" text-anchor="middle">Fail-&gt;Pass count${counts} (failing items let through)</text>`,
-    html`<text class="axis-label" transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle">Pass-&gt;Fail count${counts} (passing items rejected)</text>`,
+    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}" />`,
+    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${PLOT.bottom}" />`,
+    html`<text class="axis-label" x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 12}" text-anchor="middle"
+      >Fail-&gt;Pass count${counts} (failing items let through)</text
+    >`,
+    html`<text
+      class="axis-label"
+      transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)"
+      text-anchor="middle"
+      >Pass-&gt;Fail count${counts} (passing items rejected)</text
+    >`,
     html`</g>`,
   ];
-  const points = report.points.map((point) => html`<circle class="point" ${at(point)} r="4"><title>${pointTitle(point)}</title></circle>`);
+  const points = report.points.map(
+    (point) => html`<circle class="point" ${at(point)} r="4"><title>${pointTitle(point)}</title></circle>`,
+  );
   const front =
     report.front.length === 0
       ? []
       : [
-          html`<path class="front-line" d="${stepPath(report.front, x, y)}"/>`,
-          html`<g class="front-members">`,
-          report.front.map((point) => html`<circle class="front-member" ${at(point)} r="6"><title>front: ${pointTitle(point)}</title></circle>`),
+          html`<path class="front-line" d="${stepPath(report.front, x, y)}" />`,
+          html`<g class="front-members"></g>`,
+          report.front.map(
+            (point) =>
+              html`<circle class="front-member" ${at(point)} r="6"><title>front: ${pointTitle(point)}</title></circle>`,
+          ),
           html`</g>`,
         ];
-  const champion = report.champion ? championMark(report.champion, x(report.champion.counts.f2p), y(report.champion.counts.p2f)) : '';
+  const champion = report.champion
+    ? championMark(report.champion, x(report.champion.counts.f2p), y(report.champion.counts.p2f))
+    : '';
   return html`${[
-    html`<svg class="front-plot" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" data-generation="${report.generation}" data-points="${report.points.length}" data-front="${report.front.length}">`,
-    html`<title>Generation ${report.generation}: ${report.points.length} test evaluations, Pareto front of ${report.front.length}</title>`,
+    html`<svg
+      class="front-plot"
+      viewBox="0 0 ${WIDTH} ${HEIGHT}"
+      width="${WIDTH}"
+      height="${HEIGHT}"
+      role="img"
+      data-generation="${report.generation}"
+      data-points="${report.points.length}"
+      data-front="${report.front.length}"
+    ></svg>`,
+    html`<title>
+      Generation ${report.generation}: ${report.points.length} test evaluations, Pareto front of ${report.front.length}
+    </title>`,
     axes,
     html`<g class="points">${points}</g>`,
     front,
@@ -102,11 +141,14 @@ function championMark(champion: PlotPoint, cx: number, cy: number): Html {
 }
 
 function legend(left: number, top: number): Html {
-  const row = (index: number, symbol: Html, label: string): Html => html`<g transform="translate(${left} ${top + index * 24})">${symbol}<text x="26" y="4">${label}</text></g>`;
-  return html`<g class="legend">${[
-    row(0, html`<circle class="point-key" cx="8" cy="0" r="4"/>`, 'test evaluation (a checkpoint)'),
-    row(1, html`<circle class="front-member-key" cx="8" cy="0" r="6"/>`, 'Pareto front member'),
-    row(2, html`<path class="front-line-key" d="M-1,-6H9V6H18"/>`, 'Pareto front'),
-    row(3, html`<path class="champion-key" d="M8,-9L17,0L8,9L-1,0Z"/>`, 'champion'),
-  ]}</g>`;
+  const row = (index: number, symbol: Html, label: string): Html =>
+    html`<g transform="translate(${left} ${top + index * 24})">${symbol}<text x="26" y="4">${label}</text></g>`;
+  return html`<g class="legend"
+    >${[
+      row(0, html`<circle class="point-key" cx="8" cy="0" r="4" />`, 'test evaluation (a checkpoint)'),
+      row(1, html`<circle class="front-member-key" cx="8" cy="0" r="6" />`, 'Pareto front member'),
+      row(2, html`<path class="front-line-key" d="M-1,-6H9V6H18" />`, 'Pareto front'),
+      row(3, html`<path class="champion-key" d="M8,-9L17,0L8,9L-1,0Z" />`, 'champion'),
+    ]}</g
+  >`;
 }

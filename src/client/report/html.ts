@@ -2,7 +2,13 @@
 // interpolates unless the value is itself markup made by `html` (or marked trusted with `raw`), so
 // no call site escapes by hand and a name from the ledger cannot open a tag.
 
-const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const ENTITIES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
 
 /** Text safe in element content and in quoted attribute values. */
 export function escapeHtml(text: string | number | null | undefined): string {

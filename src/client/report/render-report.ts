@@ -4,7 +4,14 @@ import { ALPHA } from '../../rules/constants.js';
 import type { CompareKey } from '../../rules/types.js';
 import { frontPlot } from './front-plot.js';
 import { html, joinHtml, pValue, percent, raw, shortTime, type Html, type HtmlValue } from './html.js';
-import { reportModel, type ChampionEntry, type ErrorCounts, type GenerationReport, type PlotPoint, type ReserveEntry } from './report-model.js';
+import {
+  reportModel,
+  type ChampionEntry,
+  type ErrorCounts,
+  type GenerationReport,
+  type PlotPoint,
+  type ReserveEntry,
+} from './report-model.js';
 import { REPORT_CSS } from './report-css.js';
 
 // The report page: one self-contained HTML file (inline CSS and SVG, nothing fetched), pure.
@@ -26,14 +33,27 @@ const counts = (value: ErrorCounts | null, which: 'f2p' | 'p2f'): Html => {
     : html`${value.p2f}/${value.passCount} (${percent(value.p2f, value.passCount)})`;
 };
 
-const checkpoint = (name: string, epoch: number | null): Html => html`${name}${epoch === null ? '' : html` <span class="muted">epoch ${epoch}</span>`}`;
+const checkpoint = (name: string, epoch: number | null): Html =>
+  html`${name}${epoch === null ? '' : html` <span class="muted">epoch ${epoch}</span>`}`;
 
 const time = (iso: string): Html => html`<time>${shortTime(iso)}</time>`;
 
 function table(head: readonly string[], rows: readonly HtmlValue[][], className: string): Html {
-  return html`<table class="${className}"><thead><tr>${head.map((cell) => html`<th>${cell}</th>`)}</tr></thead><tbody>${rows.map(
-    (cells) => html`<tr>${cells.map((cell) => html`<td>${cell}</td>`)}</tr>`,
-  )}</tbody></table>`;
+  return html`<table class="${className}">
+    <thead>
+      <tr>
+        ${head.map((cell) => html`<th>${cell}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows.map(
+        (cells) =>
+          html`<tr>
+            ${cells.map((cell) => html`<td>${cell}</td>`)}
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 function frontTable(front: readonly PlotPoint[], champion: PlotPoint | null): Html {
@@ -56,13 +76,21 @@ function championTable(champions: readonly ChampionEntry[]): Html {
   if (champions.length === 0) return html`<p class="muted">No champion yet.</p>`;
   return table(
     ['time', 'run', 'checkpoint', 'Fail->Pass', 'Pass->Fail'],
-    champions.map((entry) => [time(entry.time), entry.runId, checkpoint(entry.checkpointName, entry.epoch), counts(entry.counts, 'f2p'), counts(entry.counts, 'p2f')]),
+    champions.map((entry) => [
+      time(entry.time),
+      entry.runId,
+      checkpoint(entry.checkpointName, entry.epoch),
+      counts(entry.counts, 'f2p'),
+      counts(entry.counts, 'p2f'),
+    ]),
     'champions',
   );
 }
 
 function verdict(entry: ReserveEntry): Html {
-  if (entry.stale) return html`<span class="badge stale">stale</span> <span class="muted">the champion changed while it ran; changes nothing</span>`;
+  if (entry.stale)
+    return html`<span class="badge stale">stale</span>
+      <span class="muted">the champion changed while it ran; changes nothing</span>`;
   switch (entry.verdict) {
     case 'pass':
       return html`<span class="badge pass">holds up</span>`;
@@ -76,7 +104,18 @@ function verdict(entry: ReserveEntry): Html {
 function reserveTable(checks: readonly ReserveEntry[]): Html {
   if (checks.length === 0) return html`<p class="muted">No reserve check in this generation.</p>`;
   return table(
-    ['time', 'champion', 'after test evals', 'Fail->Pass test', 'reserve', 'p', 'Pass->Fail test', 'reserve', 'p', 'verdict'],
+    [
+      'time',
+      'champion',
+      'after test evals',
+      'Fail->Pass test',
+      'reserve',
+      'p',
+      'Pass->Fail test',
+      'reserve',
+      'p',
+      'verdict',
+    ],
     checks.map((entry) => [
       time(entry.time),
       html`${entry.runId} ${entry.checkpointName}`,
@@ -95,11 +134,18 @@ function reserveTable(checks: readonly ReserveEntry[]): Html {
 
 function packagingTable(report: GenerationReport): Html {
   if (report.packages.length === 0) return html``;
-  return html`<h3>Packaging</h3>${table(
-    ['time', 'event', 'run', 'checkpoint', 'exit code'],
-    report.packages.map((row) => [time(row.time), row.event, row.run_id, checkpoint(row.checkpoint_name, row.epoch), row.exit_code ?? row.error ?? '']),
-    'packaging',
-  )}`;
+  return html`<h3>Packaging</h3>
+    ${table(
+      ['time', 'event', 'run', 'checkpoint', 'exit code'],
+      report.packages.map((row) => [
+        time(row.time),
+        row.event,
+        row.run_id,
+        checkpoint(row.checkpoint_name, row.epoch),
+        row.exit_code ?? row.error ?? '',
+      ]),
+      'packaging',
+    )}`;
 }
 
 function runsLine(runs: Readonly<Record<string, number>>): string {
@@ -109,17 +155,27 @@ function runsLine(runs: Readonly<Record<string, number>>): string {
 
 function generationSection(report: GenerationReport, compare: CompareKey): Html {
   const opening = report.opening
-    ? html`opened ${time(report.opening.started)} · reason <strong>${report.opening.reason}</strong> · split seed ${report.opening.split_seed}`
+    ? html`opened ${time(report.opening.started)} · reason <strong>${report.opening.reason}</strong> · split seed
+        ${report.opening.split_seed}`
     : html`opening not in this ledger`;
   const plot = frontPlot(report, compare);
-  const unplotted = report.unplotted > 0 ? ` (and ${report.unplotted} failed or without ${compare} counts, not plotted)` : '';
+  const unplotted =
+    report.unplotted > 0 ? ` (and ${report.unplotted} failed or without ${compare} counts, not plotted)` : '';
   return joinHtml(
     [
-      html`<section class="generation" id="g${report.generation}" data-generation="${report.generation}">`,
+      html`<section class="generation" id="g${report.generation}" data-generation="${report.generation}"></section>`,
       html`<h2>Generation ${report.generation}</h2>`,
-      html`<p class="meta">${opening}<br>runs: ${runsLine(report.runs)} · test evaluations: ${report.points.length}${unplotted} · reserve checks: ${report.reserveChecks.length}</p>`,
+      html`<p class="meta">
+        ${opening}<br />runs: ${runsLine(report.runs)} · test evaluations: ${report.points.length}${unplotted} · reserve
+        checks: ${report.reserveChecks.length}
+      </p>`,
       plot
-        ? html`<figure>${plot}<figcaption>Every test evaluation of generation ${report.generation}; fewer errors lie toward the origin.</figcaption></figure>`
+        ? html`<figure>
+            ${plot}
+            <figcaption>
+              Every test evaluation of generation ${report.generation}; fewer errors lie toward the origin.
+            </figcaption>
+          </figure>`
         : html`<p class="muted">No test evaluation yet.</p>`,
       html`<h3>Pareto front</h3>`,
       frontTable(report.front, report.champion),
@@ -137,22 +193,39 @@ function generationSection(report: GenerationReport, compare: CompareKey): Html 
 function summary(options: ReportOptions, generations: readonly GenerationReport[]): Html {
   const state = options.state;
   const evals = generations.reduce((sum, report) => sum + report.points.length, 0);
-  const now = state ? html` (now in generation ${state.generation}${state.advance_reason ? html`, advancing: ${state.advance_reason}` : ''})` : '';
-  const items = [html`<li>generations: <strong>${generations.length}</strong>${now}</li>`, html`<li>test evaluations: <strong>${evals}</strong></li>`];
+  const now = state
+    ? html` (now in generation
+      ${state.generation}${state.advance_reason ? html`, advancing: ${state.advance_reason}` : ''})`
+    : '';
+  const items = [
+    html`<li>generations: <strong>${generations.length}</strong>${now}</li>`,
+    html`<li>test evaluations: <strong>${evals}</strong></li>`,
+  ];
   if (state?.champion) {
     const result = state.champion.result;
     const both: ErrorCounts | null = result
-      ? { f2p: result.fail_to_pass_count, failCount: result.fail_count, p2f: result.pass_to_fail_count, passCount: result.pass_count }
+      ? {
+          f2p: result.fail_to_pass_count,
+          failCount: result.fail_count,
+          p2f: result.pass_to_fail_count,
+          passCount: result.pass_count,
+        }
       : null;
     const rates = both ? html` · Fail-&gt;Pass ${counts(both, 'f2p')} · Pass-&gt;Fail ${counts(both, 'p2f')}` : '';
-    items.push(html`<li>champion: <strong>${state.champion.run_id} ${state.champion.checkpoint_name}</strong>${rates}</li>`);
+    items.push(
+      html`<li>champion: <strong>${state.champion.run_id} ${state.champion.checkpoint_name}</strong>${rates}</li>`,
+    );
   }
-  return html`<ul class="summary">${items}</ul>`;
+  return html`<ul class="summary">
+    ${items}
+  </ul>`;
 }
 
 /** The report of a loop's ledger rows as one HTML page (no network needed to open it). */
 export function renderReport(rows: readonly LedgerRow[], options: ReportOptions): string {
-  const compare = options.compare ?? (rows.some((row) => row.type === 'reserve_check' && row.compared === 'decided') ? 'decided' : 'result');
+  const compare =
+    options.compare ??
+    (rows.some((row) => row.type === 'reserve_check' && row.compared === 'decided') ? 'decided' : 'result');
   const model = reportModel(rows, compare);
   const newestFirst = [...model.generations].reverse();
   const nav = joinHtml(
@@ -163,21 +236,26 @@ export function renderReport(rows: readonly LedgerRow[], options: ReportOptions)
   return joinHtml(
     [
       html`<!doctype html>`,
-      html`<html lang="en">`,
-      html`<head>`,
-      html`<meta charset="utf-8">`,
-      html`<meta name="viewport" content="width=device-width, initial-scale=1">`,
+      html`<html lang="en"></html>`,
+      html`<head></head>`,
+      html`<meta charset="utf-8" />`,
+      html`<meta name="viewport" content="width=device-width, initial-scale=1" />`,
       html`<title>${`champion loop ${options.loopId}: report`}</title>`,
-      html`<style>${raw(REPORT_CSS)}</style>`,
+      html`<style>
+        ${raw(REPORT_CSS)}
+      </style>`,
       html`</head>`,
-      html`<body>`,
-      html`<header>`,
+      html`<body></body>`,
+      html`<header></header>`,
       html`<h1>Champion loop <code>${options.loopId}</code></h1>`,
-      html`<p class="muted">From the loop's ledger (Temporal history) at ${time(options.generatedAt.toISOString())}; champions and fronts compared on ${compared}.</p>`,
+      html`<p class="muted">
+        From the loop's ledger (Temporal history) at ${time(options.generatedAt.toISOString())}; champions and fronts
+        compared on ${compared}.
+      </p>`,
       summary(options, model.generations),
       newestFirst.length > 0 ? html`<nav>${nav}</nav>` : html`<p class="muted">The ledger has no rows yet.</p>`,
       html`</header>`,
-      html`<main>`,
+      html`<main></main>`,
       ...newestFirst.map((report) => generationSection(report, compare)),
       html`</main>`,
       html`</body>`,

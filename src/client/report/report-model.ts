@@ -71,7 +71,12 @@ type Block = (Counts & { readonly fail_count: number; readonly pass_count: numbe
 
 function countsOf(block: Block): ErrorCounts | null {
   return block
-    ? { f2p: block.fail_to_pass_count, failCount: block.fail_count, p2f: block.pass_to_fail_count, passCount: block.pass_count }
+    ? {
+        f2p: block.fail_to_pass_count,
+        failCount: block.fail_count,
+        p2f: block.pass_to_fail_count,
+        passCount: block.pass_count,
+      }
     : null;
 }
 
@@ -100,7 +105,18 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
   const generation = (number: number): Building => {
     let found = byGeneration.get(number);
     if (!found) {
-      found = { generation: number, opening: null, points: [], unplotted: 0, front: null, champion: null, champions: [], reserveChecks: [], runs: {}, packages: [] };
+      found = {
+        generation: number,
+        opening: null,
+        points: [],
+        unplotted: 0,
+        front: null,
+        champion: null,
+        champions: [],
+        reserveChecks: [],
+        runs: {},
+        packages: [],
+      };
       byGeneration.set(number, found);
     }
     return found;
@@ -134,7 +150,9 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
         break;
     }
   }
-  const generations = [...byGeneration.values()].sort((a, b) => a.generation - b.generation).map((building) => finish(building, compare));
+  const generations = [...byGeneration.values()]
+    .sort((a, b) => a.generation - b.generation)
+    .map((building) => finish(building, compare));
   return { compare, generations };
 }
 
@@ -180,7 +198,15 @@ function finish(building: Building, compare: CompareKey): GenerationReport {
     // A summary carries the report's result only: without the eval row, decided counts are unknown.
     const counts = compare === 'result' ? countsOf(summary.result) : null;
     return counts
-      ? { key: keyOf(summary), runId: summary.run_id, candidate: summary.candidate, checkpointName: summary.checkpoint_name, epoch: summary.epoch, counts, finished: '' }
+      ? {
+          key: keyOf(summary),
+          runId: summary.run_id,
+          candidate: summary.candidate,
+          checkpointName: summary.checkpoint_name,
+          epoch: summary.epoch,
+          counts,
+          finished: '',
+        }
       : null;
   };
   return {

@@ -61,7 +61,20 @@ function constructTimestamp(text: string): PyTimestamp {
   const y = Number(year);
   const mo = Number(month);
   const d = Number(day);
-  const daysIn = [31, y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  const daysIn = [
+    31,
+    y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0) ? 29 : 28,
+    31,
+    30,
+    31,
+    30,
+    31,
+    31,
+    30,
+    31,
+    30,
+    31,
+  ];
   if (y < 1 || mo < 1 || mo > 12 || d < 1 || d > (daysIn[mo - 1] ?? 0)) throw new Error(`not a valid date: ${text}`);
   const date = `${pad(y, 4)}-${pad(mo)}-${pad(d)}`;
   if (hour === undefined) return new PyTimestamp(date);
@@ -103,6 +116,8 @@ export function constructScalar(tag: string, text: string): PyScalar {
     case 'timestamp':
       return constructTimestamp(text);
     default:
-      throw new Error(`could not determine a constructor for the tag 'tag:yaml.org,2002:${tag}' (${JSON.stringify(text)})`);
+      throw new Error(
+        `could not determine a constructor for the tag 'tag:yaml.org,2002:${tag}' (${JSON.stringify(text)})`,
+      );
   }
 }

@@ -22,7 +22,11 @@ export function toJsonSafe(value: PyValue): unknown {
   if (Array.isArray(value)) return value.map(toJsonSafe);
   if (value instanceof Map) {
     const entries = [...value.entries()];
-    if (entries.some(([key]) => typeof key !== 'string' || INDEX_LIKE.test(key) || (TAGGED as readonly string[]).includes(key))) {
+    if (
+      entries.some(
+        ([key]) => typeof key !== 'string' || INDEX_LIKE.test(key) || (TAGGED as readonly string[]).includes(key),
+      )
+    ) {
       return { '!!map': entries.map(([key, item]) => [toJsonSafe(key), toJsonSafe(item)]) };
     }
     return Object.fromEntries(entries.map(([key, item]) => [key, toJsonSafe(item)]));
@@ -43,7 +47,9 @@ export function fromJsonSafe(value: unknown): unknown {
     if (tag === '!!timestamp' && typeof text === 'string') return new PyTimestamp(text);
     if (tag === '!!map' && Array.isArray(text)) {
       return new Map(
-        (text as unknown[]).map((pair) => (Array.isArray(pair) ? [fromJsonSafe(pair[0]), fromJsonSafe(pair[1])] : [pair, null])),
+        (text as unknown[]).map((pair) =>
+          Array.isArray(pair) ? [fromJsonSafe(pair[0]), fromJsonSafe(pair[1])] : [pair, null],
+        ),
       );
     }
   }

@@ -106,7 +106,8 @@ class Constructor {
           : keyNode === null || keyNode === undefined
             ? null
             : this.node(keyNode);
-      if (Array.isArray(key) || key instanceof Map) throw new Error('found unhashable key: a list or mapping as a mapping key');
+      if (Array.isArray(key) || key instanceof Map)
+        throw new Error('found unhashable key: a list or mapping as a mapping key');
       const value = pair.value === null || pair.value === undefined ? null : this.node(pair.value);
       const identity = keyIdentity(key);
       const existing = keys.get(identity);

@@ -25,7 +25,9 @@ export function representScalar(value: unknown): ScalarEvent | null {
   if (typeof value === 'string') return event('str', value);
   if (typeof value === 'bigint') return event('int', value.toString());
   if (typeof value === 'number') {
-    return Number.isInteger(value) && !Object.is(value, -0) ? event('int', BigInt(value).toString()) : event('float', floatText(value));
+    return Number.isInteger(value) && !Object.is(value, -0)
+      ? event('int', BigInt(value).toString())
+      : event('float', floatText(value));
   }
   if (value instanceof PyFloat) return event('float', floatText(value.value));
   if (value instanceof PyTimestamp) return event('timestamp', value.text, value);

@@ -14,7 +14,8 @@ export interface Analysis {
 
 export function analyze(scalar: string): Analysis {
   const chars = Array.from(scalar);
-  if (chars.length === 0) return { chars, empty: true, multiline: false, allowBlockPlain: true, allowSingleQuoted: true };
+  if (chars.length === 0)
+    return { chars, empty: true, multiline: false, allowBlockPlain: true, allowSingleQuoted: true };
   let blockIndicators = false;
   let lineBreaks = false;
   let specialCharacters = false;

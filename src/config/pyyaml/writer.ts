@@ -150,7 +150,13 @@ export class Writer {
           start = end + 1;
         }
       }
-      if (end > 0 && end < text.length - 1 && (ch === ' ' || start >= end) && this.column + (end - start) > BEST_WIDTH && split) {
+      if (
+        end > 0 &&
+        end < text.length - 1 &&
+        (ch === ' ' || start >= end) &&
+        this.column + (end - start) > BEST_WIDTH &&
+        split
+      ) {
         const data = `${text.slice(start, end).join('')}\\`;
         if (start < end) start = end;
         this.column += Array.from(data).length;

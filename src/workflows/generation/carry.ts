@@ -61,8 +61,17 @@ export interface GenerationResult {
 }
 
 /** What a generation starts with for rounds, its teacher and its ensembles. */
-export function freshGenerationPlans(): Pick<GenerationCarry, 'progress' | 'teacher' | 'teacherEnsemble' | 'roundEnsembles' | 'waitsReported'> {
-  return { progress: {}, teacher: emptyTeacherPlan, teacherEnsemble: null, roundEnsembles: emptyRoundEnsembles, waitsReported: [] };
+export function freshGenerationPlans(): Pick<
+  GenerationCarry,
+  'progress' | 'teacher' | 'teacherEnsemble' | 'roundEnsembles' | 'waitsReported'
+> {
+  return {
+    progress: {},
+    teacher: emptyTeacherPlan,
+    teacherEnsemble: null,
+    roundEnsembles: emptyRoundEnsembles,
+    waitsReported: [],
+  };
 }
 
 /** The carry of a loop's very first run; also the defaults of fields an older carry lacks. */

@@ -36,7 +36,14 @@ interface StartOptions {
   readonly workflowIdReusePolicy?: WorkflowIdReusePolicy;
 }
 
-type ChildStarts = { readonly [K in keyof JobByKind]: (gen: Generation, job: JobByKind[K], base: JobInput, common: StartOptions) => Started };
+type ChildStarts = {
+  readonly [K in keyof JobByKind]: (
+    gen: Generation,
+    job: JobByKind[K],
+    base: JobInput,
+    common: StartOptions,
+  ) => Started;
+};
 
 const childStarts: ChildStarts = {
   run: (gen, job, base, common) => {
@@ -58,7 +65,14 @@ const childStarts: ChildStarts = {
         {
           ...base,
           noCheckpointMarker: gen.config.no_checkpoint_marker,
-          plan: { generation: job.generation, round: job.round, seed: trainingSeed(job.round), candidate: job.candidate, runId, split: gen.split ?? '' },
+          plan: {
+            generation: job.generation,
+            round: job.round,
+            seed: trainingSeed(job.round),
+            candidate: job.candidate,
+            runId,
+            split: gen.split ?? '',
+          },
           run: job.run,
           unscored: job.unscored,
           reportRun: job.reportRun === true,
@@ -91,7 +105,14 @@ const childStarts: ChildStarts = {
   },
   reserve: (gen, job, base, common) => {
     const { champion } = job;
-    const childId = reserveCheckWorkflowId(gen.loopId, job.generation, champion.run_id, champion.checkpoint_name, job.testEvals, job.attempt);
+    const childId = reserveCheckWorkflowId(
+      gen.loopId,
+      job.generation,
+      champion.run_id,
+      champion.checkpoint_name,
+      job.testEvals,
+      job.attempt,
+    );
     const handle = startChild(reserveCheck, {
       ...common,
       workflowId: childId,
@@ -107,7 +128,13 @@ const childStarts: ChildStarts = {
   },
 };
 
-function startJob<K extends keyof JobByKind>(gen: Generation, kind: K, job: JobByKind[K], base: JobInput, common: StartOptions): Started {
+function startJob<K extends keyof JobByKind>(
+  gen: Generation,
+  kind: K,
+  job: JobByKind[K],
+  base: JobInput,
+  common: StartOptions,
+): Started {
   const start: ChildStarts[K] = childStarts[kind];
   return start(gen, job, base, common);
 }
@@ -116,7 +143,12 @@ function startJob<K extends keyof JobByKind>(gen: Generation, kind: K, job: JobB
  * A child already started under this id: still running, it will report; completed (a reset
  * replayed the generation past it), its result is its report; otherwise its job runs again.
  */
-async function settleStartedChild(gen: Generation, job: Job, childId: string, { cpu }: GenerationActivities): Promise<void> {
+async function settleStartedChild(
+  gen: Generation,
+  job: Job,
+  childId: string,
+  { cpu }: GenerationActivities,
+): Promise<void> {
   try {
     const outcome = await cpu.childOutcome({ workflowId: childId, kind: job.kind });
     if (outcome.status === 'closed') onChildLost(gen, childId, outcome.why);
@@ -126,7 +158,10 @@ async function settleStartedChild(gen: Generation, job: Job, childId: string, { 
       else onReserveReport(gen, 'childOutcome', outcome.report);
     }
   } catch (error) {
-    log.warn('could not learn what became of a child started before; waiting for its report', { childId, error: failureText(error) });
+    log.warn('could not learn what became of a child started before; waiting for its report', {
+      childId,
+      error: failureText(error),
+    });
   } finally {
     gen.startsPending -= 1;
   }
@@ -163,7 +198,8 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
       void started.result().catch((error: unknown) => onChildLost(gen, childId, error));
     },
     (error: unknown) => {
-      if (error instanceof WorkflowExecutionAlreadyStartedError && settleExisting) return void settleStartedChild(gen, job, childId, activities);
+      if (error instanceof WorkflowExecutionAlreadyStartedError && settleExisting)
+        return void settleStartedChild(gen, job, childId, activities);
       gen.startsPending -= 1;
       // Already running under this id (started by an earlier run of this workflow): it will report.
       if (error instanceof WorkflowExecutionAlreadyStartedError) return;

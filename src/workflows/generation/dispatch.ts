@@ -14,7 +14,13 @@ export async function dispatchJobs(gen: Generation, activities: GenerationActivi
       gen.queue.unshift(job);
       return;
     }
-    const lane = pickLane(gen.lanes, busyLanes(gen), gen.lanesDownUntil, Date.now(), job.kind === 'run' ? job.preferredLane : null);
+    const lane = pickLane(
+      gen.lanes,
+      busyLanes(gen),
+      gen.lanesDownUntil,
+      Date.now(),
+      job.kind === 'run' ? job.preferredLane : null,
+    );
     if (!lane) {
       gen.queue.unshift(job);
       return;

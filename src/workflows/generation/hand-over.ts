@@ -1,6 +1,14 @@
 // Moments when the generation lets go of work: champions to packaging, continue-as-new, a stop
 // at once, and the waits between turns of the main loop.
-import { CancellationScope, condition, getExternalWorkflowHandle, log, patched, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  condition,
+  getExternalWorkflowHandle,
+  log,
+  patched,
+  upsertMemo,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { PackageChampion } from '../../activities/types.js';
 import { packagingWorkflowId } from '../ids.js';
 import { failureText } from '../lane-failure.js';
@@ -22,7 +30,13 @@ export async function sendChampionsToPackaging(gen: Generation, { cpu }: Generat
     await cpu.requestPackaging({
       workflowId: packagingWorkflowId(loopId),
       champion,
-      input: { loopId, paths: gen.paths, command: config.commands.package, timeouts: config.timeouts, retries: config.retries },
+      input: {
+        loopId,
+        paths: gen.paths,
+        command: config.commands.package,
+        timeouts: config.timeouts,
+        retries: config.retries,
+      },
     });
     gen.unpackaged.shift();
     upsertSearchAttributes([{ key: CHAMPION, value: `${champion.run_id}/${champion.checkpoint_name}` }]);
@@ -62,7 +76,11 @@ export async function stopAtOnce(gen: Generation, { cpu }: GenerationActivities)
   }
   const champion = gen.state.champion;
   const isChampion = (entry: PackageChampion | null): entry is PackageChampion =>
-    entry !== null && champion !== null && entry.generation === champion.generation && entry.run_id === champion.run_id && entry.checkpoint_name === champion.checkpoint_name;
+    entry !== null &&
+    champion !== null &&
+    entry.generation === champion.generation &&
+    entry.run_id === champion.run_id &&
+    entry.checkpoint_name === champion.checkpoint_name;
   let left: PackageChampion | undefined;
   try {
     const stopped = await cpu.stopPackaging({ workflowId: packagingWorkflowId(gen.loopId) });
@@ -89,7 +107,9 @@ export async function waitForWork(gen: Generation, activities: GenerationActivit
 async function idleUntilChange(gen: Generation, { idleWatch }: GenerationActivities): Promise<void> {
   const scope = new CancellationScope();
   let finished = false;
-  const watching = scope.run(() => idleWatch.waitForChange({ files: gen.waitingFor, candidatesFile: gen.config.candidates, maxMs: 3_600_000 }));
+  const watching = scope.run(() =>
+    idleWatch.waitForChange({ files: gen.waitingFor, candidatesFile: gen.config.candidates, maxMs: 3_600_000 }),
+  );
   watching.then(
     () => (finished = true),
     () => (finished = true),
@@ -111,7 +131,9 @@ async function pauseUntilChange(gen: Generation, { idleWatch }: GenerationActivi
   const scope = new CancellationScope();
   let finished = false;
   const maxMs = Math.max(1, (gen.failing?.until ?? 0) - Date.now());
-  const watching = scope.run(() => idleWatch.waitForChange({ files: [], candidatesFile: gen.config.candidates, maxMs }));
+  const watching = scope.run(() =>
+    idleWatch.waitForChange({ files: [], candidatesFile: gen.config.candidates, maxMs }),
+  );
   watching.then(
     (change) => {
       finished = true;

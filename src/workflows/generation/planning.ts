@@ -21,7 +21,8 @@ import { inWorkdir, now, type Generation } from './state.js';
 /** The next job to dispatch, or null when there is none (the loop is idle). */
 export async function nextJob(gen: Generation, { cpu }: GenerationActivities): Promise<Job | null> {
   const reserveBusy = [...gen.inFlight.map((flight) => flight.job), ...gen.queue].some((job) => job.kind === 'reserve');
-  if (!reserveBusy && reserveDue(gen.state, gen.settings) && gen.state.champion) return reserveJob(gen.state, gen.state.champion);
+  if (!reserveBusy && reserveDue(gen.state, gen.settings) && gen.state.champion)
+    return reserveJob(gen.state, gen.state.champion);
   await queueDueBuilds(gen, cpu);
   if (gen.builds.length > 0) return gen.builds.shift() ?? null;
   // A loop whose rounds keep failing for one reason plans no round while it pauses (generation/hand-over.ts).
@@ -38,7 +39,10 @@ async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Pro
     gen.candidates = read.candidates;
     gen.candidatesError = null;
   } else if (gen.candidates === null) {
-    throw ApplicationFailure.nonRetryable(`${read.error}\nFix the candidates file and start the loop again.`, CANDIDATES_INVALID);
+    throw ApplicationFailure.nonRetryable(
+      `${read.error}\nFix the candidates file and start the loop again.`,
+      CANDIDATES_INVALID,
+    );
   } else if (gen.candidatesError !== read.error) {
     gen.candidatesError = read.error;
     log.warn('candidates file invalid, keeping the previous list', { error: read.error });
@@ -72,7 +76,12 @@ async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Pro
   gen.progress = openRoundProgress(gen.progress, round, active.length);
   gen.roundEnsembles = openRound(gen.roundEnsembles, round);
   const ordinary = active.filter((candidate) => teacherTarget(candidate, generation) === null);
-  gen.teacher = planTeacherRound(gen.teacher, round, config.teacher_after_round, ordinary.map((candidate) => runIdFor(generation, round, candidate.name)));
+  gen.teacher = planTeacherRound(
+    gen.teacher,
+    round,
+    config.teacher_after_round,
+    ordinary.map((candidate) => runIdFor(generation, round, candidate.name)),
+  );
   for (const candidate of active) gen.queue.push(newRunJob(generation, round, candidate));
   return true;
 }
@@ -86,7 +95,13 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
     const file = inWorkdir(config.workdir, expandGeneration(config.teacher_path, generation));
     // An existing teacher file means no build.
     if ((await cpu.missingFiles({ files: [file] })).length > 0) {
-      gen.builds.push({ kind: 'teacher', jobId: `teacher-g${padGeneration(generation)}`, generation, members: teacherMembers(gen.teacher), attempt: 1 });
+      gen.builds.push({
+        kind: 'teacher',
+        jobId: `teacher-g${padGeneration(generation)}`,
+        generation,
+        members: teacherMembers(gen.teacher),
+        attempt: 1,
+      });
     }
   }
   if (gen.teacherEnsemble !== null) {
@@ -116,7 +131,12 @@ export async function ensureSplit(gen: Generation, { split }: GenerationActiviti
   try {
     gen.splitError = null;
     gen.split = (
-      await split.buildSplit({ paths: gen.paths, commands: gen.config.commands, generation: gen.state.generation, splitSeed: gen.config.base_seed + gen.state.generation })
+      await split.buildSplit({
+        paths: gen.paths,
+        commands: gen.config.commands,
+        generation: gen.state.generation,
+        splitSeed: gen.config.base_seed + gen.state.generation,
+      })
     ).path;
     return true;
   } catch (error) {

@@ -1,13 +1,35 @@
 // What the generation does with each report of a child, with an advance or a stop, and with a
 // child that ended without reporting. Every handler is synchronous and marks the state dirty.
-import { CancelledFailure, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, log, patched, upsertMemo } from '@temporalio/workflow';
+import {
+  CancelledFailure,
+  ChildWorkflowFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  log,
+  patched,
+  upsertMemo,
+} from '@temporalio/workflow';
 import { recordRow } from '../../ledger/loop-state.js';
-import { foldAdvance, foldReserveReport, foldRunReport, givenUpRunRow, MAX_CHILD_ATTEMPTS } from '../../ledger/report-fold.js';
+import {
+  foldAdvance,
+  foldReserveReport,
+  foldRunReport,
+  givenUpRunRow,
+  MAX_CHILD_ATTEMPTS,
+} from '../../ledger/report-fold.js';
 import { runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
 import { failureText } from '../lane-failure.js';
 import type { ReserveReport, RunReport, TeacherReport } from '../messages.js';
-import { advanceReasonOf, boundedReason, boundedRunReport, isReserveReport, isRunReport, isTeacherReport, MAX_REASON_CHARS } from '../report-shapes.js';
+import {
+  advanceReasonOf,
+  boundedReason,
+  boundedRunReport,
+  isReserveReport,
+  isRunReport,
+  isTeacherReport,
+  MAX_REASON_CHARS,
+} from '../report-shapes.js';
 import { addMember, type EnsembleMember } from '../round-ensembles.js';
 import { runFinal } from '../round-progress.js';
 import { BOUNDED_SIGNALS, FAILING_BACKOFF, GIVEN_UP_RUN_ROWS } from '../patches.js';
@@ -34,7 +56,9 @@ function takeReported(gen: Generation, childId: string): InFlight | undefined {
   const index = flight ? -1 : gen.cancelling.findIndex((cancelled) => cancelled.childId === childId);
   if (index < 0) return flight;
   const late = gen.cancelling.splice(index, 1)[0] as InFlight;
-  const queued = gen.queue.findIndex((job) => job.kind === late.job.kind && job.jobId === late.job.jobId && job.attempt === late.job.attempt + 1);
+  const queued = gen.queue.findIndex(
+    (job) => job.kind === late.job.kind && job.jobId === late.job.jobId && job.attempt === late.job.attempt + 1,
+  );
   if (queued >= 0) gen.queue.splice(queued, 1);
   return late;
 }
@@ -44,7 +68,15 @@ function runIsFinal(gen: Generation, job: RunJob, report: Pick<RunReport, 'run' 
   const run = report.run ?? job.run;
   if (run?.status === 'ensemble' || job.generation !== gen.state.generation) return;
   gen.progress = runFinal(gen.progress, job.round);
-  noteRunOutcome(gen, job.round, run === null ? 'given up: its training child ended without a report' : run.status === 'train_failed' ? failureReason(run) : null);
+  noteRunOutcome(
+    gen,
+    job.round,
+    run === null
+      ? 'given up: its training child ended without a report'
+      : run.status === 'train_failed'
+        ? failureReason(run)
+        : null,
+  );
   if (run) gen.teacher = teacherRunFinal(gen.teacher, run);
   // An evaluation-only retry reports no selection: the job kept the one its training reported.
   const selected = report.selected ?? job.selected ?? null;
@@ -67,7 +99,10 @@ const MAX_FAILING_PAUSE_MS = 30 * 60_000;
 
 /** A failed run's reason, the same for every run it hits: its run id and child workflow id left out. */
 function failureReason(run: RunRow): string {
-  return (run.error ?? 'train_failed').split(run.run_id).join('<run>').replace(/\/g\d+\/r\d+\/[^\s):]+/g, '/<run>');
+  return (run.error ?? 'train_failed')
+    .split(run.run_id)
+    .join('<run>')
+    .replace(/\/g\d+\/r\d+\/[^\s):]+/g, '/<run>');
 }
 
 /**
@@ -96,8 +131,18 @@ function noteRunOutcome(gen: Generation, round: number, reason: string | null): 
   const again = gen.failing?.reason === same;
   const rounds = again && gen.failing ? gen.failing.rounds + 1 : 1;
   const pause = Math.min(MAX_FAILING_PAUSE_MS, 60_000 * 2 ** (rounds - 1));
-  gen.failing = { reason: same, since: again && gen.failing ? gen.failing.since : now(), rounds, until: Date.now() + pause };
-  log.warn('every run of the round failed for one reason; pausing before the next round', { round, reason: same, rounds, pauseMinutes: pause / 60_000 });
+  gen.failing = {
+    reason: same,
+    since: again && gen.failing ? gen.failing.since : now(),
+    rounds,
+    until: Date.now() + pause,
+  };
+  log.warn('every run of the round failed for one reason; pausing before the next round', {
+    round,
+    reason: same,
+    rounds,
+    pauseMinutes: pause / 60_000,
+  });
   upsertMemo({ failing: `${same} (${rounds} round${rounds === 1 ? '' : 's'} in a row, since ${gen.failing.since})` });
 }
 
@@ -117,7 +162,13 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
   // Bounded before it reaches state (the ledger exporter bounds it the same way).
   const bounded = boundedRunReport(sent);
   const report = bounded !== sent && patched(BOUNDED_SIGNALS) ? bounded : sent;
-  if (report === null) return ignoreMalformed(signal, { childId: sent.childId, jobId: sent.jobId, evals: sent.evals.length, unscored: sent.unscored.length });
+  if (report === null)
+    return ignoreMalformed(signal, {
+      childId: sent.childId,
+      jobId: sent.jobId,
+      evals: sent.evals.length,
+      unscored: sent.unscored.length,
+    });
   const flight = takeReported(gen, report.childId);
   // Reports only count from children this loop waits for, so none is counted twice.
   if (!flight || flight.job.kind !== 'run') return;
@@ -148,7 +199,11 @@ export function onTeacherReport(gen: Generation, signal: string, report: Teacher
     gen.queue.unshift(nextAttempt(flight.job));
   } else {
     gen.state = recordRow(gen.state, report.row, gen.settings).state;
-    log.info('teacher built', { generation: report.row.generation, status: report.row.status, members: report.row.members.length });
+    log.info('teacher built', {
+      generation: report.row.generation,
+      status: report.row.status,
+      members: report.row.members.length,
+    });
     // Right after a successful build its members are scored as one ensemble on the test role.
     if (report.row.status === 'ok' && report.row.generation === gen.state.generation) {
       const configs = new Map(flight.job.members.map((member) => [member.run_id, member.config_path]));
@@ -175,12 +230,18 @@ export function onReserveReport(gen: Generation, signal: string, report: Reserve
 }
 
 export function onAdvance(gen: Generation, reason: unknown): void {
-  if (typeof reason !== 'string') log.warn('advance signal without a text reason; advancing as requested', { input: JSON.stringify(reason ?? null).slice(0, 200) });
+  if (typeof reason !== 'string')
+    log.warn('advance signal without a text reason; advancing as requested', {
+      input: JSON.stringify(reason ?? null).slice(0, 200),
+    });
   const text = advanceReasonOf(reason);
   // A reason of megabytes (`temporal workflow signal --input-file`) would fail every workflow task
   // that writes it (memo, continue-as-new input): cut, as the ledger exporter cuts it.
   if (gen.failing) gen.failing = { ...gen.failing, until: 0 };
-  gen.state = foldAdvance(gen.state, text.length > MAX_REASON_CHARS && patched(BOUNDED_SIGNALS) ? boundedReason(text) : text);
+  gen.state = foldAdvance(
+    gen.state,
+    text.length > MAX_REASON_CHARS && patched(BOUNDED_SIGNALS) ? boundedReason(text) : text,
+  );
   gen.dirty = true;
 }
 
@@ -210,14 +271,24 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
       const run =
         job.run === null && patched(GIVEN_UP_RUN_ROWS)
           ? givenUpRunRow(
-              { generation: job.generation, round: job.round, seed: trainingSeed(job.round), candidate: job.candidate.name, runId: runIdFor(job.generation, job.round, job.candidate.name) },
+              {
+                generation: job.generation,
+                round: job.round,
+                seed: trainingSeed(job.round),
+                candidate: job.candidate.name,
+                runId: runIdFor(job.generation, job.round, job.candidate.name),
+              },
               childId,
               childLostWhy(error),
               now(),
             )
           : null;
       if (run) {
-        log.error('run given up: recorded train_failed', { runId: run.run_id, error: run.error, finished: run.finished });
+        log.error('run given up: recorded train_failed', {
+          runId: run.run_id,
+          error: run.error,
+          finished: run.finished,
+        });
         take(gen, foldRunReport(gen.state, { run, evals: [] }, gen.settings));
       }
       runIsFinal(gen, job, { run, selected: null });

@@ -166,7 +166,12 @@ export function packageChampionOf(row: EvalRow, requested: string): PackageChamp
 export function take(gen: Generation, folded: Folded): void {
   gen.state = folded.state;
   for (const champion of folded.newChampions) {
-    log.info('new champion', { generation: champion.generation, runId: champion.run_id, checkpoint: champion.checkpoint_name, result: champion.result });
+    log.info('new champion', {
+      generation: champion.generation,
+      runId: champion.run_id,
+      checkpoint: champion.checkpoint_name,
+      result: champion.result,
+    });
     if (gen.config.commands.package) gen.unpackaged.push(packageChampionOf(champion, champion.finished));
   }
 }

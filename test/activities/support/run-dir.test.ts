@@ -1,7 +1,12 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { collectCheckpoints, epochsRun, selectedCheckpoint, validationGateAuc } from '../../../src/activities/support/run-dir.js';
+import {
+  collectCheckpoints,
+  epochsRun,
+  selectedCheckpoint,
+  validationGateAuc,
+} from '../../../src/activities/support/run-dir.js';
 import { fixtureLoop } from '../fixture-loop.js';
 
 async function runDir(files: Record<string, string>): Promise<string> {
@@ -30,12 +35,16 @@ describe('run directory', () => {
 
   it('refuses a checkpoint that is not a file in the run directory, naming the file that lists it', async () => {
     const dir = await runDir({ 'selection.json': JSON.stringify({ checkpoint: 'c-0002.pt' }) });
-    await expect(collectCheckpoints(dir)).rejects.toThrow(`${join(dir, 'selection.json')} names checkpoint c-0002.pt, which is not a file in ${dir}`);
+    await expect(collectCheckpoints(dir)).rejects.toThrow(
+      `${join(dir, 'selection.json')} names checkpoint c-0002.pt, which is not a file in ${dir}`,
+    );
   });
 
   it('refuses a checkpoint name without an epoch suffix', async () => {
     const dir = await runDir({ 'selection.json': JSON.stringify({ checkpoint: 'best.pt' }), 'best.pt': '{}' });
-    await expect(collectCheckpoints(dir)).rejects.toThrow(/checkpoint: a checkpoint file name whose stem ends in -NNNN/);
+    await expect(collectCheckpoints(dir)).rejects.toThrow(
+      /checkpoint: a checkpoint file name whose stem ends in -NNNN/,
+    );
   });
 
   it('counts validation epochs without their scores files', async () => {
@@ -60,7 +69,11 @@ describe('run directory', () => {
       'validation-epoch-0007.scores.jsonl': scores.map((row) => JSON.stringify(row)).join('\n'),
       'validation-epoch-0003.scores.jsonl': '{"margin": "high"}\n',
     });
-    expect(await selectedCheckpoint(dir)).toEqual({ checkpoint: 'c-0007.pt', falseNegatives: 2, validationGateAuc: 0.75 });
+    expect(await selectedCheckpoint(dir)).toEqual({
+      checkpoint: 'c-0007.pt',
+      falseNegatives: 2,
+      validationGateAuc: 0.75,
+    });
     expect(await validationGateAuc(dir, 'c-0003.pt')).toBeNull();
     expect(await validationGateAuc(dir, 'c-0005.pt')).toBeNull();
   });

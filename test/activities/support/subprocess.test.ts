@@ -6,7 +6,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_NOT_FOUND } from '../../../src/activities/support/step-errors.js';
-import { returnCode, runStep, setSubprocessEnv, type StepHeartbeat } from '../../../src/activities/support/subprocess.js';
+import {
+  returnCode,
+  runStep,
+  setSubprocessEnv,
+  type StepHeartbeat,
+} from '../../../src/activities/support/subprocess.js';
 import { alive, fixtureLoop } from '../fixture-loop.js';
 
 const PARENT = fileURLToPath(new URL('./guarded-parent.ts', import.meta.url));
@@ -94,7 +99,9 @@ describe('runStep', () => {
 
   it('refuses a command that does not exist with a non-retryable error naming it and where it comes from', async () => {
     const { dir, log } = await scratch();
-    const error = await rejection(runStep({ step: 'train', source: 'loop.yaml commands.train', command: ['/x/y', '--help'], cwd: dir, log }));
+    const error = await rejection(
+      runStep({ step: 'train', source: 'loop.yaml commands.train', command: ['/x/y', '--help'], cwd: dir, log }),
+    );
     expect(error).toBeInstanceOf(ApplicationFailure);
     const failure = error as ApplicationFailure;
     expect(failure.message).toMatch(/^command not found: \/x\/y \(loop\.yaml commands\.train\)/);
@@ -105,8 +112,18 @@ describe('runStep', () => {
 
   it('refuses a program missing from the PATH', async () => {
     const { dir, log } = await scratch();
-    const error = await rejection(runStep({ step: 'evaluate', source: 'loop.yaml commands.evaluate', command: ['no-such-program-xyz'], cwd: dir, log }));
-    expect((error as Error).message).toMatch(/^command not found: no-such-program-xyz \(loop\.yaml commands\.evaluate\): no program named/);
+    const error = await rejection(
+      runStep({
+        step: 'evaluate',
+        source: 'loop.yaml commands.evaluate',
+        command: ['no-such-program-xyz'],
+        cwd: dir,
+        log,
+      }),
+    );
+    expect((error as Error).message).toMatch(
+      /^command not found: no-such-program-xyz \(loop\.yaml commands\.evaluate\): no program named/,
+    );
   });
 
   it('refuses a file that is not executable', async () => {
@@ -115,8 +132,12 @@ describe('runStep', () => {
     await mkdir(join(dir, 'bin'));
     await writeFile(script, '#!/bin/sh\necho hi\n');
     await chmod(script, 0o644);
-    const error = await rejection(runStep({ step: 'train', source: 'loop.yaml commands.train', command: ['bin/train.sh'], cwd: dir, log }));
-    expect((error as Error).message).toMatch(/^command not executable: bin\/train\.sh \(loop\.yaml commands\.train\): .*is not executable/);
+    const error = await rejection(
+      runStep({ step: 'train', source: 'loop.yaml commands.train', command: ['bin/train.sh'], cwd: dir, log }),
+    );
+    expect((error as Error).message).toMatch(
+      /^command not executable: bin\/train\.sh \(loop\.yaml commands\.train\): .*is not executable/,
+    );
   });
 
   it('kills the whole process group on cancellation and rethrows the reason', async () => {
@@ -196,7 +217,12 @@ describe('group reaper', () => {
     expect(await parentOf(reaper)).toBe(parent.pid);
     parent.kill('SIGKILL');
     await parent;
-    await expect.poll(() => ({ command: alive(pid), group: alive(-pgid) }), { timeout: 5_000, message: 'the command and its group are alive' }).toEqual({ command: false, group: false });
+    await expect
+      .poll(() => ({ command: alive(pid), group: alive(-pgid) }), {
+        timeout: 5_000,
+        message: 'the command and its group are alive',
+      })
+      .toEqual({ command: false, group: false });
     await expect.poll(() => alive(reaper), { timeout: 5_000, message: 'the reaper is alive' }).toBe(false);
   });
 
@@ -220,8 +246,15 @@ describe('group reaper', () => {
     expect(alive(pid)).toBe(true);
     parent.kill('SIGKILL');
     await parent;
-    await expect.poll(() => ({ command: alive(pid), group: alive(-pgid) }), { timeout: 5_000, message: 'the command and its group are alive' }).toEqual({ command: false, group: false });
-    await expect.poll(() => next.filter((other) => alive(other)), { timeout: 5_000, message: 'new reapers alive' }).toEqual([]);
+    await expect
+      .poll(() => ({ command: alive(pid), group: alive(-pgid) }), {
+        timeout: 5_000,
+        message: 'the command and its group are alive',
+      })
+      .toEqual({ command: false, group: false });
+    await expect
+      .poll(() => next.filter((other) => alive(other)), { timeout: 5_000, message: 'new reapers alive' })
+      .toEqual([]);
   });
 
   it('kills the groups registered with it, not those released, when its stdin closes; bad lines kill nothing', async () => {

@@ -55,7 +55,9 @@ describe('the Pareto front plot', () => {
   it('places fewer errors toward the origin: the champion lies left of and below a point it dominates', () => {
     const svg = String(frontPlot(second as GenerationReport, 'result') ?? '');
     const centre = (run: string) => {
-      const match = new RegExp(`<circle class="point" cx="([\\d.]+)" cy="([\\d.]+)" r="4"><title>${run} checkpoint-0002.pt`).exec(svg);
+      const match = new RegExp(
+        `<circle class="point" cx="([\\d.]+)" cy="([\\d.]+)" r="4"><title>${run} checkpoint-0002.pt`,
+      ).exec(svg);
       return { x: Number(match?.[1]), y: Number(match?.[2]) };
     };
     const champion = centre('champ-g002-r0001-wide');
@@ -66,7 +68,12 @@ describe('the Pareto front plot', () => {
   });
 
   it('escapes run and checkpoint names in the tooltips', () => {
-    const report: GenerationReport = { ...(second as GenerationReport), points: [point(1, 2, '<img src=x onerror=alert(1)>')], front: [], champion: null };
+    const report: GenerationReport = {
+      ...(second as GenerationReport),
+      points: [point(1, 2, '<img src=x onerror=alert(1)>')],
+      front: [],
+      champion: null,
+    };
     const svg = String(frontPlot(report, 'decided') ?? '');
     expect(svg).not.toContain('<img');
     expect(svg).toContain('&lt;img src=x onerror=alert(1)&gt;');

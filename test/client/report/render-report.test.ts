@@ -5,7 +5,12 @@ import type { LedgerRow } from '../../../src/ledger/rows.js';
 import { seedLedgerRows } from './seed-ledger.js';
 
 const rows = seedLedgerRows();
-const state = stateFromLedger(rows.map((row) => JSON.stringify(row)).join('\n'), 'seed-ledger.jsonl', { mode: 'default', saturationEvals: 3, maxReserveChecks: 3 }, 'artifacts/champion-loop');
+const state = stateFromLedger(
+  rows.map((row) => JSON.stringify(row)).join('\n'),
+  'seed-ledger.jsonl',
+  { mode: 'default', saturationEvals: 3, maxReserveChecks: 3 },
+  'artifacts/champion-loop',
+);
 const html = renderReport(rows, { loopId: 'gate-2026', generatedAt: new Date('2026-01-06T00:00:00Z'), state });
 
 /** The text of one generation's section. */
@@ -82,7 +87,12 @@ describe('the HTML report', () => {
   it('escapes values that should be numbers but are not (a hand-edited ledger)', () => {
     const odd = '<i>x</i>';
     const tampered = rows.map((row): LedgerRow => {
-      if (row.type === 'eval' && row.result) return { ...row, generation: odd as unknown as number, result: { ...row.result, fail_to_pass_count: odd as unknown as number } };
+      if (row.type === 'eval' && row.result)
+        return {
+          ...row,
+          generation: odd as unknown as number,
+          result: { ...row.result, fail_to_pass_count: odd as unknown as number },
+        };
       if (row.type === 'reserve_check') return { ...row, test_evals: odd as unknown as number };
       return row;
     });

@@ -28,7 +28,10 @@ describe('the report model of a ledger', () => {
 
   it("takes the front and champion from the generation's last pareto_set and champion rows", () => {
     expect(first?.front.map((p) => p.key)).toEqual(['champ-g001-r0001-wide/checkpoint-0002.pt']);
-    expect(second?.front.map((p) => p.key)).toEqual(['champ-g002-r0001-wide/checkpoint-0002.pt', 'champ-g002-r0001-base/checkpoint-0001.pt']);
+    expect(second?.front.map((p) => p.key)).toEqual([
+      'champ-g002-r0001-wide/checkpoint-0002.pt',
+      'champ-g002-r0001-base/checkpoint-0001.pt',
+    ]);
     expect(second?.champion?.key).toBe('champ-g002-r0001-wide/checkpoint-0002.pt');
     expect(second?.champions.map((c) => [c.runId, c.counts?.f2p])).toEqual([
       ['champ-g002-r0001-base', 9],
@@ -37,7 +40,9 @@ describe('the report model of a ledger', () => {
   });
 
   it('keeps reserve checks with their p-values, verdicts and staleness', () => {
-    expect(first?.reserveChecks.map((r) => [r.verdict, r.stale, r.f2pP !== undefined && r.f2pP < 0.01])).toEqual([['fail', false, true]]);
+    expect(first?.reserveChecks.map((r) => [r.verdict, r.stale, r.f2pP !== undefined && r.f2pP < 0.01])).toEqual([
+      ['fail', false, true],
+    ]);
     expect(second?.reserveChecks.map((r) => [r.verdict, r.stale])).toEqual([['pass', true]]);
     expect(first?.packages.map((p) => p.event)).toEqual(['launched', 'finished']);
   });
@@ -45,7 +50,10 @@ describe('the report model of a ledger', () => {
   it('compares on decided counts in band-decision mode, and an eval without them is not a point', () => {
     const rows = seedLedgerRows().map((row): LedgerRow => {
       if (row.type !== 'eval' || row.result === null || row.checkpoint_name !== 'checkpoint-0002.pt') return row;
-      return { ...row, decided: { ...row.result, fail_to_pass_count: 1, pass_to_fail_count: 2, rejected_total: 9 } } satisfies EvalRow;
+      return {
+        ...row,
+        decided: { ...row.result, fail_to_pass_count: 1, pass_to_fail_count: 2, rejected_total: 9 },
+      } satisfies EvalRow;
     });
     const decided = reportModel(rows, 'decided');
     expect(decided.generations[0]?.points.map((p) => [p.counts.f2p, p.counts.p2f])).toEqual([

@@ -24,7 +24,15 @@ import { readText } from './files.mjs';
  */
 
 /** Keys that must not change the model: where data comes from, the seed, fault knobs. */
-const NOT_MODEL = ['split', 'seed', 'gate_soft_targets', 'fixture_train', 'fixture_eval', 'fixture_sleep_ms', 'fixture_eval_sleep_ms'];
+const NOT_MODEL = [
+  'split',
+  'seed',
+  'gate_soft_targets',
+  'fixture_train',
+  'fixture_eval',
+  'fixture_sleep_ms',
+  'fixture_eval_sleep_ms',
+];
 
 /**
  * @param {string} path

@@ -33,7 +33,8 @@ export function readDatasetSpec(dataRoot) {
 export function checkedSpec(value) {
   const record = asRecord(value, 'dataset');
   const spec = { ...DEFAULT_DATASET, ...record };
-  if (!Number.isInteger(spec.items) || spec.items < 1) throw new UsageError('dataset: items must be a positive integer');
+  if (!Number.isInteger(spec.items) || spec.items < 1)
+    throw new UsageError('dataset: items must be a positive integer');
   if (typeof spec.pass_rate !== 'number' || spec.pass_rate < 0 || spec.pass_rate > 1) {
     throw new UsageError('dataset: pass_rate must be a number in [0, 1]');
   }

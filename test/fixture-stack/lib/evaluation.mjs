@@ -31,14 +31,14 @@ import { roleItems } from './split.mjs';
 /** How long `slow` sleeps before scoring when fixture_eval_sleep_ms does not say. */
 export const SLOW_EVAL_MS = 5000;
 
-
 /** @param {EvalJob} job */
 export async function runEvalJob(job) {
   if (job.mode === 'fail') fail(job.step);
   if (job.mode === 'hang') await hang(job.step);
   await sleep(job.mode === 'slow' && job.sleepMs === 0 ? SLOW_EVAL_MS : job.sleepMs);
   const scored = scoreItems(job.checkpoints, roleItems(job.split, job.role), job.split.dataset.salt);
-  const rows = job.mode === 'degraded' ? scored.map((row) => ({ ...row, margin: round6(Math.abs(row.margin) + 0.5) })) : scored;
+  const rows =
+    job.mode === 'degraded' ? scored.map((row) => ({ ...row, margin: round6(Math.abs(row.margin) + 0.5) })) : scored;
   writeText(job.scoresOutput, jsonlText(rows));
   if (job.mode === 'partial') await crash(job.step, 'partial');
   const report = buildReport({
@@ -49,7 +49,9 @@ export async function runEvalJob(job) {
     bandRows: job.bandScores === undefined ? undefined : readScores(job.bandScores),
     extra: job.extra,
   });
-  const decided = /** @type {{ fail_to_pass_count?: number, pass_to_fail_count?: number } | undefined} */ (report.decided);
+  const decided = /** @type {{ fail_to_pass_count?: number, pass_to_fail_count?: number } | undefined} */ (
+    report.decided
+  );
   const band = decided ? ` decided f2p=${decided.fail_to_pass_count} p2f=${decided.pass_to_fail_count}` : '';
   process.stdout.write(
     `evaluate ${job.role} ${job.source} items=${rows.length} f2p=${String(report.fail_to_pass_count)}` +

@@ -90,6 +90,6 @@ export function emitMegabytes() {
   const block = line.repeat(Math.floor(1048576 / line.length));
   const whole = Math.floor(megabytes);
   for (let i = 0; i < whole; i += 1) process.stdout.write(block);
-  const rest = Math.round((megabytes - whole) * 1048576 / line.length);
+  const rest = Math.round(((megabytes - whole) * 1048576) / line.length);
   if (rest > 0) process.stdout.write(line.repeat(rest));
 }

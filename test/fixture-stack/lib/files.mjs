@@ -38,7 +38,9 @@ export function readJson(path, what) {
  * @returns {unknown[]}
  */
 export function readJsonl(path, what) {
-  const lines = readText(path, what).split('\n').filter((line) => line.trim() !== '');
+  const lines = readText(path, what)
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   return lines.map((line, index) => {
     try {
       /** @type {unknown} */

@@ -67,7 +67,7 @@ export function gateAuc(rows) {
   const sorted = [...rows].sort((a, b) => a.margin - b.margin);
   let positives = 0;
   let rankSum = 0;
-  for (let start = 0; start < sorted.length; ) {
+  for (let start = 0; start < sorted.length;) {
     let end = start;
     while (end < sorted.length && sorted[end]?.margin === sorted[start]?.margin) end += 1;
     const meanRank = (start + 1 + end) / 2;

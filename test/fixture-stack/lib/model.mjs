@@ -91,7 +91,8 @@ export function readCheckpoint(path) {
   const record = asRecord(readJson(path, 'checkpoint'), `checkpoint ${path}`);
   const what = `checkpoint ${path}`;
   if (record.format !== FORMAT) throw new UsageError(`${what} is not a ${FORMAT} file`);
-  const teacher = record.teacher === null || record.teacher === undefined ? null : /** @type {Teacher} */ (record.teacher);
+  const teacher =
+    record.teacher === null || record.teacher === undefined ? null : /** @type {Teacher} */ (record.teacher);
   return {
     format: FORMAT,
     epoch: needNumber(record, 'epoch', what),

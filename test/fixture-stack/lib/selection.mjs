@@ -27,7 +27,8 @@ export function selectEpoch(epochs) {
   const [first, ...rest] = epochs;
   if (!first) throw new Error('no epochs to select from');
   return rest.reduce((best, e) => {
-    const better = total(e) < total(best) || (total(e) === total(best) && e.fail_to_pass_count < best.fail_to_pass_count);
+    const better =
+      total(e) < total(best) || (total(e) === total(best) && e.fail_to_pass_count < best.fail_to_pass_count);
     return better ? e : best;
   }, first);
 }

@@ -49,7 +49,9 @@ export async function readSplit(path) {
  * @param {number} [limit] write only the first `limit` bytes (a crash mid-write)
  */
 export function writeSplit(path, split, limit) {
-  const roles = ROLES.filter((role) => split.roles[role]).map((role) => `    ${JSON.stringify(role)}: ${JSON.stringify(split.roles[role])}`);
+  const roles = ROLES.filter((role) => split.roles[role]).map(
+    (role) => `    ${JSON.stringify(role)}: ${JSON.stringify(split.roles[role])}`,
+  );
   const head = [`  "format": "${FORMAT}"`, `  "seed": ${split.seed}`, `  "dataset": ${JSON.stringify(split.dataset)}`];
   const text = `{\n${head.join(',\n')},\n  "roles": {\n${roles.join(',\n')}\n  }\n}\n`;
   writeText(path, limit === undefined ? text : text.slice(0, limit));

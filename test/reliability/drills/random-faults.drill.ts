@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seededRandom } from '../../../bench/lib/durations.js';
-import { BOUNDED_CANDIDATES, expectSameLedger, hangAfterRound, runBounded, type BoundedLoop } from '../../helpers/bounded-loop.js';
+import {
+  BOUNDED_CANDIDATES,
+  expectSameLedger,
+  hangAfterRound,
+  runBounded,
+  type BoundedLoop,
+} from '../../helpers/bounded-loop.js';
 import { processesMentioning } from '../../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../../helpers/process-loop.js';
 import { killWorker, terminateWorker } from '../../helpers/worker-processes.js';
@@ -14,7 +20,6 @@ import { killWorker, terminateWorker } from '../../helpers/worker-processes.js';
 const ROUNDS = Number(process.env.DRILL_ROUNDS ?? 16);
 const FAULTS = Number(process.env.FAULTS ?? 10);
 const SEED = Number(process.env.FAULT_SEED ?? Date.now() % 100_000);
-
 
 const KINDS = ['lane-kill', 'lane-term', 'orchestrator-kill', 'package-kill', 'server-kill'] as const;
 type FaultKind = (typeof KINDS)[number];
@@ -30,7 +35,12 @@ describe('random faults drill', () => {
       // Every epoch takes a second, so that faults often land in the middle of a step.
       base: { fixture_sleep_ms: 1_000 },
       // Every attempt a lost lane takes down counts against retries: enough that faults never use them up.
-      loop: { parallel: 2, saturation_evals: 1000, timeouts: { heartbeat: '5s', schedule_to_start: '5s' }, retries: { train: 20, evaluate: 20, package: 1 } },
+      loop: {
+        parallel: 2,
+        saturation_evals: 1000,
+        timeouts: { heartbeat: '5s', schedule_to_start: '5s' },
+        retries: { train: 20, evaluate: 20, package: 1 },
+      },
       laneEnv: { FIXTURE_FAIL_TRAIN: hangAfterRound(ROUNDS).join(',') },
     });
     baseline = await runBounded(loop, 'undisturbed', { rounds: ROUNDS, timeoutMs: 600_000 });
@@ -66,7 +76,10 @@ describe('random faults drill', () => {
           // A busy lane when there is one: the fault then lands in the middle of a step.
           const view = await loop.view('drill').catch(() => null);
           const busy = view?.in_flight.map((flight) => loop.laneOf(flight.lane).device) ?? [];
-          const device = busy.length > 0 ? (busy[Math.floor(draw() * busy.length)] as number) : Math.floor(draw() * loop.lanes.length);
+          const device =
+            busy.length > 0
+              ? (busy[Math.floor(draw() * busy.length)] as number)
+              : Math.floor(draw() * loop.lanes.length);
           const worker = loop.lanes[device];
           if (!worker) return;
           if (kind === 'lane-kill') await killWorker(worker);
@@ -111,9 +124,17 @@ describe('random faults drill', () => {
     });
     const compared = expectSameLedger(disturbed, baseline);
     // No subprocess of the loop outlived the drill (the hanging round was stopped at once).
-    await expect.poll(() => processesMentioning(loop.configFor('drill').runs_root), { timeout: 30_000, interval: 250, message: 'no process of the loop is left' }).toEqual([]);
+    await expect
+      .poll(() => processesMentioning(loop.configFor('drill').runs_root), {
+        timeout: 30_000,
+        interval: 250,
+        message: 'no process of the loop is left',
+      })
+      .toEqual([]);
     expect(injected.length).toBeGreaterThanOrEqual(Math.min(FAULTS, 5));
     console.log(`random faults (seed ${SEED}): ${injected.join('; ')}`);
-    console.log(`random faults (seed ${SEED}): ${injected.length} faults injected, ${compared} rows compared, ${Math.round((Date.now() - started) / 1000)} s`);
+    console.log(
+      `random faults (seed ${SEED}): ${injected.length} faults injected, ${compared} rows compared, ${Math.round((Date.now() - started) / 1000)} s`,
+    );
   }, 1_800_000);
 });
