@@ -62,36 +62,23 @@ export function frontPlot(report: GenerationReport, compared: 'result' | 'decide
   const counts = compared === 'decided' ? ' (decided)' : '';
   // Grid, ticks and tick labels.
   const xAxis = xTicks.map((tick) => [
-    html`<line class="grid" x1="${fixed(x(tick))}" y1="${PLOT.top}" x2="${fixed(x(tick))}" y2="${PLOT.bottom}" />`,
-    html`<line
-      class="tick"
-      x1="${fixed(x(tick))}"
-      y1="${PLOT.bottom}"
-      x2="${fixed(x(tick))}"
-      y2="${PLOT.bottom + 5}"
-    />`,
+    html`<line class="grid" x1="${fixed(x(tick))}" y1="${PLOT.top}" x2="${fixed(x(tick))}" y2="${PLOT.bottom}"/>`,
+    html`<line class="tick" x1="${fixed(x(tick))}" y1="${PLOT.bottom}" x2="${fixed(x(tick))}" y2="${PLOT.bottom + 5}"/>`,
     html`<text class="tick-label x" x="${fixed(x(tick))}" y="${PLOT.bottom + 18}" text-anchor="middle">${tick}</text>`,
   ]);
   const yAxis = yTicks.map((tick) => [
-    html`<line class="grid" x1="${PLOT.left}" y1="${fixed(y(tick))}" x2="${PLOT.right}" y2="${fixed(y(tick))}" />`,
-    html`<line class="tick" x1="${PLOT.left - 5}" y1="${fixed(y(tick))}" x2="${PLOT.left}" y2="${fixed(y(tick))}" />`,
+    html`<line class="grid" x1="${PLOT.left}" y1="${fixed(y(tick))}" x2="${PLOT.right}" y2="${fixed(y(tick))}"/>`,
+    html`<line class="tick" x1="${PLOT.left - 5}" y1="${fixed(y(tick))}" x2="${PLOT.left}" y2="${fixed(y(tick))}"/>`,
     html`<text class="tick-label y" x="${PLOT.left - 8}" y="${fixed(y(tick) + 4)}" text-anchor="end">${tick}</text>`,
   ]);
   const axes = [
-    html`<g class="axes"></g>`,
+    html`<g class="axes">`,
     xAxis,
     yAxis,
-    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}" />`,
-    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${PLOT.bottom}" />`,
-    html`<text class="axis-label" x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 12}" text-anchor="middle"
-      >Fail-&gt;Pass count${counts} (failing items let through)</text
-    >`,
-    html`<text
-      class="axis-label"
-      transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)"
-      text-anchor="middle"
-      >Pass-&gt;Fail count${counts} (passing items rejected)</text
-    >`,
+    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}"/>`,
+    html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.top}" x2="${PLOT.left}" y2="${PLOT.bottom}"/>`,
+    html`<text class="axis-label" x="${(PLOT.left + PLOT.right) / 2}" y="${HEIGHT - 12}" text-anchor="middle">Fail-&gt;Pass count${counts} (failing items let through)</text>`,
+    html`<text class="axis-label" transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle">Pass-&gt;Fail count${counts} (passing items rejected)</text>`,
     html`</g>`,
   ];
   const points = report.points.map(
@@ -101,8 +88,8 @@ export function frontPlot(report: GenerationReport, compared: 'result' | 'decide
     report.front.length === 0
       ? []
       : [
-          html`<path class="front-line" d="${stepPath(report.front, x, y)}" />`,
-          html`<g class="front-members"></g>`,
+          html`<path class="front-line" d="${stepPath(report.front, x, y)}"/>`,
+          html`<g class="front-members">`,
           report.front.map(
             (point) =>
               html`<circle class="front-member" ${at(point)} r="6"><title>front: ${pointTitle(point)}</title></circle>`,
@@ -113,19 +100,8 @@ export function frontPlot(report: GenerationReport, compared: 'result' | 'decide
     ? championMark(report.champion, x(report.champion.counts.f2p), y(report.champion.counts.p2f))
     : '';
   return html`${[
-    html`<svg
-      class="front-plot"
-      viewBox="0 0 ${WIDTH} ${HEIGHT}"
-      width="${WIDTH}"
-      height="${HEIGHT}"
-      role="img"
-      data-generation="${report.generation}"
-      data-points="${report.points.length}"
-      data-front="${report.front.length}"
-    ></svg>`,
-    html`<title>
-      Generation ${report.generation}: ${report.points.length} test evaluations, Pareto front of ${report.front.length}
-    </title>`,
+    html`<svg class="front-plot" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" data-generation="${report.generation}" data-points="${report.points.length}" data-front="${report.front.length}">`,
+    html`<title>Generation ${report.generation}: ${report.points.length} test evaluations, Pareto front of ${report.front.length}</title>`,
     axes,
     html`<g class="points">${points}</g>`,
     front,
@@ -143,12 +119,10 @@ function championMark(champion: PlotPoint, cx: number, cy: number): Html {
 function legend(left: number, top: number): Html {
   const row = (index: number, symbol: Html, label: string): Html =>
     html`<g transform="translate(${left} ${top + index * 24})">${symbol}<text x="26" y="4">${label}</text></g>`;
-  return html`<g class="legend"
-    >${[
-      row(0, html`<circle class="point-key" cx="8" cy="0" r="4" />`, 'test evaluation (a checkpoint)'),
-      row(1, html`<circle class="front-member-key" cx="8" cy="0" r="6" />`, 'Pareto front member'),
-      row(2, html`<path class="front-line-key" d="M-1,-6H9V6H18" />`, 'Pareto front'),
-      row(3, html`<path class="champion-key" d="M8,-9L17,0L8,9L-1,0Z" />`, 'champion'),
-    ]}</g
-  >`;
+  return html`<g class="legend">${[
+    row(0, html`<circle class="point-key" cx="8" cy="0" r="4"/>`, 'test evaluation (a checkpoint)'),
+    row(1, html`<circle class="front-member-key" cx="8" cy="0" r="6"/>`, 'Pareto front member'),
+    row(2, html`<path class="front-line-key" d="M-1,-6H9V6H18"/>`, 'Pareto front'),
+    row(3, html`<path class="champion-key" d="M8,-9L17,0L8,9L-1,0Z"/>`, 'champion'),
+  ]}</g>`;
 }

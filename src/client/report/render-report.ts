@@ -39,21 +39,9 @@ const checkpoint = (name: string, epoch: number | null): Html =>
 const time = (iso: string): Html => html`<time>${shortTime(iso)}</time>`;
 
 function table(head: readonly string[], rows: readonly HtmlValue[][], className: string): Html {
-  return html`<table class="${className}">
-    <thead>
-      <tr>
-        ${head.map((cell) => html`<th>${cell}</th>`)}
-      </tr>
-    </thead>
-    <tbody>
-      ${rows.map(
-        (cells) =>
-          html`<tr>
-            ${cells.map((cell) => html`<td>${cell}</td>`)}
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<table class="${className}"><thead><tr>${head.map((cell) => html`<th>${cell}</th>`)}</tr></thead><tbody>${rows.map(
+    (cells) => html`<tr>${cells.map((cell) => html`<td>${cell}</td>`)}</tr>`,
+  )}</tbody></table>`;
 }
 
 function frontTable(front: readonly PlotPoint[], champion: PlotPoint | null): Html {
@@ -89,8 +77,7 @@ function championTable(champions: readonly ChampionEntry[]): Html {
 
 function verdict(entry: ReserveEntry): Html {
   if (entry.stale)
-    return html`<span class="badge stale">stale</span>
-      <span class="muted">the champion changed while it ran; changes nothing</span>`;
+    return html`<span class="badge stale">stale</span> <span class="muted">the champion changed while it ran; changes nothing</span>`;
   switch (entry.verdict) {
     case 'pass':
       return html`<span class="badge pass">holds up</span>`;
@@ -134,18 +121,17 @@ function reserveTable(checks: readonly ReserveEntry[]): Html {
 
 function packagingTable(report: GenerationReport): Html {
   if (report.packages.length === 0) return html``;
-  return html`<h3>Packaging</h3>
-    ${table(
-      ['time', 'event', 'run', 'checkpoint', 'exit code'],
-      report.packages.map((row) => [
-        time(row.time),
-        row.event,
-        row.run_id,
-        checkpoint(row.checkpoint_name, row.epoch),
-        row.exit_code ?? row.error ?? '',
-      ]),
-      'packaging',
-    )}`;
+  return html`<h3>Packaging</h3>${table(
+    ['time', 'event', 'run', 'checkpoint', 'exit code'],
+    report.packages.map((row) => [
+      time(row.time),
+      row.event,
+      row.run_id,
+      checkpoint(row.checkpoint_name, row.epoch),
+      row.exit_code ?? row.error ?? '',
+    ]),
+    'packaging',
+  )}`;
 }
 
 function runsLine(runs: Readonly<Record<string, number>>): string {
@@ -155,27 +141,18 @@ function runsLine(runs: Readonly<Record<string, number>>): string {
 
 function generationSection(report: GenerationReport, compare: CompareKey): Html {
   const opening = report.opening
-    ? html`opened ${time(report.opening.started)} · reason <strong>${report.opening.reason}</strong> · split seed
-        ${report.opening.split_seed}`
+    ? html`opened ${time(report.opening.started)} · reason <strong>${report.opening.reason}</strong> · split seed ${report.opening.split_seed}`
     : html`opening not in this ledger`;
   const plot = frontPlot(report, compare);
   const unplotted =
     report.unplotted > 0 ? ` (and ${report.unplotted} failed or without ${compare} counts, not plotted)` : '';
   return joinHtml(
     [
-      html`<section class="generation" id="g${report.generation}" data-generation="${report.generation}"></section>`,
+      html`<section class="generation" id="g${report.generation}" data-generation="${report.generation}">`,
       html`<h2>Generation ${report.generation}</h2>`,
-      html`<p class="meta">
-        ${opening}<br />runs: ${runsLine(report.runs)} · test evaluations: ${report.points.length}${unplotted} · reserve
-        checks: ${report.reserveChecks.length}
-      </p>`,
+      html`<p class="meta">${opening}<br>runs: ${runsLine(report.runs)} · test evaluations: ${report.points.length}${unplotted} · reserve checks: ${report.reserveChecks.length}</p>`,
       plot
-        ? html`<figure>
-            ${plot}
-            <figcaption>
-              Every test evaluation of generation ${report.generation}; fewer errors lie toward the origin.
-            </figcaption>
-          </figure>`
+        ? html`<figure>${plot}<figcaption>Every test evaluation of generation ${report.generation}; fewer errors lie toward the origin.</figcaption></figure>`
         : html`<p class="muted">No test evaluation yet.</p>`,
       html`<h3>Pareto front</h3>`,
       frontTable(report.front, report.champion),
@@ -194,8 +171,7 @@ function summary(options: ReportOptions, generations: readonly GenerationReport[
   const state = options.state;
   const evals = generations.reduce((sum, report) => sum + report.points.length, 0);
   const now = state
-    ? html` (now in generation
-      ${state.generation}${state.advance_reason ? html`, advancing: ${state.advance_reason}` : ''})`
+    ? html` (now in generation ${state.generation}${state.advance_reason ? html`, advancing: ${state.advance_reason}` : ''})`
     : '';
   const items = [
     html`<li>generations: <strong>${generations.length}</strong>${now}</li>`,
@@ -216,9 +192,7 @@ function summary(options: ReportOptions, generations: readonly GenerationReport[
       html`<li>champion: <strong>${state.champion.run_id} ${state.champion.checkpoint_name}</strong>${rates}</li>`,
     );
   }
-  return html`<ul class="summary">
-    ${items}
-  </ul>`;
+  return html`<ul class="summary">${items}</ul>`;
 }
 
 /** The report of a loop's ledger rows as one HTML page (no network needed to open it). */
@@ -236,26 +210,21 @@ export function renderReport(rows: readonly LedgerRow[], options: ReportOptions)
   return joinHtml(
     [
       html`<!doctype html>`,
-      html`<html lang="en"></html>`,
-      html`<head></head>`,
-      html`<meta charset="utf-8" />`,
-      html`<meta name="viewport" content="width=device-width, initial-scale=1" />`,
+      html`<html lang="en">`,
+      html`<head>`,
+      html`<meta charset="utf-8">`,
+      html`<meta name="viewport" content="width=device-width, initial-scale=1">`,
       html`<title>${`champion loop ${options.loopId}: report`}</title>`,
-      html`<style>
-        ${raw(REPORT_CSS)}
-      </style>`,
+      html`<style>${raw(REPORT_CSS)}</style>`,
       html`</head>`,
-      html`<body></body>`,
-      html`<header></header>`,
+      html`<body>`,
+      html`<header>`,
       html`<h1>Champion loop <code>${options.loopId}</code></h1>`,
-      html`<p class="muted">
-        From the loop's ledger (Temporal history) at ${time(options.generatedAt.toISOString())}; champions and fronts
-        compared on ${compared}.
-      </p>`,
+      html`<p class="muted">From the loop's ledger (Temporal history) at ${time(options.generatedAt.toISOString())}; champions and fronts compared on ${compared}.</p>`,
       summary(options, model.generations),
       newestFirst.length > 0 ? html`<nav>${nav}</nav>` : html`<p class="muted">The ledger has no rows yet.</p>`,
       html`</header>`,
-      html`<main></main>`,
+      html`<main>`,
       ...newestFirst.map((report) => generationSection(report, compare)),
       html`</main>`,
       html`</body>`,

@@ -14,28 +14,12 @@ describe('report text', () => {
     const name = '<b>"x"</b>';
     const cell = html`<td title="${name}">${name}</td>`;
     expect(String(cell)).toBe('<td title="&lt;b&gt;&quot;x&quot;&lt;/b&gt;">&lt;b&gt;&quot;x&quot;&lt;/b&gt;</td>');
-    expect(
-      String(
-        html`<tr>
-          ${cell}
-        </tr>`,
-      ),
-    ).toBe(`<tr>${String(cell)}</tr>`);
-    expect(
-      String(
-        html`<ul>
-          ${['<a>', html`<li>${1}</li>`, null, undefined]}
-        </ul>`,
-      ),
-    ).toBe('<ul>&lt;a&gt;<li>1</li></ul>');
-    expect(
-      String(
-        html`<style>
-          ${raw('a > b {}')}
-        </style>`,
-      ),
-    ).toBe('<style>a > b {}</style>');
-    expect(String(joinHtml([html`<br />`, '&'], ' · '))).toBe('<br> · &amp;');
+    expect(String(html`<tr>${cell}</tr>`)).toBe(`<tr>${String(cell)}</tr>`);
+    expect(String(html`<ul>${['<a>', html`<li>${1}</li>`, null, undefined]}</ul>`)).toBe(
+      '<ul>&lt;a&gt;<li>1</li></ul>',
+    );
+    expect(String(html`<style>${raw('a > b {}')}</style>`)).toBe('<style>a > b {}</style>');
+    expect(String(joinHtml([html`<br>`, '&'], ' · '))).toBe('<br> · &amp;');
   });
 
   it('shows rates as percentages and an empty denominator as unknown', () => {
