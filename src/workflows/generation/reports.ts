@@ -113,7 +113,8 @@ function failureReason(run: RunRow): string {
 function noteRunOutcome(gen: Generation, round: number, reason: string | null): void {
   const key = String(round);
   if (reason === null) {
-    if (key in gen.roundFailures) gen.roundFailures = { ...gen.roundFailures, [key]: null };
+    // A run that did not fail clears its round, whichever of its runs ended first.
+    gen.roundFailures = { ...gen.roundFailures, [key]: null };
     if (gen.failing) {
       log.info('a run did not fail; the loop is no longer failing', { reason: gen.failing.reason });
       gen.failing = null;
