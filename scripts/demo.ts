@@ -145,7 +145,7 @@ await writeFile(path.join(ledgerDir, 'ledger.jsonl'), rows.map((row) => JSON.str
 await writeFile(path.join(ledgerDir, 'state.json'), `${JSON.stringify(state, null, 2)}\n`);
 const count = (type: LedgerRow['type']) => rows.filter((row) => row.type === type).length;
 say(
-  `ledger (from Temporal history): ${rows.length} rows: ${count('run')} runs, ${count('eval')} evals, ${count('champion')} champions, ${count('reserve_check')} reserve checks -> ${path.relative(PROJECT_ROOT, ledgerDir)}/ledger.jsonl`,
+  `ledger (history and the copy in the state dir): ${rows.length} rows: ${count('run')} runs, ${count('eval')} evals, ${count('champion')} champions, ${count('reserve_check')} reserve checks -> ${path.relative(PROJECT_ROOT, ledgerDir)}/ledger.jsonl`,
 );
 for (const check of rows.filter((row): row is ReserveCheckRow => row.type === 'reserve_check')) {
   say(

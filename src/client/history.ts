@@ -56,7 +56,8 @@ export class NoSuchLoopError extends Error {
     readonly workflowId: string,
   ) {
     super(
-      `no loop '${loopId}' here (no workflow ${workflowId}); check the loop id and the namespace, or start it with 'champion-loop start'`,
+      `no loop '${loopId}' here (no workflow ${workflowId}); check the loop id and the namespace, or start it with 'champion-loop start'` +
+        `; a loop whose history is gone (retention, delete) is read from its ledger copy with --config <loop.yaml>`,
     );
     this.name = 'NoSuchLoopError';
   }

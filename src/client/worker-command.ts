@@ -4,7 +4,7 @@ import { warnOnShortRetention } from './retention.js';
 import { connectionSettings, describeConnection } from '../workers/connection.js';
 import { createLaneWorker } from '../workers/lane-worker.js';
 import { installMetrics, metricsPort } from '../workers/metrics.js';
-import { createOrchestratorWorker } from '../workers/orchestrator-worker.js';
+import { createOrchestratorWorker, flushLedgerCopies } from '../workers/orchestrator-worker.js';
 import { createPackageWorker } from '../workers/package-worker.js';
 import type { ConnectionFlags } from './connect.js';
 
@@ -70,5 +70,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
     await warnOnShortRetention(client, (line) => console.warn(line));
   }
   await worker.run();
+  // The loop's last rows reach the ledger copy before the connection goes.
+  if (kind === 'orchestrator') await flushLedgerCopies(worker);
   await connection.close();
 }

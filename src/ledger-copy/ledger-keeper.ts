@@ -109,20 +109,33 @@ interface WorkerState {
 }
 
 /**
- * Run a keeper beside a worker: a pass every `intervalMs` while the worker runs; when the worker
- * has stopped, the keeper lets go of its locks and ends.
+ * Run a keeper beside a worker: a pass every `intervalMs` while the worker runs (and while it
+ * drains). `flush` runs one more pass after the ones before it: call it once the worker has
+ * stopped, while its connection is still open, so the copy holds the loop's last rows.
  */
-export function keepLedgerCopies(options: LedgerKeeperOptions & { readonly worker: WorkerState }): void {
+export function keepLedgerCopies(options: LedgerKeeperOptions & { readonly worker: WorkerState }): {
+  flush(): Promise<void>;
+} {
   const keeper = new LedgerKeeper(options);
+  // Passes never overlap: each waits for the one before it.
+  let chain: Promise<void> = Promise.resolve();
+  const pass = (): Promise<void> => {
+    chain = chain
+      .then(() => keeper.syncAll())
+      .catch((error: unknown) => options.log?.(`ledger copy pass failed: ${(error as Error).message}`));
+    return chain;
+  };
   const tick = (): void => {
     const state = options.worker.getState();
-    if (state === 'STOPPED' || state === 'FAILED') {
-      void keeper.releaseAll().catch(() => undefined);
-      return;
-    }
-    (state === 'RUNNING' ? keeper.syncAll() : Promise.resolve())
-      .catch((error: unknown) => options.log?.(`ledger copy pass failed: ${(error as Error).message}`))
-      .finally(() => setTimeout(tick, options.intervalMs ?? LEDGER_COPY_INTERVAL_MS).unref());
+    if (state === 'STOPPED' || state === 'FAILED') return;
+    const work = state === 'INITIALIZED' ? Promise.resolve() : pass();
+    void work.finally(() => setTimeout(tick, options.intervalMs ?? LEDGER_COPY_INTERVAL_MS).unref());
   };
   setTimeout(tick, 0).unref();
+  return {
+    async flush() {
+      await pass();
+      await keeper.releaseAll().catch(() => undefined);
+    },
+  };
 }

@@ -42,6 +42,16 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
     },
   });
   // Every loop's ledger.jsonl and state.json in its state dir, kept current from history.
-  keepLedgerCopies({ client, worker, log: (message) => console.warn(`[ledger copy] ${message}`) });
+  ledgerCopies.set(
+    worker,
+    keepLedgerCopies({ client, worker, log: (message) => console.warn(`[ledger copy] ${message}`) }),
+  );
   return worker;
+}
+
+const ledgerCopies = new WeakMap<Worker, { flush(): Promise<void> }>();
+
+/** After an orchestrator worker stopped (its connection still open): bring every ledger copy up to date once more. */
+export async function flushLedgerCopies(worker: Worker): Promise<void> {
+  await ledgerCopies.get(worker)?.flush();
 }
