@@ -24,8 +24,9 @@ function sha256(bytes: Buffer | string): string {
 
 /**
  * Builds a generation's in-sample teacher (docs/behaviour.md, teachers and ensembles):
- * every member's selected checkpoint scores the development role, members of one input lineage
- * in one evaluator process, each with its own config; the teacher-scores command averages the
+ * every member's selected checkpoint scores the development role with its own config, one
+ * single-checkpoint evaluation each (or, opted in, members of one input lineage in one evaluator
+ * process with a jobs file); the teacher-scores command averages the
  * margins into a temp file that is renamed into place. Never throws for a failed step: the
  * outcome says `failed` and why, as the `teacher` ledger row records it.
  */
@@ -61,8 +62,8 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
         scores: join(folder, `${member.run_id}.dev.scores.jsonl`),
       });
     }
-    const groups = new Map<string, MemberJob[]>();
-    const hashes = new Map<string, string>();
+    // A member whose report exists was scored by an earlier attempt.
+    const pending: MemberJob[] = [];
     for (const job of jobs) {
       if (await exists(job.report)) continue;
       const text = await readFile(job.member.config_path, 'utf8');
@@ -71,51 +72,13 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
           error: `teacher member config ${job.member.config_path} changed since ${job.member.run_id} trained (sha256 differs)`,
         });
       }
-      const key = await lineageKey(text, paths.workdir, hashes);
-      groups.set(key, [...(groups.get(key) ?? []), job]);
+      pending.push(job);
     }
-    let index = 0;
-    for (const group of groups.values()) {
-      const jobsPath = join(
-        logsDir(paths.stateDir),
-        `${namespace}.development.compatible-${String(index).padStart(4, '0')}.jobs.json`,
-      );
-      const log = join(
-        logsDir(paths.stateDir),
-        `${namespace}.development.compatible-${String(index).padStart(4, '0')}.log`,
-      );
-      index += 1;
-      await mkdir(folder, { recursive: true });
-      await mkdir(dirname(jobsPath), { recursive: true });
-      for (const job of group) await moveAside(job.scores);
-      await moveAside(jobsPath);
-      const entries = group.map((job) => ({
-        config: job.member.config_path,
-        config_sha256: job.member.config_sha256,
-        checkpoint: join(runDir(paths, job.member.run_id), job.checkpointName),
-        output: job.report,
-        scores_output: job.scores,
-      }));
-      await writeFile(jobsPath, `${JSON.stringify(entries, null, 1)}\n`, { flag: 'wx' });
-      const first = group[0] as MemberJob;
-      const result = await runLoopStep(paths, {
-        step: 'teacher evaluate development',
-        commandKey: 'evaluate',
-        command: [
-          ...commands.evaluate,
-          '--config',
-          first.member.config_path,
-          '--role',
-          'development',
-          '--jobs',
-          jobsPath,
-          ...scoreCacheArgs(paths),
-        ],
-        log,
-      });
-      if (result.exitCode !== 0)
-        return done('failed', { error: `development scoring ended with ${describeEnd(result)} (log ${log})` });
-    }
+    const failure =
+      input.reuseTeacherPreparation === true
+        ? await scoreBatched(input, namespace, folder, pending)
+        : await scoreEach(input, namespace, folder, pending);
+    if (failure !== null) return done('failed', { error: failure });
     for (const job of jobs) {
       if (!(await exists(job.report)))
         return done('failed', { error: `no development report for ${job.member.run_id} at ${job.report}` });
@@ -139,4 +102,102 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
     if (activityHooks().signal?.aborted || (error as { nonRetryable?: boolean }).nonRetryable) throw error;
     return done('failed', { error: (error as Error).message });
   }
+}
+
+/**
+ * The seed's default: every member's checkpoint scored on `development` by one single-checkpoint
+ * evaluation with its own config (docs/contract.md, evaluate, single form). Null when all ran.
+ */
+async function scoreEach(
+  input: TeacherInput,
+  namespace: string,
+  folder: string,
+  pending: readonly MemberJob[],
+): Promise<string | null> {
+  const { paths, commands } = input;
+  await mkdir(folder, { recursive: true });
+  await mkdir(logsDir(paths.stateDir), { recursive: true });
+  for (const job of pending) {
+    const log = join(logsDir(paths.stateDir), `${namespace}.development.${job.member.run_id}.log`);
+    await moveAside(job.scores);
+    const result = await runLoopStep(paths, {
+      step: 'teacher evaluate development',
+      commandKey: 'evaluate',
+      command: [
+        ...commands.evaluate,
+        ...['--config', job.member.config_path],
+        ...['--checkpoint', join(runDir(paths, job.member.run_id), job.checkpointName)],
+        ...['--output', job.report],
+        ...['--role', 'development'],
+        ...['--scores-output', job.scores],
+        ...scoreCacheArgs(paths),
+      ],
+      log,
+    });
+    if (result.exitCode !== 0)
+      return `development scoring of ${job.member.run_id} ended with ${describeEnd(result)} (log ${log})`;
+  }
+  return null;
+}
+
+/**
+ * The seed's opt-in `--reuse-teacher-preparation` (loop.yaml `reuse_teacher_preparation: true`):
+ * members of one input lineage in one evaluator process, a jobs file naming each member's config
+ * and its sha256 (docs/contract.md, evaluate, batch form). Null when every process ran.
+ */
+async function scoreBatched(
+  input: TeacherInput,
+  namespace: string,
+  folder: string,
+  pending: readonly MemberJob[],
+): Promise<string | null> {
+  const { paths, commands } = input;
+  const groups = new Map<string, MemberJob[]>();
+  const hashes = new Map<string, string>();
+  for (const job of pending) {
+    const key = await lineageKey(await readFile(job.member.config_path, 'utf8'), paths.workdir, hashes);
+    groups.set(key, [...(groups.get(key) ?? []), job]);
+  }
+  let index = 0;
+  for (const group of groups.values()) {
+    const jobsPath = join(
+      logsDir(paths.stateDir),
+      `${namespace}.development.compatible-${String(index).padStart(4, '0')}.jobs.json`,
+    );
+    const log = join(
+      logsDir(paths.stateDir),
+      `${namespace}.development.compatible-${String(index).padStart(4, '0')}.log`,
+    );
+    index += 1;
+    await mkdir(folder, { recursive: true });
+    await mkdir(dirname(jobsPath), { recursive: true });
+    for (const job of group) await moveAside(job.scores);
+    await moveAside(jobsPath);
+    const entries = group.map((job) => ({
+      config: job.member.config_path,
+      config_sha256: job.member.config_sha256,
+      checkpoint: join(runDir(paths, job.member.run_id), job.checkpointName),
+      output: job.report,
+      scores_output: job.scores,
+    }));
+    await writeFile(jobsPath, `${JSON.stringify(entries, null, 1)}\n`, { flag: 'wx' });
+    const first = group[0] as MemberJob;
+    const result = await runLoopStep(paths, {
+      step: 'teacher evaluate development',
+      commandKey: 'evaluate',
+      command: [
+        ...commands.evaluate,
+        '--config',
+        first.member.config_path,
+        '--role',
+        'development',
+        '--jobs',
+        jobsPath,
+        ...scoreCacheArgs(paths),
+      ],
+      log,
+    });
+    if (result.exitCode !== 0) return `development scoring ended with ${describeEnd(result)} (log ${log})`;
+  }
+  return null;
 }

@@ -151,6 +151,12 @@ export interface TeacherInput {
   /** The generation's teacher file, `{generation}` expanded, absolute. */
   readonly teacherPath: string;
   readonly members: readonly TeacherMember[];
+  /**
+   * loop.yaml `reuse_teacher_preparation` (the seed's `--reuse-teacher-preparation`): members of
+   * one input lineage share one evaluator process with a jobs file. Absent or false: one
+   * single-checkpoint evaluation per member with its own config (the seed's default).
+   */
+  readonly reuseTeacherPreparation?: boolean;
 }
 
 /** A teacher build's outcome: the `teacher` ledger row's fields (docs/ledger.md, teacher). */

@@ -40,8 +40,8 @@ function scoringJob(run: RunRow, unscored: string[]): RunJob {
 /**
  * The generation's teacher plan from its rows (docs/behaviour.md, section 7): the runs of rounds
  * up to `teacher_after_round` in the ledger are final (each has its row), the trained ones are the
- * members, and a `teacher` row of the generation means the build was offered already and never
- * runs again. A build that succeeded and whose member ensemble has no run row yet leaves that
+ * members, and a `teacher` row of the generation means the build was offered already (a resumed
+ * run offers a failed one once more, when the teacher file is missing). A build that succeeded and whose member ensemble has no run row yet leaves that
  * ensemble due. Students cannot be told from rows: every run counts as ordinary, which is what
  * the seed plans before its teacher exists (students wait for the teacher file).
  */

@@ -1,11 +1,17 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { LoopConfig } from '../config/loop-config.js';
 import { generation, type GenerationInput } from '../workflows/generation.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import type { LoopView } from '../workflows/loop-view.js';
-import { advanceSignal, stateQuery, stopNowSignal, stopSignal } from '../workflows/messages.js';
+import { advanceUpdate, stateQuery, stopNowUpdate, stopUpdate } from '../workflows/messages.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
 import { NoSuchLoopError } from './history.js';
@@ -173,14 +179,63 @@ export async function loopState(client: Client, loopId: string): Promise<LoopSta
   return { kind: 'running', ...(await lookAt(client, loopId, handle)) };
 }
 
+/** What the workflow's validator says of an advance without a reason (generation/reports.ts). */
+const ADVANCE_NEEDS_REASON = 'advance needs a reason (--reason), e.g. "corpus labels changed"';
+
+/** How long a stop or advance waits for the loop's orchestrator worker to answer. */
+const UPDATE_DEADLINE_MS = 30_000;
+
+/**
+ * Send a stop or advance as one update: the workflow's validator refuses it with its reason
+ * (nothing changes) or it is applied and answers with the loop's view. A loop that does not
+ * exist, is not running, or has no worker to answer is a clear error, found out only then.
+ */
+async function updateLoop(
+  client: Client,
+  loopId: string,
+  what: string,
+  send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<LoopView>,
+  deadlineMs = UPDATE_DEADLINE_MS,
+  refusal?: () => string | null,
+): Promise<LoopView> {
+  const handle = client.workflow.getHandle(loopWorkflowId(loopId));
+  try {
+    return await client.withDeadline(Date.now() + deadlineMs, () => send(handle));
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError) throw new Error(error.cause?.message ?? error.message);
+    // No workflow validated it (no such loop, not running, nobody answering): a call that is wrong
+    // in itself says so first.
+    const wrong = refusal?.();
+    if (wrong) throw new Error(wrong);
+    // Not found, closed, or unanswered: say which.
+    await runningLoop(client, loopId);
+    if (!(await hasGeneration(client, loopId))) {
+      throw new Error(
+        `loop '${loopId}' has no generation to ${what} yet: no orchestrator worker has taken its first step (is 'champion-loop worker orchestrator' running?)`,
+      );
+    }
+    if (error instanceof WorkflowUpdateRPCTimeoutOrCancelledError)
+      throw new Error(
+        `loop '${loopId}' did not answer the ${what} within ${deadlineMs / 1000}s (is 'champion-loop worker orchestrator' running?)`,
+      );
+    throw error;
+  }
+}
+
 /** Stop a loop: gracefully (running work finishes) or at once (running work is cancelled, its subprocesses killed). */
-export async function stopLoop(client: Client, loopId: string, now: boolean): Promise<void> {
-  await (await runningLoop(client, loopId)).signal(now ? stopNowSignal : stopSignal);
+export async function stopLoop(client: Client, loopId: string, now: boolean, deadlineMs?: number): Promise<LoopView> {
+  return updateLoop(
+    client,
+    loopId,
+    'stop',
+    (handle) => handle.executeUpdate(now ? stopNowUpdate : stopUpdate),
+    deadlineMs,
+  );
 }
 
 /**
  * Whether the loop's current run holds a generation: it took its first step (opening or carrying
- * one), or it continues a loop that had one. Before that a query would wait for a worker.
+ * one), or it continues a loop that had one. Before that an update would wait for a worker.
  */
 async function hasGeneration(client: Client, loopId: string): Promise<boolean> {
   const { history } = await client.workflowService.getWorkflowExecutionHistory({
@@ -198,17 +253,23 @@ async function hasGeneration(client: Client, loopId: string): Promise<boolean> {
   return (started?.carry?.opening?.generation ?? started?.carry?.state.generation ?? 0) >= 1;
 }
 
-/** Ask a loop to open its next generation; refused while it has none. */
-export async function advanceLoop(client: Client, loopId: string, reason: string): Promise<LoopView> {
-  if (!reason.trim()) throw new Error('advance needs a reason (--reason), e.g. "corpus labels changed"');
-  const handle = await runningLoop(client, loopId);
-  if (!(await hasGeneration(client, loopId))) {
-    throw new Error(
-      `loop '${loopId}' has no generation to advance from yet: no orchestrator worker has taken its first step (is 'champion-loop worker orchestrator' running?)`,
-    );
-  }
-  const view = await handle.query(stateQuery);
-  if (view.generation < 1) throw new Error(`loop '${loopId}' has no generation to advance from yet`);
-  await handle.signal(advanceSignal, reason);
-  return view;
+/**
+ * Ask a loop to open its next generation, as one update: the workflow refuses an empty reason, a
+ * loop with no generation yet and an advance already pending. Answers the view after the change
+ * (its generation still the old one, `advance_reason` set: the next opens before any new job).
+ */
+export async function advanceLoop(
+  client: Client,
+  loopId: string,
+  reason: string,
+  deadlineMs?: number,
+): Promise<LoopView> {
+  return updateLoop(
+    client,
+    loopId,
+    'advance from',
+    (handle) => handle.executeUpdate(advanceUpdate, { args: [reason] }),
+    deadlineMs,
+    () => (reason.trim() === '' ? ADVANCE_NEEDS_REASON : null),
+  );
 }

@@ -146,11 +146,11 @@ connectionOptions(
     .argument('<loop-id>')
     .option('--now', 'stop at once: cancel running jobs and kill their subprocesses'),
 ).action(async (loopId: string, options: ConnectionFlags & { now?: boolean }) => {
-  await withClient(options, (client) => stopLoop(client, loopId, options.now === true));
+  const view = await withClient(options, (client) => stopLoop(client, loopId, options.now === true));
   console.log(
     options.now
-      ? `loop ${loopId}: stopping now (running jobs cancelled)`
-      : `loop ${loopId}: stopping after running work finishes`,
+      ? `loop ${loopId}: generation ${view.generation}, round ${view.round}: stopping now (running jobs cancelled)`
+      : `loop ${loopId}: generation ${view.generation}, round ${view.round}: stopping after running work finishes (${view.in_flight.length} running)`,
   );
 });
 
@@ -162,7 +162,9 @@ connectionOptions(
     .requiredOption('--reason <text>', 'why, recorded in the generation row'),
 ).action(async (loopId: string, options: ConnectionFlags & { reason: string }) => {
   const view = await withClient(options, (client) => advanceLoop(client, loopId, options.reason));
-  console.log(`loop ${loopId}: generation ${view.generation} will advance (${options.reason})`);
+  console.log(
+    `loop ${loopId}: generation ${view.generation}, round ${view.round}: advancing to generation ${view.generation + 1} before any new job (${options.reason})`,
+  );
 });
 
 connectionOptions(

@@ -137,6 +137,7 @@ export const loopConfigSchema = z
       max_reserve_checks: intAtLeast(1).default(3),
       teacher_after_round: intAtLeast(0, 'a round number (an integer >= 0; 0 = never build a teacher)').default(0),
       teacher_path: path('a file path ({generation} is expanded)', TEACHER_PATH),
+      reuse_teacher_preparation: z.boolean({ error: 'true or false' }).default(false),
       band_decisions: z.boolean({ error: 'true or false' }).default(false),
       score_cache_dir: nonEmptyString('a directory path, or null for no score cache').nullable().default(null),
       min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').default(30),

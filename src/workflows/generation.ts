@@ -2,7 +2,16 @@
 // lanes as child workflows, the champion and Pareto front folded from their reports, reserve
 // checks when the test set looks saturated, and continue-as-new into the next generation.
 // docs/behaviour.md sections 3-6 and 9 say what it guarantees; the machinery is in ./generation/.
-import { continueAsNew, log, setHandler, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  log,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { generationRow } from '../ledger/loop-state.js';
 import { generationActivities } from './generation/activities.js';
 import { freshGenerationPlans, type GenerationInput, type GenerationResult } from './generation/carry.js';
@@ -16,17 +25,23 @@ import {
   onStop,
   onStopNow,
   onTeacherReport,
+  validateAdvance,
+  validateStop,
+  validateStopNow,
 } from './generation/reports.js';
 import { now, openGeneration, stopped, toCarry, view } from './generation/state.js';
 import {
   advanceSignal,
+  advanceUpdate,
   carryQuery,
   reserveReportedSignal,
   resumeSignal,
   runReportedSignal,
   stateQuery,
   stopNowSignal,
+  stopNowUpdate,
   stopSignal,
+  stopUpdate,
   teacherReportedSignal,
 } from './messages.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
@@ -47,6 +62,32 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   setHandler(resumeSignal, () => onResume(gen));
   setHandler(stopSignal, () => onStop(gen));
   setHandler(stopNowSignal, () => onStopNow(gen));
+  // The same commands as updates: refused with a reason by their validators, else applied as the
+  // signals are and answered with the loop's view. Synchronous, so they add no command to history.
+  setHandler(
+    advanceUpdate,
+    (reason: string) => {
+      onAdvance(gen, reason);
+      return view(gen);
+    },
+    { validator: (reason: string) => validateAdvance(gen, reason) },
+  );
+  setHandler(
+    stopUpdate,
+    () => {
+      onStop(gen);
+      return view(gen);
+    },
+    { validator: () => validateStop(gen) },
+  );
+  setHandler(
+    stopNowUpdate,
+    () => {
+      onStopNow(gen);
+      return view(gen);
+    },
+    { validator: () => validateStopNow(gen) },
+  );
   setHandler(stateQuery, () => view(gen));
   setHandler(carryQuery, () => toCarry(gen));
 
@@ -63,6 +104,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     gen.dirty = false;
     if (gen.stopNow) {
       await stopAtOnce(gen, activities);
+      await condition(allHandlersFinished);
       return stopped(gen);
     }
     await sendChampionsToPackaging(gen, activities);
@@ -71,6 +113,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       // A stop that came in meanwhile wins: the advance waits in the state for the loop's resumption.
       if (!gen.stopping) {
         const opening = generationRow(gen.state, gen.state.advanceReason ?? 'requested', config.base_seed, now());
+        await condition(allHandlersFinished);
         log.info('generation advance', { from: gen.state.generation, reason: opening.reason });
         // Queued jobs belong to the old generation; running ones finish and report into the new run.
         const carry = { ...toCarry(gen), ...freshGenerationPlans(), opening, split: null, round: 0, queue: [] };
@@ -80,11 +123,13 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     await dispatchJobs(gen, activities);
     if (gen.stopping && gen.inFlight.length === 0) {
       log.info('stopped', { generation: gen.state.generation });
+      await condition(allHandlersFinished);
       return stopped(gen);
     }
     if (workflowInfo().continueAsNewSuggested) {
       await settleBeforeHandOver(gen, activities);
       // An immediate stop that came in meanwhile is not carried over: the next turn handles it.
+      await condition(allHandlersFinished);
       if (!gen.stopNow) return continueAsNew<typeof generation>({ loopId, config, carry: toCarry(gen) });
     }
     await waitForWork(gen, activities);

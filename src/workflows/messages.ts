@@ -1,5 +1,6 @@
-// Signals and queries, defined once: workflows, the client CLI and `temporal workflow signal/query` share these names.
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+// Signals, updates and queries, defined once: workflows, the client CLI and `temporal workflow
+// signal/update/query` share these names.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { PackageChampion } from '../activities/types.js';
 import type { RunRow, TeacherRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
@@ -15,6 +16,15 @@ export const stopNowSignal = defineSignal('stopNow');
 
 /** Open the next generation before any new job, e.g. after the corpus labels changed. */
 export const advanceSignal = defineSignal<[reason: string]>('advance');
+
+/**
+ * The same three as updates (same names): validated by the workflow (a refusal says why and
+ * changes nothing), applied as the signal is, answered with the loop's view after the change.
+ * `champion-loop stop/advance` send these; the signals stay for older clients and scripts.
+ */
+export const stopUpdate = defineUpdate<LoopView>('stop');
+export const stopNowUpdate = defineUpdate<LoopView>('stopNow');
+export const advanceUpdate = defineUpdate<LoopView, [reason: string]>('advance');
 
 /** A loop pausing because every run of its last rounds failed for one reason plans its next round now. */
 export const resumeSignal = defineSignal('resume');

@@ -17,3 +17,6 @@ export const BOUNDED_SIGNALS = 'bounded-signals';
 
 /** A round whose runs all failed for one reason makes the loop say so (`failing`) and pause before it plans the next, longer each time. */
 export const FAILING_BACKOFF = 'failing-backoff';
+
+/** A resumed generation whose teacher build was offered, and whose file is missing (the build failed), offers it again. */
+export const TEACHER_REOFFER_ON_RESUME = 'teacher-reoffer-on-resume';

@@ -10,6 +10,8 @@ export interface TeacherBuildInput extends JobInput {
   readonly generation: number;
   readonly teacherPath: string;
   readonly members: readonly TeacherMember[];
+  /** loop.yaml `reuse_teacher_preparation`; absent (older starts): one evaluation per member. */
+  readonly reuseTeacherPreparation?: boolean;
 }
 
 /** Build a generation's in-sample teacher on a lane and report the teacher row to the generation. */
@@ -30,6 +32,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
       generation: input.generation,
       teacherPath: input.teacherPath,
       members: input.members,
+      ...(input.reuseTeacherPreparation === true ? { reuseTeacherPreparation: true } : {}),
     });
     row = {
       type: 'teacher',

@@ -2,7 +2,8 @@ import type { TeacherMember } from '../activities/types.js';
 import type { RunRow } from '../ledger/rows.js';
 
 // The in-sample teacher of a generation (docs/behaviour.md, section 7): once every ordinary (non-student) run
-// of rounds <= teacher_after_round is final, one build from the trained ones; offered once.
+// of rounds <= teacher_after_round is final, one build from the trained ones; offered once, and
+// once more on each resumption while the teacher file is missing (a failed build).
 
 export interface TeacherPlan {
   /** Ordinary runs of rounds <= N planned and not final yet. */
@@ -12,6 +13,8 @@ export interface TeacherPlan {
   /** The trained ones, the teacher's members. */
   readonly members: readonly TeacherMember[];
   readonly offered: boolean;
+  /** The highest attempt of a teacher build job dispatched (absent: none recorded yet). */
+  readonly lastAttempt?: number;
 }
 
 export const emptyTeacherPlan: TeacherPlan = { pending: [], planned: 0, members: [], offered: false };
@@ -46,4 +49,25 @@ export function teacherDue(plan: TeacherPlan, round: number, afterRound: number)
 /** The members in run id order, as the seed builds from its sorted plan. */
 export function teacherMembers(plan: TeacherPlan): TeacherMember[] {
   return [...plan.members].sort((a, b) => (a.run_id < b.run_id ? -1 : a.run_id > b.run_id ? 1 : 0));
+}
+
+/**
+ * On a resumption (a new run `champion-loop start` began from a carry, not a continue-as-new):
+ * a build that was offered and whose job is not waiting or running is offered again. When it is
+ * due again, an existing teacher file means no build, as on the first offer; a missing one (the
+ * build failed) is built with a new attempt, so its child workflow id is a new one.
+ */
+export function reofferTeacher(plan: TeacherPlan, buildWaiting: boolean): TeacherPlan {
+  if (!plan.offered || buildWaiting) return plan;
+  return { ...plan, offered: false, lastAttempt: plan.lastAttempt ?? 1 };
+}
+
+/** A teacher build job with this attempt was dispatched. */
+export function teacherDispatched(plan: TeacherPlan, attempt: number): TeacherPlan {
+  return attempt <= (plan.lastAttempt ?? 0) ? plan : { ...plan, lastAttempt: attempt };
+}
+
+/** The attempt of the build job offered next: one more than any dispatched. */
+export function nextTeacherAttempt(plan: TeacherPlan): number {
+  return (plan.lastAttempt ?? 0) + 1;
 }

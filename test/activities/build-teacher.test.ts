@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import process from 'node:process';
 import { describe, expect, it } from 'vitest';
 import { writeEnsembleManifest } from '../../src/activities/write-ensemble-manifest.js';
 import { missingFiles } from '../../src/activities/missing-files.js';
 import { buildTeacher } from '../../src/activities/build-teacher.js';
 import { trainRun } from '../../src/activities/train-run.js';
 import type { TeacherMember } from '../../src/activities/types.js';
+import type { StepCommands } from '../../src/activities/types.js';
 import { fixtureCommands, fixtureLoop, preparedTrain } from './fixture-loop.js';
 
 const sha256 = async (file: string) =>
@@ -29,15 +31,110 @@ async function trainedMembers(
   return { paths, members };
 }
 
+/** The fixture commands with an evaluate that records each command line (JSON, one a line) before it runs. */
+async function recordingEvaluate(
+  workdir: string,
+): Promise<{ commands: StepCommands; calls: () => Promise<string[][]> }> {
+  const record = join(workdir, 'evaluate-calls.jsonl');
+  const wrapper = join(workdir, 'record-evaluate.mjs');
+  const [node, script] = fixtureCommands.evaluate as [string, string];
+  await writeFile(
+    wrapper,
+    [
+      "import { appendFileSync } from 'node:fs';",
+      "import { spawnSync } from 'node:child_process';",
+      `appendFileSync(${JSON.stringify(record)}, JSON.stringify(process.argv.slice(2)) + '\\n');`,
+      `const child = spawnSync(${JSON.stringify(node)}, [${JSON.stringify(script)}, ...process.argv.slice(2)], { stdio: 'inherit' });`,
+      'process.exit(child.status ?? 1);',
+      '',
+    ].join('\n'),
+  );
+  return {
+    commands: { ...fixtureCommands, evaluate: [node, wrapper] },
+    calls: async () =>
+      (await readFile(record, 'utf8'))
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as string[]),
+  };
+}
+
+const flag = (argv: string[], name: string): string | undefined => {
+  const at = argv.indexOf(name);
+  return at < 0 ? undefined : argv[at + 1];
+};
+
 describe('buildTeacher', () => {
-  it("averages the members' development margins into the teacher file and records its sha256", async () => {
+  it("scores each member by default with one single-checkpoint evaluation of its own config (the seed's default)", async () => {
+    // One lineage: the opt-in path would share one process; the default never does.
+    const { paths, members } = await trainedMembers(['base', 'wide'], {
+      data_root: 'data',
+      cache_inventory: 'data/dataset.json',
+    });
+    const { commands, calls } = await recordingEvaluate(paths.workdir);
+    const teacherPath = join(paths.workdir, 'artifacts', 'teachers', 'gen-001', 'insample.jsonl');
+    const outcome = await buildTeacher({ paths, commands, generation: 1, teacherPath, members });
+    expect(outcome.status).toBe('ok');
+    expect(outcome.sha256).toBe(await sha256(teacherPath));
+    const argvs = await calls();
+    expect(argvs).toHaveLength(2);
+    for (const [index, member] of members.entries()) {
+      const argv = argvs[index] as string[];
+      expect(argv).not.toContain('--jobs');
+      expect(flag(argv, '--config')).toBe(member.config_path);
+      expect(flag(argv, '--role')).toBe('development');
+      expect(flag(argv, '--checkpoint')).toBe(outcome.members[index]?.checkpoint);
+      expect(flag(argv, '--output')).toBe(join(dirname(teacherPath), 'members', `${member.run_id}.dev.json`));
+      expect(flag(argv, '--scores-output')).toBe(
+        join(dirname(teacherPath), 'members', `${member.run_id}.dev.scores.jsonl`),
+      );
+    }
+    // One log per member; no jobs file.
+    const logs = await readdir(join(paths.stateDir, 'logs'));
+    expect(logs.filter((name) => name.startsWith('teacher-g001.development.')).sort()).toEqual(
+      members.map((member) => `teacher-g001.development.${member.run_id}.log`).sort(),
+    );
+    // A retry reuses the members' finished reports: no evaluation runs again.
+    await buildTeacher({ paths, commands, generation: 1, teacherPath: `${teacherPath}.again`, members });
+    expect(await calls()).toHaveLength(2);
+  });
+
+  it('fails a default build naming the member whose evaluation failed, and builds no teacher file', async () => {
+    const { paths, members } = await trainedMembers(['base']);
+    const teacherPath = join(paths.workdir, 'teacher.jsonl');
+    const outcome = await buildTeacher({
+      paths,
+      commands: { ...fixtureCommands, evaluate: [process.execPath, '-e', 'process.exit(3)', '--'] },
+      generation: 1,
+      teacherPath,
+      members,
+    });
+    expect(outcome.status).toBe('failed');
+    expect(outcome.error).toContain(`development scoring of ${members[0]!.run_id} ended with exit code 3`);
+    expect(await missingFiles({ files: [teacherPath] })).toEqual([teacherPath]);
+  });
+
+  it("opted in (reuse_teacher_preparation), averages the members' development margins into the teacher file and records its sha256", async () => {
     const { paths, members } = await trainedMembers(['base', 'wide'], {
       data_root: 'data',
       cache_inventory: 'data/dataset.json',
     });
     const teacherPath = join(paths.workdir, 'artifacts', 'teachers', 'gen-001', 'insample.jsonl');
-    const outcome = await buildTeacher({ paths, commands: fixtureCommands, generation: 1, teacherPath, members });
+    const { commands, calls } = await recordingEvaluate(paths.workdir);
+    const outcome = await buildTeacher({
+      paths,
+      commands,
+      generation: 1,
+      teacherPath,
+      members,
+      reuseTeacherPreparation: true,
+    });
     expect(outcome.status).toBe('ok');
+    const argvs = await calls();
+    expect(argvs).toHaveLength(1);
+    expect(flag(argvs[0] as string[], '--jobs')).toBe(
+      join(paths.stateDir, 'logs', 'teacher-g001.development.compatible-0000.jobs.json'),
+    );
     expect(outcome.sha256).toBe(await sha256(teacherPath));
     expect(outcome.members.map((member) => member.run_id)).toEqual(members.map((member) => member.run_id));
     const lines = (await readFile(teacherPath, 'utf8'))
@@ -53,7 +150,7 @@ describe('buildTeacher', () => {
     expect(jobs).toHaveLength(2);
   });
 
-  it('scores members whose configs name no lineage in one evaluator process each', async () => {
+  it('opted in, scores members whose configs name no lineage in one evaluator process each', async () => {
     const { paths, members } = await trainedMembers(['base', 'wide']);
     const outcome = await buildTeacher({
       paths,
@@ -61,6 +158,7 @@ describe('buildTeacher', () => {
       generation: 1,
       teacherPath: join(paths.workdir, 't.jsonl'),
       members,
+      reuseTeacherPreparation: true,
     });
     expect(outcome.status).toBe('ok');
     for (const index of ['0000', '0001']) {

@@ -26,6 +26,7 @@ describe('parseLoopConfig', () => {
       max_reserve_checks: 3,
       teacher_after_round: 0,
       teacher_path: 'artifacts/teachers/gen-{generation}/insample.jsonl',
+      reuse_teacher_preparation: false,
       band_decisions: false,
       score_cache_dir: null,
       min_free_gib: 30,
@@ -125,7 +126,7 @@ describe('parseLoopConfig', () => {
 
   it('refuses wrong types with the field path and what was expected', () => {
     const error = problemWith(
-      `${MINIMAL}parallel: many\nbase_seed: 1.5\nband_decisions: yes\nscore_cache_dir: 7\nmin_free_gib: -1\n`,
+      `${MINIMAL}parallel: many\nbase_seed: 1.5\nband_decisions: yes\nscore_cache_dir: 7\nmin_free_gib: -1\nreuse_teacher_preparation: 1\n`,
     );
     expect(error.describeAll().split('\n')).toEqual([
       'loop.yaml:5:1: parallel: an integer >= 1 (got "many")',
@@ -133,6 +134,7 @@ describe('parseLoopConfig', () => {
       'loop.yaml:7:1: band_decisions: true or false (got "yes")',
       'loop.yaml:8:1: score_cache_dir: a directory path, or null for no score cache (got 7)',
       'loop.yaml:9:1: min_free_gib: free GPU memory in GiB (a number >= 0) (got -1)',
+      'loop.yaml:10:1: reuse_teacher_preparation: true or false (got 1)',
     ]);
   });
 

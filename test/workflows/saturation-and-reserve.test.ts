@@ -255,12 +255,12 @@ describe('saturation, reserve checks and generation advance', () => {
       taskQueue: 'no-worker-polls-this',
       args: [{ loopId: 'unopened', config: harness.configFor('unopened') }],
     });
+    // The advance is an update no worker answers: after its deadline the client says why.
     const started = Date.now();
-    await expect(advanceLoop(harness.client, 'unopened', 'why')).rejects.toThrow(
+    await expect(advanceLoop(harness.client, 'unopened', 'why', 3_000)).rejects.toThrow(
       /'unopened' has no generation to advance from yet/,
     );
     expect(Date.now() - started).toBeLessThan(10_000);
-    await expect(advanceLoop(harness.client, 'unopened', '  ')).rejects.toThrow(/advance needs a reason/);
     await handle.terminate('test over');
   });
 });

@@ -1,3 +1,4 @@
+import process from 'node:process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalRow } from '../../src/rules/types.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
@@ -97,6 +98,45 @@ describe('teachers, students and ensembles', () => {
       expect(aucs).toEqual([...aucs].sort((x, y) => y - x));
       expect(rowsOf(rows, 'eval').filter((evalRow) => evalRow.run_id === row.run_id)).toHaveLength(1);
     }
+  });
+
+  it('offers a failed build again when the loop is resumed, and builds it', async () => {
+    const settings = {
+      teacher_after_round: 1,
+      saturation_evals: 1000,
+      teacher_path: `${harness.dir}/loops/again/teacher-{generation}.jsonl`,
+    };
+    const teacherRows = async () => rowsOf((await harness.ledger('again')).rows, 'teacher');
+    const until = async (done: (rows: Awaited<ReturnType<typeof teacherRows>>) => boolean) => {
+      const deadline = Date.now() + 120_000;
+      while (!done(await teacherRows())) {
+        if (Date.now() > deadline) throw new Error('no such teacher row');
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+    };
+    const handle = harness.client.workflow.getHandle(loopWorkflowId('again'));
+    // A teacher-scores command that fails: the build is recorded failed, once.
+    await harness.startWith('again', {
+      ...settings,
+      commands: { ...harness.config.commands, teacher_scores: [process.execPath, '-e', 'process.exit(4)', '--'] },
+    });
+    await until((rows) => rows.length > 0);
+    await harness.waitFor('again', (view) => view.round >= 3, 60_000);
+    await handle.signal(stopSignal);
+    await harness.result('again');
+    expect((await teacherRows()).map((row) => row.status)).toEqual(['failed']);
+    // Resumed with a working command: offered again, built, and the file is there.
+    expect((await harness.startWith('again', settings)).kind).toBe('resumed');
+    await until((rows) => rows.some((row) => row.status === 'ok'));
+    await handle.signal(stopSignal);
+    await harness.result('again');
+    const rows = await teacherRows();
+    expect(rows.map((row) => row.status)).toEqual(['failed', 'ok']);
+    expect(rows[1]?.path).toBe(`${harness.dir}/loops/again/teacher-001.jsonl`);
+    expect(rows[1]?.members.map((member) => member.run_id).sort()).toEqual([
+      'champ-g001-r0001-strong',
+      'champ-g001-r0001-weak',
+    ]);
   });
 });
 

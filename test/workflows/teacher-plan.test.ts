@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { RunRow } from '../../src/ledger/rows.js';
 import {
   emptyTeacherPlan,
+  nextTeacherAttempt,
   planTeacherRound,
+  reofferTeacher,
+  teacherDispatched,
   teacherDue,
   teacherMembers,
   teacherRunFinal,
@@ -99,5 +102,43 @@ describe('the teacher plan', () => {
         },
       ),
     );
+  });
+
+  describe('on a resumption', () => {
+    const offered = (): TeacherPlan => {
+      const plan = teacherRunFinal(planTeacherRound(emptyTeacherPlan, 1, 1, ['r1-a']), run('r1-a', 'trained'));
+      expect(teacherDue(plan, 1, 1)).toBe(true);
+      expect(nextTeacherAttempt(plan)).toBe(1);
+      return teacherDispatched({ ...plan, offered: true }, 1);
+    };
+
+    it('offers a build that was offered and failed again, under a new attempt', () => {
+      const plan = offered();
+      expect(teacherDue(plan, 1, 1)).toBe(false);
+      const again = reofferTeacher(plan, false);
+      expect(teacherDue(again, 1, 1)).toBe(true);
+      expect(teacherMembers(again)).toEqual([member('r1-a')]);
+      expect(nextTeacherAttempt(again)).toBe(2);
+      // Offered again and failed again: the next resumption takes the next attempt.
+      const third = reofferTeacher(teacherDispatched({ ...again, offered: true }, 2), false);
+      expect(nextTeacherAttempt(third)).toBe(3);
+    });
+
+    it('takes a new attempt for a plan carried from before attempts were kept', () => {
+      const { lastAttempt: _lastAttempt, ...older } = offered();
+      expect(nextTeacherAttempt(reofferTeacher(older, false))).toBe(2);
+    });
+
+    it('leaves a plan alone whose build waits or runs, or that was never offered', () => {
+      const plan = offered();
+      expect(reofferTeacher(plan, true)).toBe(plan);
+      const unoffered = planTeacherRound(emptyTeacherPlan, 1, 1, ['r1-a']);
+      expect(reofferTeacher(unoffered, false)).toBe(unoffered);
+    });
+
+    it('keeps the highest dispatched attempt', () => {
+      const plan = teacherDispatched(teacherDispatched(emptyTeacherPlan, 3), 2);
+      expect(nextTeacherAttempt(plan)).toBe(4);
+    });
   });
 });

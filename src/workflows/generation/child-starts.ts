@@ -98,6 +98,7 @@ const childStarts: ChildStarts = {
           generation: job.generation,
           teacherPath: inWorkdir(gen.config.workdir, expandGeneration(gen.config.teacher_path, job.generation)),
           members: job.members,
+          reuseTeacherPreparation: gen.config.reuse_teacher_preparation,
         },
       ],
     });

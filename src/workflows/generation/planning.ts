@@ -1,6 +1,6 @@
 // What the generation dispatches next: a due reserve check first, then due teacher builds and
 // ensembles, then the round queue, planning a round (re-reading the candidates) when it is empty.
-import { ApplicationFailure, log, upsertSearchAttributes } from '@temporalio/workflow';
+import { ApplicationFailure, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { teacherTarget } from '../../config/candidate.js';
 import { reserveDue } from '../../ledger/loop-state.js';
 import { MANIFEST_NAME } from '../../rules/constants.js';
@@ -12,7 +12,15 @@ import { CANDIDATES_INVALID } from '../messages.js';
 import { foldFinishedRounds, openRound } from '../round-ensembles.js';
 import { openRoundProgress, roundFinished } from '../round-progress.js';
 import { ROUND } from '../search-attributes.js';
-import { planTeacherRound, teacherDue, teacherMembers } from '../teacher-plan.js';
+import { TEACHER_REOFFER_ON_RESUME } from '../patches.js';
+import {
+  nextTeacherAttempt,
+  planTeacherRound,
+  reofferTeacher,
+  teacherDispatched,
+  teacherDue,
+  teacherMembers,
+} from '../teacher-plan.js';
 import type { GenerationActivities } from './activities.js';
 import { pausing } from './hand-over.js';
 import { ensembleJob, newRunJob, reserveJob, type Job } from './jobs.js';
@@ -23,12 +31,40 @@ export async function nextJob(gen: Generation, { cpu }: GenerationActivities): P
   const reserveBusy = [...gen.inFlight.map((flight) => flight.job), ...gen.queue].some((job) => job.kind === 'reserve');
   if (!reserveBusy && reserveDue(gen.state, gen.settings) && gen.state.champion)
     return reserveJob(gen.state, gen.state.champion);
+  reofferOnResume(gen);
   await queueDueBuilds(gen, cpu);
-  if (gen.builds.length > 0) return gen.builds.shift() ?? null;
+  if (gen.builds.length > 0) return dispatched(gen, gen.builds.shift() ?? null);
   // A loop whose rounds keep failing for one reason plans no round while it pauses (generation/hand-over.ts).
   if (gen.queue.length === 0 && pausing(gen)) return null;
   if (gen.queue.length === 0 && !(await planRound(gen, cpu))) return null;
-  return gen.queue.shift() ?? null;
+  return dispatched(gen, gen.queue.shift() ?? null);
+}
+
+/** The job nextJob hands out; a teacher build's attempt is kept in the plan (a re-offer takes the next). */
+function dispatched(gen: Generation, job: Job | null): Job | null {
+  if (job?.kind === 'teacher' && job.generation === gen.state.generation)
+    gen.teacher = teacherDispatched(gen.teacher, job.attempt);
+  return job;
+}
+
+/** Generations (runs of the workflow) that looked at their teacher plan's resumption already. */
+const resumptionSeen = new WeakSet<Generation>();
+
+/**
+ * Once per run, on a resumption (a run `champion-loop start` began from a carry; a continue-as-new
+ * run is not one): a teacher build offered before and not waiting is offered again, so a build
+ * that failed is tried again when its file is still missing (docs/behaviour.md, section 7).
+ */
+function reofferOnResume(gen: Generation): void {
+  if (resumptionSeen.has(gen)) return;
+  resumptionSeen.add(gen);
+  if (!gen.teacher.offered || workflowInfo().continuedFromExecutionRunId !== undefined) return;
+  const waiting = [...gen.builds, ...gen.queue, ...gen.inFlight.map((flight) => flight.job)].some(
+    (job) => job.kind === 'teacher' && job.generation === gen.state.generation,
+  );
+  if (waiting || !patched(TEACHER_REOFFER_ON_RESUME)) return;
+  gen.teacher = reofferTeacher(gen.teacher, false);
+  log.info('teacher build offered again on resumption', { generation: gen.state.generation });
 }
 
 /** Re-read the candidates and queue one round: every active candidate trains once with the round's seed. */
@@ -100,7 +136,7 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
         jobId: `teacher-g${padGeneration(generation)}`,
         generation,
         members: teacherMembers(gen.teacher),
-        attempt: 1,
+        attempt: nextTeacherAttempt(gen.teacher),
       });
     }
   }

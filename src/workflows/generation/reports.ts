@@ -1,6 +1,7 @@
 // What the generation does with each report of a child, with an advance or a stop, and with a
 // child that ended without reporting. Every handler is synchronous and marks the state dirty.
 import {
+  ApplicationFailure,
   CancelledFailure,
   ChildWorkflowFailure,
   TerminatedFailure,
@@ -244,6 +245,35 @@ export function onAdvance(gen: Generation, reason: unknown): void {
     text.length > MAX_REASON_CHARS && patched(BOUNDED_SIGNALS) ? boundedReason(text) : text,
   );
   gen.dirty = true;
+}
+
+/** The failure type of an update the generation refuses (its validator's, so nothing changes). */
+export const UPDATE_REFUSED = 'UpdateRefused';
+
+function refuse(message: string): never {
+  throw ApplicationFailure.create({ message, type: UPDATE_REFUSED, nonRetryable: true });
+}
+
+/** An `advance` update's validator: an advance needs a reason, a generation, and none already pending. */
+export function validateAdvance(gen: Generation, reason: unknown): void {
+  if (typeof reason !== 'string' || reason.trim() === '')
+    refuse('advance needs a reason (--reason), e.g. "corpus labels changed"');
+  if (gen.state.generation < 1) refuse(`loop '${gen.loopId}' has no generation to advance from yet`);
+  if (gen.state.advanceReason !== null)
+    refuse(
+      `loop '${gen.loopId}' already has an advance pending from generation ${gen.state.generation} (${gen.state.advanceReason})`,
+    );
+}
+
+/** A `stop` update's validator: a loop already stopping is not stopped twice. */
+export function validateStop(gen: Generation): void {
+  if (gen.stopping)
+    refuse(`loop '${gen.loopId}' is already stopping${gen.stopNow ? ' (at once)' : ''}; nothing changed`);
+}
+
+/** A `stopNow` update's validator: a graceful stop may become one at once, one at once is not sent twice. */
+export function validateStopNow(gen: Generation): void {
+  if (gen.stopNow) refuse(`loop '${gen.loopId}' is already stopping at once; nothing changed`);
 }
 
 export function onStop(gen: Generation): void {

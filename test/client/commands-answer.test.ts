@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { championLoopCli, rowsOf, temporalCli } from '../helpers/loop-checks.js';
+import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+
+// `stop`, `stop --now` and `advance` are workflow updates: the workflow's validators refuse with a
+// reason (and nothing changes), an accepted one answers with the loop's view.
+describe('commands that answer: stop and advance as updates', () => {
+  let harness: LoopHarness;
+
+  beforeAll(async () => {
+    // Slow runs, so the loop still has work running while the commands arrive.
+    harness = await createLoopHarness({
+      candidates: [{ name: 'a', overrides: { fixture_sleep_ms: 2000, fixture_epochs: 5 } }],
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.dispose();
+  });
+
+  /** How many updates of `name` the loop's current run accepted (a refused one leaves no event). */
+  async function acceptedUpdates(loopId: string, name: string): Promise<number> {
+    const history = await harness.client.workflow.getHandle(loopWorkflowId(loopId)).fetchHistory();
+    return (history.events ?? []).filter(
+      (event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name === name,
+    ).length;
+  }
+
+  it('an empty advance is refused by the workflow and changes nothing; a valid one answers with the view and opens the next generation; a second stop is refused', async () => {
+    await harness.startWith('answer', { lanes: harness.config.lanes.slice(0, 1), parallel: 1 });
+    await harness.waitFor('answer', (view) => view.in_flight.length > 0);
+
+    const empty = await championLoopCli(harness.server, ['advance', 'answer', '--reason', '   ']);
+    expect(empty.exitCode).toBe(1);
+    expect(empty.stderr).toMatch(/advance needs a reason/);
+    const unchanged = await harness.view('answer');
+    expect(unchanged).toMatchObject({ generation: 1, advance_reason: null });
+    expect(await acceptedUpdates('answer', 'advance')).toBe(0);
+    expect(rowsOf((await harness.ledger('answer')).rows, 'generation')).toHaveLength(1);
+
+    const advanced = await championLoopCli(harness.server, ['advance', 'answer', '--reason', 'labels changed']);
+    expect(advanced.exitCode, advanced.stderr).toBe(0);
+    expect(advanced.stdout).toMatch(
+      /loop answer: generation 1, round \d+: advancing to generation 2 before any new job \(labels changed\)/,
+    );
+    await harness.waitFor('answer', (view) => view.generation === 2 && view.in_flight.length > 0, 60_000);
+    expect(
+      rowsOf((await harness.ledger('answer')).rows, 'generation').map((row) => [row.generation, row.reason]),
+    ).toEqual([
+      [1, 'initial'],
+      [2, 'labels changed'],
+    ]);
+
+    const stop = await championLoopCli(harness.server, ['stop', 'answer']);
+    expect(stop.exitCode, stop.stderr).toBe(0);
+    expect(stop.stdout).toMatch(/loop answer: generation 2, round \d+: stopping after running work finishes/);
+    const again = await championLoopCli(harness.server, ['stop', 'answer']);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toMatch(/loop 'answer' is already stopping; nothing changed/);
+    // The same update from the `temporal` CLI (the dev server accepts updates), refused the same way.
+    const cli = await temporalCli(harness.server, [
+      'workflow',
+      'update',
+      'execute',
+      '--workflow-id',
+      loopWorkflowId('answer'),
+      '--name',
+      'stop',
+    ]);
+    expect(cli.exitCode).not.toBe(0);
+    expect(`${cli.stdout}${cli.stderr}`).toMatch(/already stopping/);
+    expect(await acceptedUpdates('answer', 'stop')).toBe(1);
+
+    const result = await harness.result('answer');
+    expect(result.view).toMatchObject({ generation: 2, stopping: true, in_flight: [] });
+    // A loop that has ended (or never was) is said to be so; an advance without a reason says that first.
+    const ended: [string[], RegExp][] = [
+      [['stop', 'answer'], /loop 'answer' is not running \(completed\)/],
+      [['advance', 'answer', '--reason', 'late'], /loop 'answer' is not running \(completed\)/],
+      [['advance', 'answer', '--reason', ' '], /advance needs a reason/],
+      [['advance', 'ghost', '--reason', 'why'], /no loop 'ghost' here/],
+    ];
+    for (const [args, says] of ended) {
+      const late = await championLoopCli(harness.server, args);
+      expect(late.exitCode, args.join(' ')).toBe(1);
+      expect(late.stderr, args.join(' ')).toMatch(says);
+    }
+  });
+});
