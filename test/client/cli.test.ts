@@ -200,7 +200,9 @@ describe('the champion-loop CLI', () => {
     const advanced = await cli(['advance', 'gate', '--reason', 'corpus relabelled']);
     expect(advanced.exitCode).toBe(0);
     const generation = Number(
-      /^loop gate: generation (\d+) will advance \(corpus relabelled\)$/.exec(String(advanced.stdout))?.[1],
+      /^loop gate: generation (\d+), round \d+: advancing to generation \d+ before any new job \(corpus relabelled\)$/.exec(
+        String(advanced.stdout),
+      )?.[1],
     );
     expect(generation).toBeGreaterThanOrEqual(1);
     await harness.waitFor('gate', (view) => view.generation > generation);
@@ -211,7 +213,9 @@ describe('the champion-loop CLI', () => {
   it('stop lets running work finish, then the loop closes; a stopped loop cannot be stopped again', async () => {
     const stopped = await cli(['stop', 'gate']);
     expect(stopped.exitCode).toBe(0);
-    expect(stopped.stdout).toBe('loop gate: stopping after running work finishes');
+    expect(stopped.stdout).toMatch(
+      /^loop gate: generation \d+, round \d+: stopping after running work finishes \(\d+ running\)$/,
+    );
     const result = await harness.result('gate');
     expect(result.view.in_flight).toEqual([]);
     const again = await cli(['stop', 'gate']);
@@ -270,7 +274,7 @@ describe('the champion-loop CLI', () => {
     const child = busy.in_flight[0]?.childId ?? '';
     const now = await cli(['stop', 'hung', '--now']);
     expect(now.exitCode).toBe(0);
-    expect(now.stdout).toBe('loop hung: stopping now (running jobs cancelled)');
+    expect(now.stdout).toMatch(/^loop hung: generation 1, round \d+: stopping now \(running jobs cancelled\)$/);
     await harness.result('hung');
     expect((await harness.client.workflow.getHandle(child).describe()).status.name).toBe('CANCELLED');
     const resumed = await cli(['start', 'hung', '--config', config]);
