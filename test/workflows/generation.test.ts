@@ -2,23 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { stopSignal } from '../../src/workflows/messages.js';
+import { stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
-
-const STATE_KEYS = [
-  'generation',
-  'split',
-  'champion',
-  'pareto_set',
-  'test_evals',
-  'tests_since_reserve_check',
-  'reserve_checks',
-  'advance_reason',
-] as const;
-
-/** The state.json fields that must match (not `updated`, the time of writing). */
-function stateOf(state: object): Record<string, unknown> {
-  return Object.fromEntries(STATE_KEYS.map((key) => [key, (state as Record<string, unknown>)[key]]));
-}
 
 describe('a loop with three candidates on two lanes', () => {
   let harness: LoopHarness;
