@@ -19,7 +19,7 @@ export async function exportLedger(
   fallback?: { stateDir: string; config?: LoopConfig },
 ): Promise<LoopLedger> {
   const history = await new HistoryRuns(client).read(loopId);
-  if (history.input === null && !fallback) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
+  if (history.stateDir === null && !fallback) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
   return loopLedger(history, fallback ?? null);
 }
 

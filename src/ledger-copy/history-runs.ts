@@ -40,6 +40,11 @@ export interface HistoryLedger {
   readonly state: LoopState | null;
   /** The newest run's input (its loop.yaml); null when no run is in history. */
   readonly input: GenerationInput | null;
+  /**
+   * The loop's state dir (where its ledger copy is): its newest generation run's, or, when every
+   * generation run is gone, its packaging workflow's (an entity that often outlives them).
+   */
+  readonly stateDir: string | null;
   /** Whether a run of the generation workflow is open. */
   readonly running: boolean;
   /**
@@ -112,10 +117,13 @@ export class HistoryRuns {
     }
     let packagingState: PackagingState = idlePackaging;
     const packageRows: PackageRow[] = [];
+    let packagingStateDir: string | null = null;
     for (const run of await listRuns(this.client, packagingWorkflowId(loopId))) {
       const events = await this.packagingRun(packagingWorkflowId(loopId), run);
       if (events === null) continue;
-      const folded = foldPackagingRun(packagingRunOf(events), packagingState);
+      const packagingRun = packagingRunOf(events);
+      packagingStateDir = packagingRun.input.paths.stateDir;
+      const folded = foldPackagingRun(packagingRun, packagingState);
       packagingState = folded.state;
       packageRows.push(...folded.rows);
     }
@@ -128,6 +136,7 @@ export class HistoryRuns {
       packageRows: ownPackageRows,
       state: last?.state ?? null,
       input: last?.input ?? null,
+      stateDir: last?.input.config.state_dir ?? packagingStateDir,
       running,
       segments,
     };

@@ -32,7 +32,7 @@ export async function loopLedger(
   history: HistoryLedger,
   fallback: { stateDir: string; config?: LoopConfig } | null,
 ): Promise<LoopLedger> {
-  const stateDir = history.input?.config.state_dir ?? fallback?.stateDir;
+  const stateDir = history.stateDir ?? fallback?.stateDir;
   if (stateDir === undefined) throw new Error('neither history nor a state dir to read the ledger copy from');
   const copy = await readLedgerCopy(stateDir, { repair: false });
   const fromHistory = historyRows(history);

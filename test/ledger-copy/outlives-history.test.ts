@@ -153,6 +153,8 @@ describe('a loop whose history is terminated, cancelled or deleted', () => {
     // (The packaging workflow, still open, keeps its history: the package rows come from both.)
 
     const after = await exportLedger(harness.client, loopId, { stateDir: config.state_dir, config });
+    // Without --config too: the packaging workflow, still open, says where the loop's state dir is.
+    expect((await exportLedger(harness.client, loopId)).rows).toEqual(after.rows);
     // The same rows (packaging, still open, may have recorded its last champion since).
     const notPackage = (rows: readonly LedgerRow[]) => rows.filter((row) => row.type !== 'package');
     expect(notPackage(after.rows)).toEqual(notPackage(before.rows));
