@@ -8,9 +8,23 @@ export const CANDIDATE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 const NAME_EXPECTED = "must be a safe file name: letters, digits, '_', '-', '.' (first a letter or digit)";
 
+/**
+ * The longest candidate name: run ids and file names are built from it (the longest the loop
+ * writes, e.g. `champ-g001-r0001-NAME.checkpoint-0003.validation.eval.log`, adds 53 characters, more
+ * with a stack's longer checkpoint names) and must fit the file system's 255-byte name limit.
+ */
+export const CANDIDATE_NAME_MAX = 128;
+
 const candidateSchema = z.strictObject(
   {
-    name: z.string({ error: NAME_EXPECTED }).regex(CANDIDATE_NAME_PATTERN, { error: NAME_EXPECTED }),
+    name: z
+      .string({ error: NAME_EXPECTED })
+      .regex(CANDIDATE_NAME_PATTERN, { error: NAME_EXPECTED })
+      .max(CANDIDATE_NAME_MAX, {
+        error: (issue) =>
+          `at most ${CANDIDATE_NAME_MAX} characters (got ${String((issue.input as string).length)}): run ids and file names ` +
+          `are built from it (e.g. champ-g001-r0001-NAME.checkpoint-0003.validation.eval.log) and must fit the file system's 255-byte name limit`,
+      }),
     base_config: nonEmptyString('a path to the base config file'),
     overrides: z
       .record(z.string(), z.unknown(), { error: 'a mapping of config keys to values, e.g. {hidden: 512}' })

@@ -30,6 +30,15 @@ describe('parseCandidates', () => {
     ]);
   });
 
+  it('refuses up front a name too long for the file names built from it, and takes one at the limit', () => {
+    const file = (name: string) => `candidates:\n  - {name: ${name}, base_config: base.yaml}\n`;
+    const problem = problemWith(file('a'.repeat(129)));
+    expect(problem.message).toContain('candidates.0.name');
+    expect(problem.message).toContain('at most 128 characters (got 129)');
+    expect(problem.message).toContain('255-byte name limit');
+    expect(parseCandidates(file('a'.repeat(128)), 'candidates.yaml')[0]?.name).toHaveLength(128);
+  });
+
   it('accepts an empty list: the loop then idles', () => {
     expect(parseCandidates('candidates: []\n', 'c.yaml')).toEqual([]);
   });
