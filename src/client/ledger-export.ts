@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { LoopConfig } from '../config/loop-config.js';
-import { rowTime } from '../ledger/ledger-lines.js';
+import { lastRowTime } from '../ledger/from-ledger.js';
 import { stateJson, type StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { HistoryRuns } from '../ledger-copy/history-runs.js';
@@ -28,8 +28,7 @@ export async function historyLedger(client: Client, loopId: string): Promise<{ r
   const history = await new HistoryRuns(client).read(loopId);
   if (history.input === null || history.state === null) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
   const rows = historyRows(history);
-  const last = rows[rows.length - 1];
-  return { rows, state: stateJson(history.state, history.input.config.state_dir, last ? rowTime(last) : '') };
+  return { rows, state: stateJson(history.state, history.input.config.state_dir, lastRowTime(rows)) };
 }
 
 /** One line saying what of the ledger history no longer holds, or null when history holds it all. */

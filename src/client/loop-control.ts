@@ -17,6 +17,7 @@ import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.j
 import { NoSuchLoopError } from './history.js';
 import { configQueues, latestRunConfig, loopQueues, queuesWithoutPoller, type LoopQueue } from './pollers.js';
 import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
+import { statusInWords } from './status-words.js';
 import { seedResumption } from './seed-carry.js';
 
 /** Loop ids become part of workflow ids and file names. */
@@ -175,7 +176,7 @@ export async function loopState(client: Client, loopId: string): Promise<LoopSta
     if (error instanceof WorkflowNotFoundError) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
     throw error;
   }
-  if (status !== 'RUNNING') return { kind: 'not-running', ended: `was ${status.toLowerCase().replace('_', ' ')}` };
+  if (status !== 'RUNNING') return { kind: 'not-running', ended: `was ${statusInWords(status)}` };
   return { kind: 'running', ...(await lookAt(client, loopId, handle)) };
 }
 

@@ -9,16 +9,12 @@ import { nextAttempt, type InFlight } from '../workflows/generation/jobs.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import { carryQuery, reserveReportedSignal, runReportedSignal, teacherReportedSignal } from '../workflows/messages.js';
 import { carryFromLedger } from './carry-from-ledger.js';
+import { statusInWords } from './status-words.js';
 
 export type Resumption =
   | { readonly kind: 'running' }
   | { readonly kind: 'fresh' }
   | { readonly kind: 'resume'; readonly carry: GenerationCarry; readonly from: string };
-
-/** How the loop's last run ended, in words for the operator. */
-function ended(status: string): string {
-  return status.toLowerCase().replace('_', ' ');
-}
 
 /** Where a loop goes on from. */
 export async function resumptionOf(client: Client, loopId: string, config: LoopConfig): Promise<Resumption> {
@@ -44,14 +40,14 @@ export async function resumptionOf(client: Client, loopId: string, config: LoopC
     if (fromCopy.kind === 'resume')
       return {
         ...fromCopy,
-        from: `${fromCopy.from} (its last run was ${ended(status)} and could not be asked for its state)`,
+        from: `${fromCopy.from} (its last run was ${statusInWords(status)} and could not be asked for its state)`,
       };
     return fromCopy;
   }
   return {
     kind: 'resume',
     carry: await settleInFlight(client, { ...carry, stopping: false }),
-    from: `its last run, which was ${ended(status)}`,
+    from: `its last run, which was ${statusInWords(status)}`,
   };
 }
 

@@ -16,6 +16,7 @@ import { padGeneration } from '../rules/ids.js';
 import type { GenerationCarry } from '../workflows/generation/carry.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import { carryFromLedger } from './carry-from-ledger.js';
+import { statusInWords } from './status-words.js';
 
 /** What each kind of row must hold for the loop to fold and carry it (docs/ledger.md). */
 const REQUIRED: Record<LedgerRow['type'], Record<string, 'string' | 'number' | 'array' | 'object'>> = {
@@ -246,7 +247,7 @@ export async function seedResumption(
     .getHandle(loopWorkflowId(loopId))
     .describe()
     .then(
-      (description) => description.status.name.toLowerCase().replace('_', ' '),
+      (description) => statusInWords(description.status.name),
       (error: unknown) => {
         if (error instanceof WorkflowNotFoundError) return null;
         throw error;

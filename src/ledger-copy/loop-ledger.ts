@@ -1,6 +1,6 @@
 // A loop's whole ledger: history while it exists, the state dir's copy for what history lost.
-import { foldRows } from '../ledger/from-ledger.js';
-import { mergeByTime, missingGenerations, missingRows, rowTime } from '../ledger/ledger-lines.js';
+import { foldRows, lastRowTime } from '../ledger/from-ledger.js';
+import { mergeByTime, missingGenerations, missingRows } from '../ledger/ledger-lines.js';
 import { foldSettingsOf, stateJson, type StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import type { LoopConfig } from '../config/loop-config.js';
@@ -46,10 +46,9 @@ export async function loopLedger(
         ? foldSettingsOf(config)
         : { mode: 'default', saturationEvals: Number.MAX_SAFE_INTEGER, maxReserveChecks: 0 },
     );
-  const last = rows[rows.length - 1];
   return {
     rows,
-    state: stateJson(state, stateDir, last ? rowTime(last) : ''),
+    state: stateJson(state, stateDir, lastRowTime(rows)),
     stateDir,
     config: config ?? null,
     fromCopyOnly: missingRows(fromHistory, copy).length,

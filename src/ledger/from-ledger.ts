@@ -23,7 +23,7 @@ export function foldRows(rows: readonly LedgerRow[], settings: FoldSettings): Lo
 /** When the last row happened: state.json's `updated`. */
 export function lastRowTime(rows: readonly LedgerRow[]): string {
   const last = rows[rows.length - 1];
-  return last ? (rowTime(last) ?? '') : '';
+  return last ? rowTime(last) : '';
 }
 
 /**

@@ -15,7 +15,7 @@ import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopNowSignal } from '../../src/workflows/messages.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { CandidateSpec } from './loop-harness.js';
-import { evalKey, rowsOf, stateOf } from './loop-checks.js';
+import { evalKey, expectEachRunAndEvalOnce, rowsOf, stateOf } from './loop-checks.js';
 import type { LoopDriver, ProcessLoopOptions } from './process-loop.js';
 
 /** Two candidates: every round two training runs, from round 3 a round ensemble too; `parallel` must be 2. */
@@ -179,10 +179,7 @@ export function jobsOf(rows: readonly LedgerRow[]) {
 
 /** Each run and eval row exactly once, and the ledger, its fold and the workflow's own view one state. */
 export function expectConsistent(loop: BoundedLoop): void {
-  const runIds = rowsOf(loop.rows, 'run').map((row) => row.run_id);
-  const evalKeys = rowsOf(loop.rows, 'eval').map(evalKey);
-  expect(new Set(runIds).size, `${loop.loopId}: a run recorded twice`).toBe(runIds.length);
-  expect(new Set(evalKeys).size, `${loop.loopId}: an eval recorded twice`).toBe(evalKeys.length);
+  expectEachRunAndEvalOnce(loop.rows, loop.loopId);
   expect(stateOf(loop.state)).toEqual(stateOf(loop.result.view));
   expect(stateOf(loop.folded)).toEqual(stateOf(loop.result.view));
   expect(loop.result.view.test_evals).toBe(

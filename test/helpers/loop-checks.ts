@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import type { EvalRow } from '../../src/rules/types.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
@@ -18,6 +18,14 @@ export function rowsOf<T extends LedgerRow['type']>(
 /** An eval row's identity: run, checkpoint and role (times and paths differ between loops). */
 export function evalKey(row: Pick<EvalRow, 'run_id' | 'checkpoint_name' | 'role'>): string {
   return `${row.run_id}/${row.checkpoint_name}/${row.role}`;
+}
+
+/** No run and no eval (run, checkpoint, role) recorded twice in a ledger. */
+export function expectEachRunAndEvalOnce(rows: readonly LedgerRow[], label: string): void {
+  const runIds = rowsOf(rows, 'run').map((row) => row.run_id);
+  expect(new Set(runIds).size, `${label}: a run recorded twice`).toBe(runIds.length);
+  const evals = rowsOf(rows, 'eval').map(evalKey);
+  expect(new Set(evals).size, `${label}: an eval recorded twice`).toBe(evals.length);
 }
 
 const STATE_KEYS = [

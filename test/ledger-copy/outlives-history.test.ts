@@ -8,7 +8,7 @@ import { stateCopyPath } from '../../src/ledger-copy/copy-files.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { copyCaughtUp, copyHoldsHistory, expectCopyMatches } from '../helpers/bounded-loop.js';
-import { evalKey, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
+import { expectEachRunAndEvalOnce, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
@@ -17,10 +17,7 @@ import type { LoopConfig } from '../../src/config/loop-config.js';
 const SETTINGS: Partial<LoopConfig> = { saturation_evals: 8, max_reserve_checks: 1 };
 
 function expectEachOnce(rows: readonly LedgerRow[]): void {
-  const runIds = rowsOf(rows, 'run').map((row) => row.run_id);
-  expect(new Set(runIds).size, 'a run recorded twice').toBe(runIds.length);
-  const evals = rowsOf(rows, 'eval').map(evalKey);
-  expect(new Set(evals).size, 'an eval recorded twice').toBe(evals.length);
+  expectEachRunAndEvalOnce(rows, 'the ledger');
   const generations = rowsOf(rows, 'generation').map((row) => row.generation);
   expect(generations, 'each generation opened once, in order').toEqual(generations.map((_, index) => index + 1));
 }

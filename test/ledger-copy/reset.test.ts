@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { copyHoldsHistory, expectCopyMatches } from '../helpers/bounded-loop.js';
-import { evalKey, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
+import { expectEachRunAndEvalOnce, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 
@@ -45,10 +45,7 @@ describe('a generation reset from the Web UI', () => {
     const { rows, state } = await harness.ledger(loopId);
     const copy = await readLedgerCopy(stateDir, { repair: false });
     expectCopyMatches(copy, rows, loopId);
-    const runIds = rowsOf(rows, 'run').map((row) => row.run_id);
-    expect(new Set(runIds).size, 'a run recorded twice').toBe(runIds.length);
-    const evals = rowsOf(rows, 'eval').map(evalKey);
-    expect(new Set(evals).size, 'an eval recorded twice').toBe(evals.length);
+    expectEachRunAndEvalOnce(rows, loopId);
     expect(rowsOf(rows, 'generation').map((row) => row.generation)).toEqual([1]);
     expect(stateOf(state)).toEqual(stateOf(result.view));
   }
