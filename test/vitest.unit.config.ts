@@ -18,6 +18,7 @@ export default defineConfig({
       'test/workflows/teacher-plan.test.ts',
       'test/client/report/**/*.test.ts',
       'test/client/carry-from-ledger.test.ts',
+      'test/client/handling-order.test.ts',
       'test/client/seed-state-dir.test.ts',
       'test/bench/bench-math.test.ts',
     ],

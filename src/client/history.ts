@@ -12,8 +12,10 @@ import { CHILD_OUTCOME, type ChildOutcome } from '../activities/child-outcome.js
 import { loopWorkflowId, packagingWorkflowId, trainingRunWorkflowId } from '../workflows/ids.js';
 import { BOUNDED_SIGNALS, GIVEN_UP_RUN_ROWS } from '../workflows/patches.js';
 import type { TrainingRunInput } from '../workflows/training-run.js';
+import { handlingOrder, type Handling } from './handling-order.js';
 import {
   advanceSignal,
+  advanceUpdate,
   championSignal,
   reserveReportedSignal,
   runReportedSignal,
@@ -42,6 +44,7 @@ const EventType = {
   activityFailed: E.EVENT_TYPE_ACTIVITY_TASK_FAILED,
   activityTimedOut: E.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT,
   signaled: E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
+  updateAccepted: E.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED,
   childInitiated: E.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED,
   childFailed: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
   childCanceled: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED,
@@ -164,6 +167,12 @@ function generationEvent(event: HistoryEvent, activityTypes: ReadonlyMap<string,
           return null;
       }
     }
+    case EventType.updateAccepted: {
+      const request = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+      if (request?.name !== advanceUpdate.name) return null;
+      const args = decode(request.args?.payloads);
+      return { kind: 'advance', reason: boundedReason(advanceReasonOf(args)) };
+    }
     default:
       return null;
   }
@@ -185,25 +194,39 @@ export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunH
     const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
     if (name) activityTypes.set(String(event.eventId), name);
   }
+  const folded = events.map((event, index): GenerationEvent | null => {
+    const folded = generationEvent(event, activityTypes);
+    // A lost child is folded as the workflow's clock read it, by code with or without given-up rows.
+    if (folded?.kind === 'advance' && index > boundedFrom) return { ...folded, reason: boundedReason(folded.reason) };
+    if (folded?.kind === 'run-reported' && index > boundedFrom) {
+      const report = boundedRunReport(folded.report);
+      return report ? { ...folded, report } : null;
+    }
+    return folded?.kind === 'child-lost'
+      ? { ...folded, time: taskTimeAfter(events, index), givenUpRows: index > givenUpRowsFrom }
+      : folded;
+  });
   return {
     input: decode(started?.input?.payloads) as GenerationRunHistory['input'],
     firstTaskTime: firstTask ? isoTime(firstTask) : '',
-    events: events
-      .map((event, index): GenerationEvent | null => {
-        const folded = generationEvent(event, activityTypes);
-        // A lost child is folded as the workflow's clock read it, by code with or without given-up rows.
-        if (folded?.kind === 'advance' && index > boundedFrom)
-          return { ...folded, reason: boundedReason(folded.reason) };
-        if (folded?.kind === 'run-reported' && index > boundedFrom) {
-          const report = boundedRunReport(folded.report);
-          return report ? { ...folded, report } : null;
-        }
-        return folded?.kind === 'child-lost'
-          ? { ...folded, time: taskTimeAfter(events, index), givenUpRows: index > givenUpRowsFrom }
-          : folded;
-      })
-      .filter((event): event is GenerationEvent => event !== null),
+    // In the order the workflow handled them, which is not history order within a workflow task.
+    events: handlingOrder(events, (index) => handlingOf(events[index]))
+      .map((index) => folded[index])
+      .filter((event): event is GenerationEvent => event !== null && event !== undefined),
   };
+}
+
+function handlingOf(event: HistoryEvent | undefined): Handling {
+  switch (event?.eventType) {
+    case EventType.childInitiated:
+      return 'command';
+    case EventType.signaled:
+      return 'message';
+    case EventType.updateAccepted:
+      return 'accepted-message';
+    default:
+      return 'result';
+  }
 }
 
 /** A training run child that trains (not an evaluation-only retry or an ensemble): its run, and which attempt it is. */

@@ -3,7 +3,8 @@
 // adds no event to any workflow's history.
 import type { Client } from '@temporalio/client';
 import { rowTime } from '../ledger/ledger-lines.js';
-import { stateJson } from '../ledger/loop-state.js';
+import { stateJson, type LoopState } from '../ledger/loop-state.js';
+import type { LoopConfig } from '../config/loop-config.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { LOOP_ID, LOOP_KIND, type LoopKind } from '../workflows/search-attributes.js';
 import { appendLedgerRows, readLedgerCopy, writeStateCopy } from './copy-files.js';
@@ -20,10 +21,27 @@ interface Copy {
   stateText: string;
 }
 
+/** What one pass over a loop brought to its copy: handed to `onSynced` after the copy holds it. */
+export interface LoopSynced {
+  readonly loopId: string;
+  readonly stateDir: string;
+  /** The loop's configuration, as its running generation has it. */
+  readonly config: LoopConfig;
+  /** The rows this pass appended (often none), in ledger order. */
+  readonly appended: readonly LedgerRow[];
+  /** The state the whole ledger folds to. */
+  readonly state: LoopState;
+}
+
 export interface LedgerKeeperOptions {
   readonly client: Client;
   readonly intervalMs?: number;
   readonly log?: (message: string) => void;
+  /**
+   * Called after every pass over a loop, once its copy holds the rows (what reacts to the
+   * ledger: notifications, metrics). Its failure is logged and never stops the copy.
+   */
+  readonly onSynced?: (synced: LoopSynced) => Promise<void> | void;
 }
 
 export class LedgerKeeper {
@@ -88,6 +106,17 @@ export class LedgerKeeper {
     if (stateText !== copy.stateText) {
       await writeStateCopy(stateDir, state);
       copy.stateText = stateText;
+    }
+    try {
+      await this.options.onSynced?.({
+        loopId,
+        stateDir,
+        config: history.input.config,
+        appended: missing,
+        state: history.state,
+      });
+    } catch (error) {
+      this.options.log?.(`after the ledger copy of loop ${loopId}: ${(error as Error).message}`);
     }
     return missing.length;
   }
