@@ -13,6 +13,7 @@ import { calibrate, describeCalibration } from './lib/calibration.js';
 import { figure, renderTable, type Figure } from './lib/figures.js';
 import { parseOptions, usage } from './lib/options.js';
 import { runHistory } from './sections/history.js';
+import { runGrowth } from './sections/growth.js';
 import { runLedgerCopy } from './sections/ledger-copy.js';
 import { runUtilisation } from './sections/utilisation.js';
 
@@ -98,6 +99,7 @@ if (options.sections.includes('scale-out')) {
 }
 if (options.sections.includes('history')) await section('history', () => runHistory(ctx));
 if (options.sections.includes('ledger-copy')) await section('ledger-copy', () => runLedgerCopy(ctx));
+if (options.sections.includes('growth')) await section('growth', () => runGrowth(ctx));
 
 const calibrationAtEnd = calibrate();
 log(describeCalibration('machine at the end', calibrationAtEnd));
@@ -121,7 +123,17 @@ figures.push(
   ),
 );
 
-const order = ['machine', 'dispatch', 'utilisation', 'scale-out', 'history', 'replay', 'client', 'ledger-copy'];
+const order = [
+  'machine',
+  'dispatch',
+  'utilisation',
+  'scale-out',
+  'history',
+  'replay',
+  'client',
+  'ledger-copy',
+  'growth',
+];
 const rank = (f: Figure) => {
   const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);
   return index < 0 ? order.length : index;

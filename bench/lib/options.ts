@@ -2,7 +2,7 @@
 // with a flag (`--history-runs 1000`) or its variable (BENCH_HISTORY_RUNS=1000); a flag wins.
 import { Command, CommanderError, Option } from 'commander';
 
-export const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy'] as const;
+export const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy', 'growth'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -29,6 +29,8 @@ export interface BenchOptions {
   /** Events at which the history-cost server suggests continue-as-new; null: temporal-dev.yaml's. */
   readonly historyCanEvents: number | null;
   readonly statusCalls: number;
+  /** Growth: the ledger sizes (evaluations) measured, ascending. */
+  readonly growthSizes: readonly number[];
   readonly out: string;
   readonly keep: boolean;
 }
@@ -75,6 +77,12 @@ const SPECS: Record<string, Spec> = {
     help: "history-cost run: events at which continue-as-new is suggested (default: temporal-dev.yaml's)",
   },
   statusCalls: { flag: 'status-calls', quick: '20', full: '50', help: 'status round trips to time' },
+  growthSizes: {
+    flag: 'growth-sizes',
+    quick: '200,2000',
+    full: '500,5000,50000',
+    help: 'growth: ledger sizes in evaluations',
+  },
   out: {
     flag: 'out',
     quick: 'bench/results/latest.json',
@@ -170,6 +178,11 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     historyCanEvents:
       get('historyCanEvents') === 'default' ? null : positiveInt(get('historyCanEvents'), 'history-can-events'),
     statusCalls: positiveInt(get('statusCalls'), 'status-calls'),
+    growthSizes: get('growthSizes')
+      .split(',')
+      .filter((text) => text.trim() !== '')
+      .map((text) => positiveInt(text.trim(), 'growth-sizes'))
+      .sort((a, b) => a - b),
     out: get('out'),
     keep,
   };

@@ -9,6 +9,7 @@ import type {
 } from '../ledger/history-fold.js';
 import type { GivenUpRun } from '../ledger/report-fold.js';
 import { CHILD_OUTCOME, type ChildOutcome } from '../activities/child-outcome.js';
+import { REGISTER_CHAMPION } from '../registry/index.js';
 import { loopWorkflowId, packagingWorkflowId, trainingRunWorkflowId } from '../workflows/ids.js';
 import { BOUNDED_SIGNALS, GIVEN_UP_RUN_ROWS } from '../workflows/patches.js';
 import type { TrainingRunInput } from '../workflows/training-run.js';
@@ -323,7 +324,22 @@ export function packagingRunOf(events: readonly HistoryEvent[]): PackagingRunHis
   const input = decode(started?.input?.payloads) as PackagingRunHistory['input'];
   const packaging: PackagingEvent[] = [];
   const boundedFrom = patchedFrom(events, BOUNDED_SIGNALS);
+  // Model registrations (loop.yaml mlflow) are activities of this workflow too; the workflow's fold takes package outcomes only.
+  const registrations = new Set<string>();
+  for (const event of events) {
+    if (event.activityTaskScheduledEventAttributes?.activityType?.name === REGISTER_CHAMPION)
+      registrations.add(String(event.eventId));
+  }
+  const scheduledId = (event: HistoryEvent): string =>
+    String(
+      (
+        event.activityTaskCompletedEventAttributes ??
+        event.activityTaskFailedEventAttributes ??
+        event.activityTaskTimedOutEventAttributes
+      )?.scheduledEventId,
+    );
   for (const [index, event] of events.entries()) {
+    if (registrations.has(scheduledId(event))) continue;
     if (
       event.eventType === EventType.signaled &&
       event.workflowExecutionSignaledEventAttributes?.signalName === championSignal.name

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { DEFAULT_BASE_SEED, TEACHER_PATH } from '../rules/constants.js';
 import { DURATION_EXPECTED, isDuration, type DurationText } from './duration.js';
 import { intAtLeast, nonEmptyString, numberAtLeast } from './fields.js';
+import { mlflowSchema } from '../registry/mlflow-settings.js';
+import { notifySchema } from '../notify/settings.js';
 import { parseYamlWith } from './yaml-text.js';
 
 /** The trainer's line (exit 1) that makes a run `no_eligible_checkpoint` rather than `train_failed`. */
@@ -139,6 +141,20 @@ export const loopConfigSchema = z
       teacher_path: path('a file path ({generation} is expanded)', TEACHER_PATH),
       reuse_teacher_preparation: z.boolean({ error: 'true or false' }).default(false),
       band_decisions: z.boolean({ error: 'true or false' }).default(false),
+      // Optional, absent = the seed's `dominance` (README, "Choosing a champion rule"); no default
+      // written in, so a default config (and every history it starts) stays as it was.
+      champion_rule: z
+        .enum(['dominance', 'ladder'], {
+          error:
+            "'dominance' (the default) or 'ladder' ('paired' is measured by npm run sim:selection, not yet a loop rule)",
+        })
+        .optional(),
+      ladder_margin: z
+        .number({ error: 'a number' })
+        .refine((margin) => (margin > 0 && margin < 1) || (Number.isInteger(margin) && margin >= 1), {
+          error: 'a whole number of items (1 or more) or a fraction of the class strictly between 0 and 1, e.g. 0.01',
+        })
+        .optional(),
       score_cache_dir: nonEmptyString('a directory path, or null for no score cache').nullable().default(null),
       min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').default(30),
       no_checkpoint_marker: nonEmptyString("the trainer's log line that means 'no eligible checkpoint'").default(
@@ -148,6 +164,10 @@ export const loopConfigSchema = z
       commands: commandsSchema.prefault({}),
       timeouts: timeoutsSchema.prefault({}),
       retries: retriesSchema.prefault({}),
+      // Optional: where packaged champions are registered (README, "Model registry (MLflow)").
+      mlflow: mlflowSchema.optional(),
+      // Optional: webhooks told when something happens (README, "Notifications").
+      notify: notifySchema.optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'a mapping of loop settings' : undefined) },
   )

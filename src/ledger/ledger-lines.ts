@@ -65,15 +65,29 @@ function parseRow(line: string, file: string, lineNo: number, torn: boolean): Le
 /**
  * The rows of `rows` that `have` lacks, in their order: each row counts as often as it occurs
  * (a row is its whole line, times included), so a row is never added twice and never lost.
+ * Two rows of different times cannot be the same line, so only rows whose time the other list
+ * also holds are written out and compared: matching a loop's current run (a few rows) against
+ * its whole copy costs a look-up per copy row, not a JSON line per row.
  */
 export function missingRows(have: readonly LedgerRow[], rows: readonly LedgerRow[]): LedgerRow[] {
+  if (rows.length === 0) return [];
+  if (have.length === 0) return [...rows];
+  const rowTimes = new Set(rows.map(rowTime));
   const counts = new Map<string, number>();
+  const haveTimes = new Set<string>();
   for (const row of have) {
+    const time = rowTime(row);
+    if (!rowTimes.has(time)) continue;
+    haveTimes.add(time);
     const line = ledgerLine(row);
     counts.set(line, (counts.get(line) ?? 0) + 1);
   }
   const missing: LedgerRow[] = [];
   for (const row of rows) {
+    if (!haveTimes.has(rowTime(row))) {
+      missing.push(row);
+      continue;
+    }
     const line = ledgerLine(row);
     const left = counts.get(line) ?? 0;
     if (left > 0) counts.set(line, left - 1);

@@ -1,5 +1,6 @@
-import { applyTestEval, compareKeyFor, type ChampionMode } from '../rules/champion.js';
+import { applyTestEval, compareKeyFor, type ChampionMode, type ChampionState } from '../rules/champion.js';
 import { padGeneration } from '../rules/ids.js';
+import { DEFAULT_LADDER_MARGIN } from '../rules/ladder-rule.js';
 import { reserveVerdict } from '../rules/reserve-verdict.js';
 import { evalSummary } from '../rules/summary.js';
 import type { EvalRow, EvalSummary } from '../rules/types.js';
@@ -13,6 +14,8 @@ export interface FoldSettings {
   readonly mode: ChampionMode;
   readonly saturationEvals: number;
   readonly maxReserveChecks: number;
+  /** Set only under loop.yaml `champion_rule: ladder` (its `ladder_margin`): dominance otherwise. */
+  readonly ladderMargin?: number;
 }
 
 /** The fold settings of a loop.yaml. */
@@ -20,12 +23,18 @@ export function foldSettingsOf(config: {
   band_decisions: boolean;
   saturation_evals: number;
   max_reserve_checks: number;
+  // Absent in the configs of loops started before the rule existed: dominance.
+  champion_rule?: string;
+  ladder_margin?: number;
 }): FoldSettings {
-  return {
+  const settings: FoldSettings = {
     mode: config.band_decisions ? 'band-decisions' : 'default',
     saturationEvals: config.saturation_evals,
     maxReserveChecks: config.max_reserve_checks,
   };
+  return config.champion_rule === 'ladder'
+    ? { ...settings, ladderMargin: config.ladder_margin ?? DEFAULT_LADDER_MARGIN }
+    : settings;
 }
 
 /** The loop's state (docs/behaviour.md, section 9), rebuilt from rows alone. */
@@ -39,6 +48,9 @@ export interface LoopState {
   readonly advanceReason: string | null;
   /** Checkpoints of this generation already scored on reserve (`run_id/checkpoint_name`): reused, never re-recorded. */
   readonly reserveScored: readonly string[];
+  /** Under `champion_rule: ladder` only: the champion's recorded counts, and the last test eval's decision. */
+  readonly ladderRecorded?: ChampionState<EvalRow>['ladderRecorded'];
+  readonly ladderDecision?: ChampionState<EvalRow>['ladderDecision'];
 }
 
 /** The seed's state.json, field for field. */
@@ -87,6 +99,29 @@ function applyEval(state: LoopState, row: EvalRow, settings: FoldSettings): Loop
     const key = `${row.run_id}/${row.checkpoint_name}`;
     return state.reserveScored.includes(key) ? state : { ...state, reserveScored: [...state.reserveScored, key] };
   }
+  if (settings.ladderMargin !== undefined) {
+    const next = applyTestEval(
+      {
+        generation: state.generation,
+        champion: state.champion,
+        front: state.front,
+        testEvals: state.testEvals,
+        ladderRecorded: state.ladderRecorded ?? null,
+      },
+      row,
+      settings.mode,
+      settings.ladderMargin,
+    );
+    return {
+      ...state,
+      champion: next.champion,
+      front: next.front,
+      testEvals: next.testEvals,
+      ladderRecorded: next.ladderRecorded ?? null,
+      // Only a test eval that competed was judged: anything else leaves no decision behind.
+      ladderDecision: next.testEvals === state.testEvals ? null : (next.ladderDecision ?? null),
+    };
+  }
   const next = applyTestEval(
     { generation: state.generation, champion: state.champion, front: state.front, testEvals: state.testEvals },
     row,
@@ -123,7 +158,10 @@ const frontKeys = (front: readonly EvalRow[]): string =>
 /** Record one row: fold it, then emit the champion and pareto_set rows it causes (docs/ledger.md). */
 export function recordRow(state: LoopState, row: LedgerRow, settings: FoldSettings): Recorded {
   const next = applyRow(state, row, settings);
-  const rows: LedgerRow[] = [row];
+  // Under the Ladder an eval row keeps the decision it was judged by (absent otherwise: seed rows).
+  const competed = row.type === 'eval' && next.testEvals !== state.testEvals;
+  const judged = competed && next.ladderDecision ? { ...row, champion_rule: next.ladderDecision } : row;
+  const rows: LedgerRow[] = [judged];
   if (row.type !== 'eval') return { state: next, rows, newChampion: null };
   let newChampion: EvalRow | null = null;
   if (next.champion !== state.champion && next.champion !== null) {
@@ -134,6 +172,15 @@ export function recordRow(state: LoopState, row: LedgerRow, settings: FoldSettin
       previous: evalSummary(state.champion),
       champion: evalSummary(newChampion) as EvalSummary,
       finished: row.finished,
+      ...(settings.ladderMargin !== undefined && next.ladderDecision
+        ? {
+            ladder: {
+              margin: settings.ladderMargin,
+              steps: next.ladderDecision.steps,
+              recorded: next.ladderDecision.recorded,
+            },
+          }
+        : {}),
     };
     rows.push(championRow);
   }

@@ -1,4 +1,5 @@
-import type { EvalRow, EvalSummary, HeldoutResult, Decided } from '../rules/types.js';
+import type { LadderSteps } from '../rules/ladder-rule.js';
+import type { Counts, EvalRow, EvalSummary, HeldoutResult, Decided } from '../rules/types.js';
 
 // The seed's ledger.jsonl rows, field for field: existing analysis scripts read these.
 // Each kind, its fields and an example line: docs/ledger.md.
@@ -45,6 +46,8 @@ export interface ChampionRow {
   readonly previous: EvalSummary | null;
   readonly champion: EvalSummary;
   readonly finished: string;
+  /** Under loop.yaml `champion_rule: ladder`: the champion's test counts as the Ladder records them (rounded). */
+  readonly ladder?: { readonly margin: number; readonly steps: LadderSteps; readonly recorded: Counts };
 }
 
 /** The Pareto set changed. */

@@ -1,7 +1,8 @@
 import { comparedBlock } from './compared.js';
 import { dominates } from './dominance.js';
+import { ladderDecision, type ClassTotals, type LadderDecision, type LadderMargin } from './ladder-rule.js';
 import { incrementalParetoFront } from './pareto.js';
-import type { Comparable, CompareKey, EvalRow } from './types.js';
+import type { Comparable, CompareKey, Counts, EvalRow } from './types.js';
 
 /** `default` compares `result` by dominance; `band-decisions` (loop.yaml's `band_decisions`) picks from the `decided` front. */
 export type ChampionMode = 'default' | 'band-decisions';
@@ -15,6 +16,10 @@ export interface ChampionState<R> {
   readonly champion: R | null;
   readonly front: readonly R[];
   readonly testEvals: number;
+  /** Under `champion_rule: ladder` only: the champion's counts as recorded (rounded to the steps). */
+  readonly ladderRecorded?: Counts | null;
+  /** Under `champion_rule: ladder` only: the decision the last test eval was judged by (null: none). */
+  readonly ladderDecision?: LadderDecision | null;
 }
 
 /** The block a mode compares champions on. */
@@ -75,11 +80,40 @@ export function openChampionState<R>(generation: number): ChampionState<R> {
   return { generation, champion: null, front: [], testEvals: 0 };
 }
 
-/** Folds one eval row in; rows that do not compete (other role, failed, other generation, no block) change nothing. */
+/**
+ * `champion_rule: ladder`: the would-be champion (the row, or under band decisions the front's
+ * best) takes over only when the Ladder accepts it against the champion's recorded counts.
+ */
+function ladderStep<R extends TestEvalRow>(
+  state: ChampionState<R>,
+  row: R,
+  front: readonly R[],
+  mode: ChampionMode,
+  margin: LadderMargin,
+): Pick<ChampionState<R>, 'champion' | 'ladderRecorded' | 'ladderDecision'> {
+  const key = compareKeyFor(mode);
+  const candidate = mode === 'band-decisions' ? frontChampion(front, key) : row;
+  const recorded = state.ladderRecorded ?? null;
+  if (candidate === state.champion) {
+    return { champion: state.champion, ladderRecorded: recorded, ladderDecision: null };
+  }
+  const block = comparedBlock(candidate, key) as Counts & Partial<ClassTotals>;
+  const totals = { fail_count: block.fail_count ?? 0, pass_count: block.pass_count ?? 0 };
+  const decision = ladderDecision(block, state.champion === null ? null : recorded, margin, totals);
+  return decision.promote
+    ? { champion: candidate, ladderRecorded: decision.recorded, ladderDecision: decision }
+    : { champion: state.champion, ladderRecorded: recorded, ladderDecision: decision };
+}
+
+/**
+ * Folds one eval row in; rows that do not compete (other role, failed, other generation, no block)
+ * change nothing. `ladderMargin` set: loop.yaml's `champion_rule: ladder` decides champions.
+ */
 export function applyTestEval<R extends TestEvalRow>(
   state: ChampionState<R>,
   row: R,
   mode: ChampionMode,
+  ladderMargin?: LadderMargin,
 ): ChampionState<R> {
   const key = compareKeyFor(mode);
   if (row.role !== 'test' || row.status !== 'ok' || row.generation !== state.generation) {
@@ -90,6 +124,10 @@ export function applyTestEval<R extends TestEvalRow>(
     return state;
   }
   const front = incrementalParetoFront(state.front, row, key);
+  if (ladderMargin !== undefined) {
+    const step = ladderStep(state, row, front, mode, ladderMargin);
+    return { generation: state.generation, front, testEvals: state.testEvals + 1, ...step };
+  }
   const champion =
     mode === 'band-decisions' ? frontChampion(front, key) : nextChampionDefault(state.champion, row, key);
   return { generation: state.generation, champion, front, testEvals: state.testEvals + 1 };

@@ -1,3 +1,5 @@
+import type { LadderDecision } from './ladder-rule.js';
+
 /** The two error counts every comparison is made on. */
 export interface Counts {
   readonly fail_to_pass_count: number;
@@ -53,6 +55,8 @@ export interface EvalRow {
   readonly finished: string;
   readonly manifest?: string;
   readonly members?: readonly unknown[];
+  /** Under loop.yaml `champion_rule: ladder`: the decision this test eval was judged by. */
+  readonly champion_rule?: LadderDecision;
 }
 
 export type Role = 'development' | 'validation' | 'test' | 'reserve';

@@ -1,3 +1,4 @@
+import type { MetricMeter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 
 /** The variable that turns worker metrics on when `--metrics-port` is not given. */
@@ -32,5 +33,13 @@ export function installMetrics(port: number, host = '0.0.0.0'): string {
   } catch (error) {
     throw new MetricsPortError(`cannot serve worker metrics on ${bindAddress}: ${(error as Error).message}`);
   }
+  served = true;
   return bindAddress;
+}
+
+let served = false;
+
+/** The runtime's meter when installMetrics serves it (the loop's own metrics go there too); null: metrics off. */
+export function servedMetricMeter(): MetricMeter | null {
+  return served ? Runtime.instance().metricMeter : null;
 }

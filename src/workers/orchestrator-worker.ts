@@ -8,7 +8,10 @@ import { CHILD_OUTCOME, createChildOutcome } from '../activities/child-outcome.j
 import { createRequestPackaging } from '../activities/request-packaging.js';
 import { createStopPackaging } from '../activities/stop-packaging.js';
 import { keepLedgerCopies } from '../ledger-copy/ledger-keeper.js';
+import { createLoopMetrics } from '../metrics/loop-metrics.js';
+import { Notifier } from '../notify/notifier.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
+import { servedMetricMeter } from './metrics.js';
 
 /** The workflows every orchestrator worker runs (bundled from this file). */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -41,13 +44,33 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
       [CHILD_OUTCOME]: createChildOutcome(client),
     },
   });
+  // The loop's own metrics beside the SDK's, when this process serves metrics (--metrics-port).
+  const meter = servedMetricMeter();
+  const loopMetrics = meter && createLoopMetrics(client, meter, (message) => console.warn(`[metrics] ${message}`));
+  // Webhooks of loop.yaml `notify:`, told what the ledger copy's new rows say (off the copy's path).
+  const notifier = new Notifier({ log: (message) => console.warn(`[notify] ${message}`) });
   // Every loop's ledger.jsonl and state.json in its state dir, kept current from history.
-  ledgerCopies.set(
+  const copies = keepLedgerCopies({
+    client,
     worker,
-    keepLedgerCopies({ client, worker, log: (message) => console.warn(`[ledger copy] ${message}`) }),
-  );
+    log: (message) => console.warn(`[ledger copy] ${message}`),
+    onSynced: async (synced) => {
+      notifier.onSynced(synced);
+      await loopMetrics?.onSynced(synced);
+    },
+  });
+  ledgerCopies.set(worker, {
+    async flush() {
+      await copies.flush();
+      // The last rows' notifications get a moment; what is left goes out after the next start.
+      await notifier.finish(NOTIFY_GRACE_MS);
+    },
+  });
   return worker;
 }
+
+/** How long a stopping orchestrator worker waits for notifications still on their way. */
+const NOTIFY_GRACE_MS = 5_000;
 
 const ledgerCopies = new WeakMap<Worker, { flush(): Promise<void> }>();
 

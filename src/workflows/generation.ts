@@ -15,6 +15,7 @@ import {
 import { generationRow } from '../ledger/loop-state.js';
 import { generationActivities } from './generation/activities.js';
 import { freshGenerationPlans, type GenerationInput, type GenerationResult } from './generation/carry.js';
+import { keepDetailsCurrent } from './generation/details.js';
 import { dispatchJobs } from './generation/dispatch.js';
 import { sendChampionsToPackaging, settleBeforeHandOver, stopAtOnce, waitForWork } from './generation/hand-over.js';
 import {
@@ -90,6 +91,8 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   );
   setHandler(stateQuery, () => view(gen));
   setHandler(carryQuery, () => toCarry(gen));
+  // The Web UI's live page of the loop (current details), redrawn whenever the state changes.
+  keepDetailsCurrent(gen);
 
   if (gen.opening) log.info('generation start', { generation: gen.opening.generation, reason: gen.opening.reason });
   upsertSearchAttributes([

@@ -1,13 +1,16 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type * as activities from '../activities/probe-lane.js';
+import { withSummaries } from './activity-summary.js';
 
 /** Run one command on a lane's task queue and return what it printed: a health check for workers. */
 export async function laneProbe(input: { taskQueue: string; command: string[] }): Promise<activities.ProbeResult> {
-  const { probeLane } = proxyActivities<typeof activities>({
-    taskQueue: input.taskQueue,
-    startToCloseTimeout: '2 minutes',
-    scheduleToStartTimeout: '1 minute',
-    retry: { maximumAttempts: 1 },
-  });
+  const { probeLane } = withSummaries(
+    proxyActivities<typeof activities>({
+      taskQueue: input.taskQueue,
+      startToCloseTimeout: '2 minutes',
+      scheduleToStartTimeout: '1 minute',
+      retry: { maximumAttempts: 1 },
+    }),
+  );
   return probeLane(input.command);
 }

@@ -1,4 +1,5 @@
 import type { StateJson } from '../ledger/loop-state.js';
+import type { ReservePower } from '../rules/reserve-power.js';
 
 /** One job running on a lane. */
 export interface InFlightView {
@@ -33,6 +34,8 @@ export interface LoopView extends StateJson {
    * file changes or an operator signals `resume`. Absent on loops from before it existed.
    */
   readonly failing?: FailingView | null;
+  /** What the last reserve check of this run could detect (80% power); null before one. */
+  readonly last_reserve_power?: ReservePower | null;
 }
 
 export interface FailingView {

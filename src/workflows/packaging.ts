@@ -14,9 +14,12 @@ import type { packageActivities } from '../activities/index.js';
 import type { LoopPaths, PackageOutcome } from '../activities/types.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../ledger/packaging-fold.js';
+import type { MlflowSettings } from '../registry/mlflow-settings.js';
+import { registrations } from '../registry/registrations.js';
+import { withSummaries } from './activity-summary.js';
 import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
-import { BOUNDED_SIGNALS, STOP_NOW_UNPACKAGED } from './patches.js';
+import { BOUNDED_SIGNALS, MODEL_REGISTRY, STOP_NOW_UNPACKAGED } from './patches.js';
 import { PACKAGE_QUEUE } from './queues.js';
 import { championWithinBounds, isPackageChampion } from './report-shapes.js';
 import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
@@ -29,6 +32,8 @@ export interface PackagingInput {
   readonly retries: LoopConfig['retries'];
   /** What a previous run of this workflow left running or queued (continue-as-new). */
   readonly carry?: PackagingState;
+  /** loop.yaml `mlflow:`: register each packaged champion there (README, "Model registry (MLflow)"). */
+  readonly mlflow?: MlflowSettings;
 }
 
 /**
@@ -41,12 +46,16 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     { key: LOOP_ID, value: input.loopId },
     { key: LOOP_KIND, value: 'packaging' },
   ]);
-  const { packageChampion } = proxyActivities<typeof packageActivities>({
-    taskQueue: PACKAGE_QUEUE,
-    startToCloseTimeout: input.timeouts.package,
-    heartbeatTimeout: input.timeouts.heartbeat,
-    retry: { maximumAttempts: input.retries.package },
-  });
+  const { packageChampion } = withSummaries(
+    proxyActivities<typeof packageActivities>({
+      taskQueue: PACKAGE_QUEUE,
+      startToCloseTimeout: input.timeouts.package,
+      heartbeatTimeout: input.timeouts.heartbeat,
+      retry: { maximumAttempts: input.retries.package },
+    }),
+  );
+  // Registrations run beside packaging: a registry that is down holds up no package.
+  const registry = input.mlflow ? registrations(input.mlflow) : null;
   let state = input.carry ?? idlePackaging;
   let stopping = false;
   const scope = new CancellationScope();
@@ -70,7 +79,11 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     stopping = true;
     scope.cancel();
   });
-  setHandler(packagingQuery, () => ({ running: state.running, queued: state.queued }));
+  setHandler(packagingQuery, () => ({
+    running: state.running,
+    queued: state.queued,
+    ...(registry ? { registry: registry.view() } : {}),
+  }));
 
   // What a stop at once leaves: the champion whose command it killed and the one queued behind it.
   const stopped = (): PackagingState | undefined => (patched(STOP_NOW_UNPACKAGED) ? state : undefined);
@@ -80,6 +93,11 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     if (stopping) return stopped();
     const champion = state.running;
     if (champion === null) {
+      // A registration still waiting or retrying ends in this run: registrations do not travel in the carry.
+      if (registry && !registry.idle()) {
+        await condition(() => registry.idle() || stopping);
+        if (stopping) return stopped();
+      }
       await continueAsNew<typeof packaging>({ ...input, carry: state });
       return undefined;
     }
@@ -94,5 +112,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     }
     // The rows themselves are rebuilt from this history by the ledger exporter.
     state = finishPackage(state, outcome).state;
+    if (registry && outcome.launched && outcome.exitCode === 0 && patched(MODEL_REGISTRY))
+      registry.add({ loopId: input.loopId, paths: input.paths, champion, packageLog: outcome.log });
   }
 }

@@ -20,3 +20,9 @@ export const FAILING_BACKOFF = 'failing-backoff';
 
 /** A resumed generation whose teacher build was offered, and whose file is missing (the build failed), offers it again. */
 export const TEACHER_REOFFER_ON_RESUME = 'teacher-reoffer-on-resume';
+
+/** With loop.yaml `mlflow:`, each successfully packaged champion is registered in MLflow (a background activity; the package row does not wait). */
+export const MODEL_REGISTRY = 'model-registry';
+
+/** loop.yaml `champion_rule` other than the default `dominance` decides champions (README, "Choosing a champion rule"). */
+export const CHAMPION_RULE = 'champion-rule';

@@ -1,5 +1,6 @@
 import { getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
+import { withSummaries } from './activity-summary.js';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
@@ -15,13 +16,15 @@ export interface ReserveCheckInput extends JobInput {
 /** Score the champion once on the reserve role and report it; the generation judges the verdict. */
 export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveReport> {
   const { champion, paths, timeouts } = input;
-  const { evaluateReserve } = proxyActivities<LoopActivities>({
-    taskQueue: input.lane,
-    scheduleToStartTimeout: timeouts.schedule_to_start,
-    startToCloseTimeout: timeouts.evaluate,
-    heartbeatTimeout: timeouts.heartbeat,
-    retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND, CONTRACT_ERROR] },
-  });
+  const { evaluateReserve } = withSummaries(
+    proxyActivities<LoopActivities>({
+      taskQueue: input.lane,
+      scheduleToStartTimeout: timeouts.schedule_to_start,
+      startToCloseTimeout: timeouts.evaluate,
+      heartbeatTimeout: timeouts.heartbeat,
+      retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND, CONTRACT_ERROR] },
+    }),
+  );
   let reserve: EvalRow | null;
   try {
     reserve = (

@@ -2,6 +2,7 @@ import { getExternalWorkflowHandle, isCancellation, log, proxyActivities, workfl
 import type { TeacherMember } from '../activities/types.js';
 import type { TeacherRow } from '../ledger/rows.js';
 import type { LoopActivities } from './activity-types.js';
+import { withSummaries } from './activity-summary.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, teacherReportedSignal, type TeacherReport } from './messages.js';
 import type { JobInput } from './job-input.js';
@@ -16,13 +17,15 @@ export interface TeacherBuildInput extends JobInput {
 
 /** Build a generation's in-sample teacher on a lane and report the teacher row to the generation. */
 export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherReport> {
-  const { buildTeacher } = proxyActivities<LoopActivities>({
-    taskQueue: input.lane,
-    scheduleToStartTimeout: input.timeouts.schedule_to_start,
-    startToCloseTimeout: input.timeouts.evaluate,
-    heartbeatTimeout: input.timeouts.heartbeat,
-    retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
-  });
+  const { buildTeacher } = withSummaries(
+    proxyActivities<LoopActivities>({
+      taskQueue: input.lane,
+      scheduleToStartTimeout: input.timeouts.schedule_to_start,
+      startToCloseTimeout: input.timeouts.evaluate,
+      heartbeatTimeout: input.timeouts.heartbeat,
+      retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
+    }),
+  );
   const started = new Date().toISOString();
   let row: TeacherRow | null;
   try {

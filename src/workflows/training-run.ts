@@ -10,6 +10,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
+import { withSummaries } from './activity-summary.js';
 import type { Candidate, PreparedRun, TrainOutcome } from '../activities/types.js';
 import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
@@ -71,25 +72,32 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   const { plan, paths, commands, timeouts, retries } = input;
   // The loop owns the run directory, whichever of its children (a retry elsewhere, a resumed loop) trains it.
   const owner = input.parentId;
-  const cpu = proxyActivities<LoopActivities>({
-    taskQueue: ORCHESTRATOR_QUEUE,
-    startToCloseTimeout: '5 minutes',
-    retry: { maximumAttempts: 5 },
-  });
+  // Every call carries a one-line summary for the Web UI's history (activity-summary.ts).
+  const cpu = withSummaries(
+    proxyActivities<LoopActivities>({
+      taskQueue: ORCHESTRATOR_QUEUE,
+      startToCloseTimeout: '5 minutes',
+      retry: { maximumAttempts: 5 },
+    }),
+  );
   // The job config is written in the child's first workflow task, by the worker that runs it: no
   // task queue round trip and no workflow task of its own between the child's start and training.
-  const local = proxyLocalActivities<LoopActivities>({
-    startToCloseTimeout: '1 minute',
-    retry: { maximumAttempts: 5 },
-  });
+  const local = withSummaries(
+    proxyLocalActivities<LoopActivities>({
+      startToCloseTimeout: '1 minute',
+      retry: { maximumAttempts: 5 },
+    }),
+  );
   const lane = (timeout: string, attempts: number) =>
-    proxyActivities<LoopActivities>({
-      taskQueue: input.lane,
-      scheduleToStartTimeout: timeouts.schedule_to_start,
-      startToCloseTimeout: timeout,
-      heartbeatTimeout: timeouts.heartbeat,
-      retry: { maximumAttempts: attempts, nonRetryableErrorTypes: [COMMAND_NOT_FOUND, CONTRACT_ERROR] },
-    });
+    withSummaries(
+      proxyActivities<LoopActivities>({
+        taskQueue: input.lane,
+        scheduleToStartTimeout: timeouts.schedule_to_start,
+        startToCloseTimeout: timeout,
+        heartbeatTimeout: timeouts.heartbeat,
+        retry: { maximumAttempts: attempts, nonRetryableErrorTypes: [COMMAND_NOT_FOUND, CONTRACT_ERROR] },
+      }),
+    );
 
   let run = input.run;
   let selected: RunReport['selected'] = null;

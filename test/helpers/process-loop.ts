@@ -21,6 +21,8 @@ export type { LoopDriver };
 export interface ProcessLoopOptions extends HarnessOptions {
   /** Variables of the lane worker processes, so of every training and evaluation subprocess (fixture faults). */
   readonly laneEnv?: Readonly<Record<string, string>>;
+  /** Variables of the orchestrator process (CHAMPION_LOOP_METRICS_PORT for its metrics). */
+  readonly orchestratorEnv?: Readonly<Record<string, string>>;
 }
 
 export interface ProcessLoop extends LoopDriver {
@@ -54,7 +56,7 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
   const at = { address: server.address, namespace: server.namespace };
   // Started together: the orchestrator bundles its workflows meanwhile (several seconds).
   const [orchestrator, packager, ...lanes] = await Promise.all([
-    startWorkerProcess({ kind: 'orchestrator' }, at),
+    startWorkerProcess({ kind: 'orchestrator' }, { ...at, env: options.orchestratorEnv ?? {} }),
     startWorkerProcess({ kind: 'package' }, at),
     ...Array.from({ length: laneCount }, (_, device) =>
       startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: options.laneEnv ?? {} }),

@@ -88,6 +88,15 @@ function verdict(entry: ReserveEntry): Html {
   }
 }
 
+/** The least rise per class the check could see: a reserve set too small to see much says so. */
+function detectable(entry: ReserveEntry): Html {
+  const power = entry.power;
+  if (power === null) return html`<span class="muted">-</span>`;
+  const rise = (value: number | null): string => (value === null ? 'nothing' : `+${(value * 100).toFixed(1)} pts`);
+  const warning = power.too_small ? html` <span class="badge fail">reserve too small</span>` : html``;
+  return html`Fail->Pass ${rise(power.f2p_detectable)}, Pass->Fail ${rise(power.p2f_detectable)}${warning}`;
+}
+
 function reserveTable(checks: readonly ReserveEntry[]): Html {
   if (checks.length === 0) return html`<p class="muted">No reserve check in this generation.</p>`;
   return table(
@@ -102,6 +111,7 @@ function reserveTable(checks: readonly ReserveEntry[]): Html {
       'reserve',
       'p',
       'verdict',
+      'could detect (80% power)',
     ],
     checks.map((entry) => [
       time(entry.time),
@@ -114,6 +124,7 @@ function reserveTable(checks: readonly ReserveEntry[]): Html {
       counts(entry.reserve, 'p2f'),
       pValue(entry.p2fP),
       verdict(entry),
+      detectable(entry),
     ]),
     'reserve-checks',
   );

@@ -1,4 +1,6 @@
 import type { GenerationRow, LedgerRow, PackageRow, ParetoSetRow, ReserveCheckRow } from '../../ledger/rows.js';
+import { reserveCheckPower } from '../../ledger/reserve-check-power.js';
+import type { ReservePower } from '../../rules/reserve-power.js';
 import type { CompareKey, Counts, EvalRow, EvalSummary } from '../../rules/types.js';
 
 // What the report shows, folded from ledger rows alone (pure): one entry per generation.
@@ -43,6 +45,8 @@ export interface ReserveEntry {
   readonly p2fP: number | undefined;
   readonly verdict: ReserveCheckRow['verdict'];
   readonly stale: boolean;
+  /** The least rise per class the check detects with 80% power; null when it could not run. */
+  readonly power: ReservePower | null;
 }
 
 /** One generation: how it opened, every test point, the front, champions, reserve checks. */
@@ -186,6 +190,7 @@ function reserveEntry(row: ReserveCheckRow): ReserveEntry {
     p2fP: row.p2f_p,
     verdict: row.verdict,
     stale: row.stale_champion === true,
+    power: reserveCheckPower(row),
   };
 }
 

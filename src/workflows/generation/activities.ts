@@ -2,6 +2,7 @@
 import { proxyActivities, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { LoopConfig } from '../../config/loop-config.js';
 import type { LoopActivities } from '../activity-types.js';
+import { withSummaries } from '../activity-summary.js';
 import { COMMAND_NOT_FOUND } from '../messages.js';
 import { ORCHESTRATOR_QUEUE } from '../queues.js';
 
@@ -18,22 +19,29 @@ export interface GenerationActivities {
 
 export function generationActivities(config: LoopConfig): GenerationActivities {
   return {
-    cpu: proxyActivities<LoopActivities>({
-      taskQueue: ORCHESTRATOR_QUEUE,
-      startToCloseTimeout: '5 minutes',
-      retry: { maximumAttempts: 5 },
-    }),
-    idleWatch: proxyActivities<LoopActivities>({
-      taskQueue: ORCHESTRATOR_QUEUE,
-      startToCloseTimeout: '70 minutes',
-      heartbeatTimeout: '1 minute',
-      retry: { maximumAttempts: 3 },
-    }),
-    split: proxyActivities<LoopActivities>({
-      taskQueue: ORCHESTRATOR_QUEUE,
-      startToCloseTimeout: config.timeouts.split,
-      heartbeatTimeout: config.timeouts.heartbeat,
-      retry: { maximumAttempts: 2, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
-    }),
+    // Each call carries a one-line summary for the Web UI's history (activity-summary.ts).
+    cpu: withSummaries(
+      proxyActivities<LoopActivities>({
+        taskQueue: ORCHESTRATOR_QUEUE,
+        startToCloseTimeout: '5 minutes',
+        retry: { maximumAttempts: 5 },
+      }),
+    ),
+    idleWatch: withSummaries(
+      proxyActivities<LoopActivities>({
+        taskQueue: ORCHESTRATOR_QUEUE,
+        startToCloseTimeout: '70 minutes',
+        heartbeatTimeout: '1 minute',
+        retry: { maximumAttempts: 3 },
+      }),
+    ),
+    split: withSummaries(
+      proxyActivities<LoopActivities>({
+        taskQueue: ORCHESTRATOR_QUEUE,
+        startToCloseTimeout: config.timeouts.split,
+        heartbeatTimeout: config.timeouts.heartbeat,
+        retry: { maximumAttempts: 2, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
+      }),
+    ),
   };
 }

@@ -17,6 +17,8 @@ import type { GenerationActivities } from './activities.js';
 import type { Job, ReserveJob, RunJob, TeacherJob } from './jobs.js';
 import { onChildLost, onReserveReport, onRunReport, onTeacherReport } from './reports.js';
 import { failureText } from '../lane-failure.js';
+import { compareKeyFor } from '../../rules/champion.js';
+import { reserveChildDetails, runChildDetails, teacherChildDetails } from './child-details.js';
 import { inWorkdir, now, type Generation } from './state.js';
 
 interface JobByKind {
@@ -54,6 +56,19 @@ const childStarts: ChildStarts = {
       ...common,
       workflowId: childId,
       staticSummary: `${what} ${job.reportRun ? job.jobId : runId} on ${base.lane}`,
+      staticDetails: runChildDetails({
+        runId,
+        generation: job.generation,
+        round: job.round,
+        seed: trainingSeed(job.round),
+        candidate: job.candidate,
+        split: gen.split ?? '',
+        lane: base.lane,
+        attempt: job.attempt,
+        run: job.run,
+        unscored: job.unscored,
+        ensemble: job.reportRun === true,
+      }),
       typedSearchAttributes: [
         { key: LOOP_ID, value: gen.loopId },
         { key: LOOP_KIND, value: 'training-run' },
@@ -87,6 +102,13 @@ const childStarts: ChildStarts = {
       ...common,
       workflowId: childId,
       staticSummary: `teacher of generation ${job.generation} from ${job.members.length} runs on ${base.lane}`,
+      staticDetails: teacherChildDetails({
+        generation: job.generation,
+        teacherPath: inWorkdir(gen.config.workdir, expandGeneration(gen.config.teacher_path, job.generation)),
+        members: job.members,
+        lane: base.lane,
+        attempt: job.attempt,
+      }),
       typedSearchAttributes: [
         { key: LOOP_ID, value: gen.loopId },
         { key: LOOP_KIND, value: 'teacher-build' },
@@ -118,6 +140,13 @@ const childStarts: ChildStarts = {
       ...common,
       workflowId: childId,
       staticSummary: `reserve check of ${champion.run_id} ${champion.checkpoint_name} after ${job.testEvals} test evals`,
+      staticDetails: reserveChildDetails({
+        champion,
+        testEvals: job.testEvals,
+        compared: compareKeyFor(gen.settings.mode),
+        lane: base.lane,
+        attempt: job.attempt,
+      }),
       typedSearchAttributes: [
         { key: LOOP_ID, value: gen.loopId },
         { key: LOOP_KIND, value: 'reserve-check' },

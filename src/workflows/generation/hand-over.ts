@@ -36,6 +36,7 @@ export async function sendChampionsToPackaging(gen: Generation, { cpu }: Generat
         command: config.commands.package,
         timeouts: config.timeouts,
         retries: config.retries,
+        ...(config.mlflow ? { mlflow: config.mlflow } : {}),
       },
     });
     gen.unpackaged.shift();

@@ -1,13 +1,16 @@
 // A generation's state: what it carries across continue-as-new plus what lives only in one run.
 // Its report handlers, planning and dispatch change it; `toCarry()` and `view()` read it whole.
-import { log } from '@temporalio/workflow';
+import { log, patched } from '@temporalio/workflow';
 import type { LoopPaths, PackageChampion } from '../../activities/types.js';
 import { durationMs } from '../../config/duration.js';
 import type { LoopConfig } from '../../config/loop-config.js';
 import { foldSettingsOf, recordRow, stateJson, type FoldSettings } from '../../ledger/loop-state.js';
 import type { Folded } from '../../ledger/report-fold.js';
+import { reserveCheckPower } from '../../ledger/reserve-check-power.js';
+import type { ReserveCheckRow } from '../../ledger/rows.js';
 import type { EvalRow } from '../../rules/types.js';
 import { loopWorkflowId } from '../ids.js';
+import { CHAMPION_RULE } from '../patches.js';
 import { lanesOf, type Lane } from '../lanes.js';
 import type { LoopView } from '../loop-view.js';
 import { carriedKeys, firstCarry, type GenerationCarry, type GenerationInput, type GenerationResult } from './carry.js';
@@ -40,6 +43,8 @@ export interface Generation extends Mutable<GenerationCarry> {
   readonly builds: Job[];
   /** Teacher files the students of the last planning wait for (an idle loop watches them). */
   waitingFor: string[];
+  /** The last reserve check this run recorded, for the Web UI's current details (details.ts). */
+  lastReserve: ReserveCheckRow | null;
 }
 
 export const now = (): string => new Date().toISOString();
@@ -59,7 +64,10 @@ export function openGeneration(input: GenerationInput, started: string): Generat
   const { loopId, config } = input;
   const first = firstCarry(config, started);
   const carry: GenerationCarry = { ...first, ...input.carry };
-  const settings = foldSettingsOf(config);
+  // A rule other than dominance only under its patch id. Loops started before the rule existed
+  // could not name one (loop.yaml refused the key), so the exporter's foldSettingsOf agrees.
+  const ruled = config.champion_rule !== undefined && config.champion_rule !== 'dominance';
+  const settings = foldSettingsOf(ruled && !patched(CHAMPION_RULE) ? { ...config, champion_rule: undefined } : config);
   const gen: Generation = {
     ...carry,
     queue: [...carry.queue],
@@ -82,6 +90,7 @@ export function openGeneration(input: GenerationInput, started: string): Generat
     cancelling: [],
     builds: [],
     waitingFor: [],
+    lastReserve: null,
   };
   // The generation opens before any handler runs: a signal delivered with the run's first task
   // (an advance sent before a worker picked the run up) applies to the opened generation, as the
@@ -138,6 +147,7 @@ export function view(gen: Generation): LoopView {
     candidates_error: gen.candidatesError,
     split_error: gen.splitError,
     idle: gen.idle,
+    last_reserve_power: gen.lastReserve && reserveCheckPower(gen.lastReserve),
     failing: gen.failing && {
       reason: gen.failing.reason,
       since: gen.failing.since,
@@ -165,6 +175,7 @@ export function packageChampionOf(row: EvalRow, requested: string): PackageChamp
 /** Take a fold's result: its state, and its new champions go to packaging. */
 export function take(gen: Generation, folded: Folded): void {
   gen.state = folded.state;
+  for (const row of folded.rows) if (row.type === 'reserve_check') gen.lastReserve = row;
   for (const champion of folded.newChampions) {
     log.info('new champion', {
       generation: champion.generation,
