@@ -1,9 +1,15 @@
 // The champion rules as the simulation runs them over one generation's evaluations. Each one
 // calls the loop's own rule code in src/rules (dominance, paired, ladder); only the
 // Thresholdout-style comparison, which the loop does not offer, is written here.
-import { nextChampionDefault } from '../../src/rules/champion.js';
+import {
+  applyTestEval,
+  nextChampionDefault,
+  openChampionState,
+  type ChampionState,
+  type TestEvalRow,
+} from '../../src/rules/champion.js';
 import { dominates } from '../../src/rules/dominance.js';
-import { ladderDecision, type LadderMargin } from '../../src/rules/ladder-rule.js';
+import type { LadderMargin } from '../../src/rules/ladder-rule.js';
 import type { Discordant } from '../../src/rules/mcnemar.js';
 import { pairedDecision } from '../../src/rules/paired-rule.js';
 import type { Counts } from '../../src/rules/types.js';
@@ -94,19 +100,28 @@ function runPaired(evaluations: readonly Evaluation[], settings: RuleSettings): 
 }
 
 function runLadder(evaluations: readonly Evaluation[], settings: RuleSettings): RuleRun {
-  const totals = { fail_count: settings.failItems, pass_count: settings.passItems };
-  let champion = -1;
-  let recorded: Counts | null = null;
+  // The loop's own fold step under `champion_rule: ladder` (applyTestEval with a margin), on rows
+  // that carry what it reads: role, status, generation, the result block with its class totals.
+  type Row = TestEvalRow & { readonly index: number };
+  let state: ChampionState<Row> = { ...openChampionState<Row>(1), ladderRecorded: null };
   let promotions = 0;
   evaluations.forEach((evaluation, index) => {
-    const decision = ladderDecision(evaluation.test, recorded, settings.ladderMargin, totals);
-    if (decision.promote) {
-      promotions += recorded === null ? 0 : 1;
-      champion = index;
-      recorded = decision.recorded;
+    const row: Row = {
+      index,
+      generation: 1,
+      role: 'test',
+      status: 'ok',
+      finished: String(index).padStart(6, '0'),
+      result: { ...evaluation.test, fail_count: settings.failItems, pass_count: settings.passItems } as Counts,
+    };
+    const next = applyTestEval(state, row, 'default', settings.ladderMargin);
+    if (state.champion !== null && next.champion !== state.champion) {
+      promotions += 1;
     }
+    state = next;
   });
-  return { champion, promotions, reported: recorded as unknown as Counts };
+  const champion = state.champion as Row;
+  return { champion: champion.index, promotions, reported: state.ladderRecorded as Counts };
 }
 
 const laplace = (random: Random, scale: number): number => {

@@ -17,3 +17,4 @@ export * from './mcnemar.js';
 export * from './normal.js';
 export * from './paired-rule.js';
 export * from './reserve-power.js';
+export * from './discordant.js';
