@@ -16,6 +16,7 @@ import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } 
 import { changedFields, movedFolders } from './config-change.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import { renderStatus, renderStoppedState } from './render-status.js';
+import { notifyProblems } from '../notify/problems.js';
 import { watchLoop } from './watch.js';
 import { loopReport } from './report-command.js';
 import { runWorker, type WorkerCommandOptions } from './worker-command.js';
@@ -180,10 +181,20 @@ connectionOptions(
     const status = await loopState(client, loopId);
     if (status.kind === 'running' && status.view) {
       const noPoller = status.noPoller.map(describeNoPoller);
+      // notify.json is the orchestrator's: readable here when this CLI shares its file system.
+      const notify = status.view.state_dir ? await notifyProblems(status.view.state_dir) : [];
       console.log(
         options.json
-          ? JSON.stringify(noPoller.length > 0 ? { ...status.view, no_poller: noPoller } : status.view, null, 2)
-          : [renderStatus(status.view), ...noPoller].join('\n'),
+          ? JSON.stringify(
+              {
+                ...status.view,
+                ...(noPoller.length > 0 ? { no_poller: noPoller } : {}),
+                ...(notify.length > 0 ? { notify_problems: notify } : {}),
+              },
+              null,
+              2,
+            )
+          : [renderStatus(status.view), ...noPoller, ...notify].join('\n'),
       );
       return;
     }

@@ -13,6 +13,8 @@ export interface InFlightView {
 /** What the `state` query returns: the seed's state.json plus rounds, lanes and control flags. */
 export interface LoopView extends StateJson {
   readonly loop_id: string;
+  /** Where the loop keeps its state (ledger copy, splits, notify.json); absent on older workers. */
+  readonly state_dir?: string;
   readonly round: number;
   readonly stopping: boolean;
   readonly split_ready: boolean;

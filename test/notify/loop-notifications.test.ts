@@ -14,6 +14,7 @@ import { stopSignal } from '../../src/workflows/messages.js';
 import { rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import { startReceiver, type Receiver } from './receiver.js';
+import { championLoopAt } from '../client/champion-loop-cli.js';
 
 const ALL_EVENTS: NonNullable<LoopConfig['notify']>['webhooks'][number]['events'] = [
   'new_champion',
@@ -139,6 +140,28 @@ describe('notifications from a running loop', () => {
     const { rows } = await harness.ledger(loopId);
     expect(rowsOf(rows, 'run').every((run) => run.status === 'train_failed')).toBe(true);
     expect(failures.delivered()).toHaveLength(1);
+  });
+
+  it('a webhook whose variable is not set on the worker: `status` says so, naming the variable and what to do', async () => {
+    const loopId = 'unset-url';
+    delete process.env.NOTIFY_TEST_UNSET;
+    await harness.startWith(loopId, {
+      saturation_evals: 1000,
+      notify: {
+        runs_failing: 3,
+        webhooks: [{ name: 'ops', url_env: 'NOTIFY_TEST_UNSET', format: 'json', events: ALL_EVENTS, timeout: '10s' }],
+      },
+    });
+    await harness.waitFor(loopId, (view) => view.champion !== null, 90_000);
+    const said = async () => String((await championLoopAt(harness.server, ['status', loopId])).stdout);
+    await expect
+      .poll(said, { timeout: 30_000, interval: 1_000 })
+      .toMatch(/^notifications: webhook ops waits at ledger row \d+ since .*NOTIFY_TEST_UNSET/m);
+    const json = JSON.parse(String((await championLoopAt(harness.server, ['status', loopId, '--json'])).stdout)) as {
+      notify_problems?: string[];
+    };
+    expect(json.notify_problems?.[0]).toContain('NOTIFY_TEST_UNSET');
+    await stop(loopId);
   });
 
   /** Dispatch gaps (ms) of a loop run for four rounds, from the fixture stack's step trace. */

@@ -123,6 +123,7 @@ export function view(gen: Generation): LoopView {
   return {
     ...stateJson(gen.state, gen.paths.stateDir, now()),
     loop_id: gen.loopId,
+    state_dir: gen.paths.stateDir,
     round: gen.round,
     stopping: gen.stopping,
     split_ready: gen.split !== null,
