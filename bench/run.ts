@@ -14,6 +14,7 @@ import { figure, renderTable, type Figure } from './lib/figures.js';
 import { parseOptions, usage } from './lib/options.js';
 import { runHistory } from './sections/history.js';
 import { runGrowth } from './sections/growth.js';
+import { runFleet } from './sections/fleet.js';
 import { runLedgerCopy } from './sections/ledger-copy.js';
 import { runUtilisation } from './sections/utilisation.js';
 
@@ -100,6 +101,7 @@ if (options.sections.includes('scale-out')) {
 if (options.sections.includes('history')) await section('history', () => runHistory(ctx));
 if (options.sections.includes('ledger-copy')) await section('ledger-copy', () => runLedgerCopy(ctx));
 if (options.sections.includes('growth')) await section('growth', () => runGrowth(ctx));
+if (options.sections.includes('fleet')) await section('fleet', () => runFleet(ctx));
 
 const calibrationAtEnd = calibrate();
 log(describeCalibration('machine at the end', calibrationAtEnd));
@@ -133,6 +135,7 @@ const order = [
   'client',
   'ledger-copy',
   'growth',
+  'fleet',
 ];
 const rank = (f: Figure) => {
   const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);

@@ -2,7 +2,7 @@
 // with a flag (`--history-runs 1000`) or its variable (BENCH_HISTORY_RUNS=1000); a flag wins.
 import { Command, CommanderError, Option } from 'commander';
 
-export const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy', 'growth'] as const;
+export const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy', 'growth', 'fleet'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -31,6 +31,14 @@ export interface BenchOptions {
   readonly statusCalls: number;
   /** Growth: the ledger sizes (evaluations) measured, ascending. */
   readonly growthSizes: readonly number[];
+  /** Fleet: lane counts measured (one generation each), over fleetProcesses lane processes. */
+  readonly fleetSizes: readonly number[];
+  readonly fleetProcesses: number;
+  readonly fleetRounds: number;
+  /** Fleet: the sleep of a training step, drawn per run from this range (ms). */
+  readonly fleetJobMs: readonly [number, number];
+  /** Fleet ceiling search: job ranges (ms), ever shorter, run on the largest size until dispatch p99 passes 1 s. */
+  readonly fleetSteps: readonly (readonly [number, number])[];
   readonly out: string;
   readonly keep: boolean;
 }
@@ -82,6 +90,16 @@ const SPECS: Record<string, Spec> = {
     quick: '200,2000',
     full: '500,5000,50000',
     help: 'growth: ledger sizes in evaluations',
+  },
+  fleetSizes: { flag: 'fleet-sizes', quick: '16', full: '16,32,64', help: 'fleet: lane counts, one generation each' },
+  fleetProcesses: { flag: 'fleet-processes', quick: '8', full: '8', help: 'fleet: lane worker processes' },
+  fleetRounds: { flag: 'fleet-rounds', quick: '2', full: '4', help: 'fleet: rounds per size (one job per lane a round)' },
+  fleetJobMs: { flag: 'fleet-job-ms', quick: '5000-15000', full: '5000-15000', help: 'fleet: training sleep MIN-MAX (ms)' },
+  fleetSteps: {
+    flag: 'fleet-steps',
+    quick: '500-1500,100-300',
+    full: '2000-6000,1000-3000,500-1500,200-600,50-150',
+    help: 'fleet ceiling search: job ranges MIN-MAX (ms), shortest last',
   },
   out: {
     flag: 'out',
@@ -156,6 +174,12 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const jobMs = /^(\d+)-(\d+)$/.exec(get('jobMs'));
   if (!jobMs || Number(jobMs[1]) > Number(jobMs[2]))
     throw new Error(`--job-ms must be MIN-MAX in ms, MIN <= MAX (got ${get('jobMs')})`);
+  const range = (text: string, flag: string): [number, number] => {
+    const match = /^(\d+)-(\d+)$/.exec(text.trim());
+    if (!match || Number(match[1]) > Number(match[2]))
+      throw new Error(`--${flag} must be MIN-MAX in ms, MIN <= MAX (got ${text})`);
+    return [Number(match[1]), Number(match[2])];
+  };
   const processes = get('processes')
     .split(',')
     .filter((text) => text.trim() !== '')
@@ -183,9 +207,24 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
       .filter((text) => text.trim() !== '')
       .map((text) => positiveInt(text.trim(), 'growth-sizes'))
       .sort((a, b) => a - b),
+    fleetSizes: get('fleetSizes')
+      .split(',')
+      .filter((text) => text.trim() !== '')
+      .map((text) => positiveInt(text.trim(), 'fleet-sizes'))
+      .sort((a, b) => a - b),
+    fleetProcesses: positiveInt(get('fleetProcesses'), 'fleet-processes'),
+    fleetRounds: positiveInt(get('fleetRounds'), 'fleet-rounds'),
+    fleetJobMs: range(get('fleetJobMs'), 'fleet-job-ms'),
+    fleetSteps: get('fleetSteps')
+      .split(',')
+      .filter((text) => text.trim() !== '')
+      .map((text) => range(text, 'fleet-steps')),
     out: get('out'),
     keep,
   };
+  for (const size of options.fleetSizes)
+    if (size % options.fleetProcesses !== 0)
+      throw new Error(`--fleet-sizes ${size} must be a multiple of --fleet-processes ${options.fleetProcesses}`);
   for (const count of options.processes) {
     // `worker gpu` serves one lane per process: P processes run P lanes of lanes/P slots.
     if (count > options.lanes || options.lanes % count !== 0)

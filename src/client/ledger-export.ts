@@ -23,6 +23,25 @@ export async function exportLedger(
   return loopLedger(history, fallback ?? null);
 }
 
+/**
+ * A loop's last state for `status`: what its newest run in history folds to (from the state that
+ * run carried in), so the ledger copy, which grows with the loop, is not read; the whole ledger
+ * (history and the copy) only when no run is left in history. `note` says what the ledger lacks.
+ */
+export async function lastLoopState(
+  client: Client,
+  loopId: string,
+): Promise<{ state: StateJson; note: string | null }> {
+  const history = await new HistoryRuns(client).read(loopId);
+  if (history.input !== null && history.state !== null) {
+    const updated = lastRowTime(historyRows(history));
+    return { state: stateJson(history.state, history.input.config.state_dir, updated), note: null };
+  }
+  if (history.stateDir === null) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
+  const ledger = await loopLedger(history, null);
+  return { state: ledger.state, note: ledgerSources(ledger) };
+}
+
 /** The rows and state Temporal history alone holds of a loop (what the copy is checked against). */
 export async function historyLedger(client: Client, loopId: string): Promise<{ rows: LedgerRow[]; state: StateJson }> {
   const history = await new HistoryRuns(client).read(loopId);

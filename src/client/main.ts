@@ -6,7 +6,7 @@ import { loadLoopConfig } from '../config/load-loop-config.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { stateFromLedger } from '../ledger/from-ledger.js';
 import { connectClient, type ConnectionFlags } from './connect.js';
-import { exportLedger, ledgerSources } from './ledger-export.js';
+import { exportLedger, lastLoopState, ledgerSources } from './ledger-export.js';
 import { checkOutDir, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
@@ -199,8 +199,8 @@ connectionOptions(
       return;
     }
     if (status.kind === 'running') {
-      // No orchestrator polls: nobody can answer the state query; what history and the copy hold instead.
-      const ledger = await exportLedger(client, loopId);
+      // No orchestrator polls: nobody can answer the state query; what history holds instead.
+      const ledger = await lastLoopState(client, loopId);
       const noPoller = status.noPoller.map(describeNoPoller);
       if (options.json) {
         console.log(JSON.stringify({ running: true, answered: false, no_poller: noPoller, ...ledger.state }, null, 2));
@@ -213,9 +213,9 @@ connectionOptions(
       console.log(`its state as history holds it:\n${renderStoppedState(ledger.state)}`);
       return;
     }
-    // Not running: its last state from the ledger (history and the copy together).
-    const ledger = await exportLedger(client, loopId);
-    const note = ledgerSources(ledger);
+    // Not running: its last state from history (the ledger copy only once history is gone).
+    const ledger = await lastLoopState(client, loopId);
+    const { note } = ledger;
     if (options.json) {
       console.log(JSON.stringify({ running: false, ended: status.ended, ...ledger.state }, null, 2));
       return;

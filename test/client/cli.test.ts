@@ -8,6 +8,7 @@ import { freePort } from '../../src/devserver/dev-server.js';
 import type { StateJson } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
+import { stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import { tlsFixture } from '../workers/fake-frontend.js';
 import { startTlsProxy } from '../workers/tls-proxy.js';
@@ -248,6 +249,20 @@ describe('the champion-loop CLI', () => {
       Math.max(...rows.filter((row) => row.type === 'generation').map((row) => row.generation)),
     );
     expect(state.champion).not.toBeNull();
+  });
+
+  it('status of the stopped loop prints the state its ledger folds to', async () => {
+    const state = JSON.parse(await readFile(path.join(out, 'ledger', 'state.json'), 'utf8')) as StateJson;
+    const text = await cli(['status', 'gate']);
+    expect(text.exitCode).toBe(0);
+    expect(text.stdout).toMatch(
+      /^loop gate is not running \(its last run was completed\); 'champion-loop start' goes on from here$/m,
+    );
+    const json = JSON.parse(String((await cli(['status', 'gate', '--json'])).stdout)) as StateJson & {
+      running: boolean;
+    };
+    expect(json.running).toBe(false);
+    expect(stateOf(json)).toEqual(stateOf(state));
   });
 
   it('report --out writes a self-contained HTML file with one plotted point per test evaluation', async () => {
