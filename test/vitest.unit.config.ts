@@ -23,6 +23,7 @@ export default defineConfig({
       'test/client/seed-state-dir.test.ts',
       'test/bench/bench-math.test.ts',
       'test/bench/growth*.test.ts',
+      'test/bench/fleet*.test.ts',
       'test/sim/**/*.test.ts',
       'test/metrics/loop-figures.test.ts',
       'test/metrics/dashboard.test.ts',

@@ -45,6 +45,12 @@ export interface WorkflowTaskStats {
   readonly scheduleToStart: Summary;
   /** Started -> completed (ms): the orchestrator's time on a task, replay and round trip included. */
   readonly taskTime: Summary;
+  /**
+   * Share (0..1) of the window during which a workflow task of the generation was scheduled or
+   * running. A workflow has at most one task outstanding, so near 1 the generation itself is the
+   * queue: events wait in it for the next task whatever the orchestrator's spare CPU.
+   */
+  readonly occupancy: number;
   /** Events in all, and runs of the chain (a continue-as-new starts the next). */
   readonly events: number;
   readonly runs: number;
@@ -57,6 +63,7 @@ export function workflowTaskStats(
   const waits: number[] = [];
   const times: number[] = [];
   let completed = 0;
+  let occupied = 0;
   const inWindow = (ms: number) => ms >= window.from && ms <= window.to;
   for (const events of runs) {
     const scheduled = new Map<number, number>();
@@ -72,6 +79,8 @@ export function workflowTaskStats(
       }
       if (event.eventType === E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
         const at = eventMs(event);
+        const queued = scheduled.get(Number(event.workflowTaskCompletedEventAttributes?.scheduledEventId));
+        if (queued !== undefined) occupied += Math.max(0, Math.min(at, window.to) - Math.max(queued, window.from));
         if (!inWindow(at)) continue;
         completed += 1;
         const from = started.get(Number(event.workflowTaskCompletedEventAttributes?.startedEventId));
@@ -85,6 +94,7 @@ export function workflowTaskStats(
     ratePerS: seconds > 0 ? completed / seconds : Number.NaN,
     scheduleToStart: summarize(waits),
     taskTime: summarize(times),
+    occupancy: seconds > 0 ? occupied / 1000 / seconds : Number.NaN,
     events: runs.reduce((sum, events) => sum + events.length, 0),
     runs: runs.length,
   };

@@ -97,8 +97,8 @@ const SPECS: Record<string, Spec> = {
   fleetJobMs: { flag: 'fleet-job-ms', quick: '5000-15000', full: '5000-15000', help: 'fleet: training sleep MIN-MAX (ms)' },
   fleetSteps: {
     flag: 'fleet-steps',
-    quick: '500-1500,100-300',
-    full: '2000-6000,1000-3000,500-1500,200-600,50-150',
+    quick: '2000-4000,500-1500',
+    full: '6000-12000,4500-9500,3500-7500,2000-6000,1000-3000',
     help: 'fleet ceiling search: job ranges MIN-MAX (ms), shortest last',
   },
   out: {

@@ -2,6 +2,7 @@ import { isEnsembleRun } from '../ledger/eval-row.js';
 import { isCheckpointName } from '../contract/selection.js';
 import type { EvalRow } from '../rules/types.js';
 import { evalRow } from './support/eval-rows.js';
+import { withItemErrors } from './support/item-errors.js';
 import { bandScores, evaluateMany } from './support/evaluator.js';
 import { badInput, CONTRACT_ERROR } from './support/step-errors.js';
 import type { EvaluateRunInput } from './types.js';
@@ -10,7 +11,8 @@ import type { EvaluateRunInput } from './types.js';
  * Scores the given checkpoints of a run on one role and returns one eval row each
  * (docs/behaviour.md, evaluation): band scores per checkpoint first, then one evaluator process for all of
  * them. A retry reuses every report already finished. A synthetic ensemble run (its config
- * path is the manifest) goes through the ensemble evaluator instead.
+ * path is the manifest) goes through the ensemble evaluator instead. With `itemErrors` (loop.yaml
+ * `champion_rule: paired`) each ok test row also carries its per-item error record.
  */
 export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
   const { paths, run, checkpoints, role } = input;
@@ -32,7 +34,11 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
   for (const name of checkpoints) {
     const read = reads.get(name);
     if (read !== undefined) {
-      rows.push(await evalRow(paths, run, name, role, read));
+      const row = await evalRow(paths, run, name, role, read);
+      // Under `champion_rule: paired` only: test rows carry which items they got wrong.
+      rows.push(
+        input.itemErrors === undefined || role !== 'test' ? row : await withItemErrors(paths, row, input.itemErrors),
+      );
     }
   }
   return rows;

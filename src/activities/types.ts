@@ -89,6 +89,8 @@ export interface EvaluateRunInput {
   readonly run: RunRow;
   readonly checkpoints: string[];
   readonly role: Role;
+  /** Under loop.yaml `champion_rule: paired`: add each ok row's per-item error record of this block. */
+  readonly itemErrors?: 'result' | 'decided';
 }
 
 export interface ReserveInput {

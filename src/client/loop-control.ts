@@ -5,13 +5,13 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import type { LoopConfig } from '../config/loop-config.js';
 import { generation, type GenerationInput } from '../workflows/generation.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import type { LoopView } from '../workflows/loop-view.js';
-import { advanceUpdate, stateQuery, stopNowUpdate, stopUpdate } from '../workflows/messages.js';
+import { advanceUpdate, stateQuery, stopNowUpdate, stopUpdate, UPDATE_REFUSED } from '../workflows/messages.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
 import { NoSuchLoopError } from './history.js';
@@ -198,12 +198,22 @@ async function updateLoop(
   send: (handle: ReturnType<Client['workflow']['getHandle']>) => Promise<LoopView>,
   deadlineMs = UPDATE_DEADLINE_MS,
   refusal?: () => string | null,
+  retried = false,
 ): Promise<LoopView> {
   const handle = client.workflow.getHandle(loopWorkflowId(loopId));
   try {
     return await client.withDeadline(Date.now() + deadlineMs, () => send(handle));
   } catch (error) {
-    if (error instanceof WorkflowUpdateFailedError) throw new Error(error.cause?.message ?? error.message);
+    if (error instanceof WorkflowUpdateFailedError) {
+      const { cause } = error;
+      if (cause instanceof ApplicationFailure && cause.type === UPDATE_REFUSED) throw new Error(cause.message);
+      // Not the validator: the update met the generation between two runs (a continue-as-new) and
+      // was not applied. Once more, on the run that is current now.
+      if (!retried) return updateLoop(client, loopId, what, send, deadlineMs, refusal, true);
+      throw new Error(
+        `could not ${what} loop '${loopId}': ${cause?.message ?? 'the server gave no reason'}; try again`,
+      );
+    }
     // No workflow validated it (no such loop, not running, nobody answering): a call that is wrong
     // in itself says so first.
     const wrong = refusal?.();

@@ -144,9 +144,13 @@ export const loopConfigSchema = z
       // Optional, absent = the seed's `dominance` (README, "Choosing a champion rule"); no default
       // written in, so a default config (and every history it starts) stays as it was.
       champion_rule: z
-        .enum(['dominance', 'ladder'], {
-          error:
-            "'dominance' (the default) or 'ladder' ('paired' is measured by npm run sim:selection, not yet a loop rule)",
+        .enum(['dominance', 'ladder', 'paired'], { error: "'dominance' (the default), 'ladder' or 'paired'" })
+        .optional(),
+      // `champion_rule: paired`: family-wise significance level over the two error classes.
+      alpha: z
+        .number({ error: 'a number' })
+        .refine((alpha) => alpha > 0 && alpha < 1, {
+          error: 'a significance level strictly between 0 and 1, e.g. 0.05',
         })
         .optional(),
       ladder_margin: z

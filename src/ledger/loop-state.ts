@@ -1,6 +1,7 @@
 import { applyTestEval, compareKeyFor, type ChampionMode, type ChampionState } from '../rules/champion.js';
 import { padGeneration } from '../rules/ids.js';
 import { DEFAULT_LADDER_MARGIN } from '../rules/ladder-rule.js';
+import { DEFAULT_PAIRED_ALPHA } from '../rules/paired-fold.js';
 import { reserveVerdict } from '../rules/reserve-verdict.js';
 import { evalSummary } from '../rules/summary.js';
 import type { EvalRow, EvalSummary } from '../rules/types.js';
@@ -16,6 +17,8 @@ export interface FoldSettings {
   readonly maxReserveChecks: number;
   /** Set only under loop.yaml `champion_rule: ladder` (its `ladder_margin`): dominance otherwise. */
   readonly ladderMargin?: number;
+  /** Set only under loop.yaml `champion_rule: paired` (its `alpha`): dominance otherwise. */
+  readonly pairedAlpha?: number;
 }
 
 /** The fold settings of a loop.yaml. */
@@ -26,14 +29,18 @@ export function foldSettingsOf(config: {
   // Absent in the configs of loops started before the rule existed: dominance.
   champion_rule?: string;
   ladder_margin?: number;
+  alpha?: number;
 }): FoldSettings {
   const settings: FoldSettings = {
     mode: config.band_decisions ? 'band-decisions' : 'default',
     saturationEvals: config.saturation_evals,
     maxReserveChecks: config.max_reserve_checks,
   };
-  return config.champion_rule === 'ladder'
-    ? { ...settings, ladderMargin: config.ladder_margin ?? DEFAULT_LADDER_MARGIN }
+  if (config.champion_rule === 'ladder') {
+    return { ...settings, ladderMargin: config.ladder_margin ?? DEFAULT_LADDER_MARGIN };
+  }
+  return config.champion_rule === 'paired'
+    ? { ...settings, pairedAlpha: config.alpha ?? DEFAULT_PAIRED_ALPHA }
     : settings;
 }
 
@@ -51,6 +58,11 @@ export interface LoopState {
   /** Under `champion_rule: ladder` only: the champion's recorded counts, and the last test eval's decision. */
   readonly ladderRecorded?: ChampionState<EvalRow>['ladderRecorded'];
   readonly ladderDecision?: ChampionState<EvalRow>['ladderDecision'];
+  /**
+   * Under `champion_rule: paired` only: the last test eval's judgement. The champion's per-item
+   * record needs no field of its own: it is the champion eval row's `item_errors`, carried with it.
+   */
+  readonly pairedJudgement?: ChampionState<EvalRow>['pairedJudgement'];
 }
 
 /** The seed's state.json, field for field. */
@@ -122,6 +134,22 @@ function applyEval(state: LoopState, row: EvalRow, settings: FoldSettings): Loop
       ladderDecision: next.testEvals === state.testEvals ? null : (next.ladderDecision ?? null),
     };
   }
+  if (settings.pairedAlpha !== undefined) {
+    const next = applyTestEval(
+      { generation: state.generation, champion: state.champion, front: state.front, testEvals: state.testEvals },
+      row,
+      settings.mode,
+      { rule: 'paired', alpha: settings.pairedAlpha },
+    );
+    return {
+      ...state,
+      champion: next.champion,
+      front: next.front,
+      testEvals: next.testEvals,
+      // Only a test eval that competed was judged: anything else leaves no judgement behind.
+      pairedJudgement: next.testEvals === state.testEvals ? null : (next.pairedJudgement ?? null),
+    };
+  }
   const next = applyTestEval(
     { generation: state.generation, champion: state.champion, front: state.front, testEvals: state.testEvals },
     row,
@@ -158,9 +186,11 @@ const frontKeys = (front: readonly EvalRow[]): string =>
 /** Record one row: fold it, then emit the champion and pareto_set rows it causes (docs/ledger.md). */
 export function recordRow(state: LoopState, row: LedgerRow, settings: FoldSettings): Recorded {
   const next = applyRow(state, row, settings);
-  // Under the Ladder an eval row keeps the decision it was judged by (absent otherwise: seed rows).
+  // Under the Ladder or the paired rule an eval row keeps the decision it was judged by (absent
+  // otherwise: seed rows).
   const competed = row.type === 'eval' && next.testEvals !== state.testEvals;
-  const judged = competed && next.ladderDecision ? { ...row, champion_rule: next.ladderDecision } : row;
+  const decision = next.ladderDecision ?? next.pairedJudgement;
+  const judged = competed && decision ? { ...row, champion_rule: decision } : row;
   const rows: LedgerRow[] = [judged];
   if (row.type !== 'eval') return { state: next, rows, newChampion: null };
   let newChampion: EvalRow | null = null;
@@ -181,6 +211,7 @@ export function recordRow(state: LoopState, row: LedgerRow, settings: FoldSettin
             },
           }
         : {}),
+      ...(settings.pairedAlpha !== undefined && next.pairedJudgement ? { paired: next.pairedJudgement } : {}),
     };
     rows.push(championRow);
   }

@@ -1,4 +1,5 @@
 import type { LadderSteps } from '../rules/ladder-rule.js';
+import type { PairedJudgement } from '../rules/paired-fold.js';
 import type { Counts, EvalRow, EvalSummary, HeldoutResult, Decided } from '../rules/types.js';
 
 // The seed's ledger.jsonl rows, field for field: existing analysis scripts read these.
@@ -48,6 +49,8 @@ export interface ChampionRow {
   readonly finished: string;
   /** Under loop.yaml `champion_rule: ladder`: the champion's test counts as the Ladder records them (rounded). */
   readonly ladder?: { readonly margin: number; readonly steps: LadderSteps; readonly recorded: Counts };
+  /** Under loop.yaml `champion_rule: paired`: the judgement that promoted it (McNemar statistics, or why unpaired). */
+  readonly paired?: PairedJudgement;
 }
 
 /** The Pareto set changed. */

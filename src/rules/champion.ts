@@ -1,6 +1,8 @@
 import { comparedBlock } from './compared.js';
 import { dominates } from './dominance.js';
 import { ladderDecision, type ClassTotals, type LadderDecision, type LadderMargin } from './ladder-rule.js';
+import { pairedJudgement, type PairedJudgement } from './paired-fold.js';
+import type { ItemErrors } from './item-errors.js';
 import { incrementalParetoFront } from './pareto.js';
 import type { Comparable, CompareKey, Counts, EvalRow } from './types.js';
 
@@ -20,7 +22,13 @@ export interface ChampionState<R> {
   readonly ladderRecorded?: Counts | null;
   /** Under `champion_rule: ladder` only: the decision the last test eval was judged by (null: none). */
   readonly ladderDecision?: LadderDecision | null;
+  /** Under `champion_rule: paired` only: the judgement the last test eval was judged by (null: none). */
+  readonly pairedJudgement?: PairedJudgement | null;
 }
+
+/** loop.yaml's champion rule other than dominance, with its setting. */
+export type ChampionRuleSetting =
+  { readonly rule: 'ladder'; readonly margin: LadderMargin } | { readonly rule: 'paired'; readonly alpha: number };
 
 /** The block a mode compares champions on. */
 export function compareKeyFor(mode: ChampionMode): CompareKey {
@@ -106,15 +114,39 @@ function ladderStep<R extends TestEvalRow>(
 }
 
 /**
- * Folds one eval row in; rows that do not compete (other role, failed, other generation, no block)
- * change nothing. `ladderMargin` set: loop.yaml's `champion_rule: ladder` decides champions.
+ * `champion_rule: paired`: the would-be champion (the row, or under band decisions the front's
+ * best) takes over only when the paired rule accepts it against the champion, item by item on
+ * their `item_errors` records where the two can be paired, else by dominance (paired-fold.ts).
  */
-export function applyTestEval<R extends TestEvalRow>(
+function pairedStep<R extends TestEvalRow & { readonly item_errors?: ItemErrors }>(
+  state: ChampionState<R>,
+  row: R,
+  front: readonly R[],
+  mode: ChampionMode,
+  alpha: number,
+): Pick<ChampionState<R>, 'champion' | 'pairedJudgement'> {
+  const key = compareKeyFor(mode);
+  const candidate = mode === 'band-decisions' ? frontChampion(front, key) : row;
+  if (candidate === state.champion) {
+    return { champion: state.champion, pairedJudgement: null };
+  }
+  const side = (of: R) => ({ counts: comparedBlock(of, key), errors: of.item_errors });
+  const judgement = pairedJudgement(side(candidate), state.champion === null ? null : side(state.champion), alpha);
+  return { champion: judgement.promote ? candidate : state.champion, pairedJudgement: judgement };
+}
+
+/**
+ * Folds one eval row in; rows that do not compete (other role, failed, other generation, no block)
+ * change nothing. `rule` set (a number: a ladder margin, the older call): loop.yaml's
+ * `champion_rule` other than dominance decides champions.
+ */
+export function applyTestEval<R extends TestEvalRow & { readonly item_errors?: ItemErrors }>(
   state: ChampionState<R>,
   row: R,
   mode: ChampionMode,
-  ladderMargin?: LadderMargin,
+  rule?: LadderMargin | ChampionRuleSetting,
 ): ChampionState<R> {
+  const setting: ChampionRuleSetting | undefined = typeof rule === 'number' ? { rule: 'ladder', margin: rule } : rule;
   const key = compareKeyFor(mode);
   if (row.role !== 'test' || row.status !== 'ok' || row.generation !== state.generation) {
     return state;
@@ -124,8 +156,12 @@ export function applyTestEval<R extends TestEvalRow>(
     return state;
   }
   const front = incrementalParetoFront(state.front, row, key);
-  if (ladderMargin !== undefined) {
-    const step = ladderStep(state, row, front, mode, ladderMargin);
+  if (setting?.rule === 'ladder') {
+    const step = ladderStep(state, row, front, mode, setting.margin);
+    return { generation: state.generation, front, testEvals: state.testEvals + 1, ...step };
+  }
+  if (setting?.rule === 'paired') {
+    const step = pairedStep(state, row, front, mode, setting.alpha);
     return { generation: state.generation, front, testEvals: state.testEvals + 1, ...step };
   }
   const champion =

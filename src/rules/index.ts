@@ -18,3 +18,5 @@ export * from './normal.js';
 export * from './paired-rule.js';
 export * from './reserve-power.js';
 export * from './discordant.js';
+export * from './item-errors.js';
+export * from './paired-fold.js';

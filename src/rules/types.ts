@@ -1,4 +1,6 @@
+import type { ItemErrors } from './item-errors.js';
 import type { LadderDecision } from './ladder-rule.js';
+import type { PairedJudgement } from './paired-fold.js';
 
 /** The two error counts every comparison is made on. */
 export interface Counts {
@@ -55,8 +57,10 @@ export interface EvalRow {
   readonly finished: string;
   readonly manifest?: string;
   readonly members?: readonly unknown[];
-  /** Under loop.yaml `champion_rule: ladder`: the decision this test eval was judged by. */
-  readonly champion_rule?: LadderDecision;
+  /** Under loop.yaml `champion_rule` other than dominance: the decision this test eval was judged by. */
+  readonly champion_rule?: LadderDecision | PairedJudgement;
+  /** Under loop.yaml `champion_rule: paired`, test evals only: which test items it got wrong. */
+  readonly item_errors?: ItemErrors;
 }
 
 export type Role = 'development' | 'validation' | 'test' | 'reserve';

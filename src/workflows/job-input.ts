@@ -13,4 +13,9 @@ export interface JobInput {
   readonly commands: StepCommands;
   readonly timeouts: LoopConfig['timeouts'];
   readonly retries: LoopConfig['retries'];
+  /**
+   * Set only under loop.yaml `champion_rule: paired`: test evals carry their per-item error record
+   * (`item_errors`) of this block. Absent otherwise, so a default loop's inputs are as they were.
+   */
+  readonly itemErrors?: 'result' | 'decided';
 }

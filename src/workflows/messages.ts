@@ -26,6 +26,9 @@ export const stopUpdate = defineUpdate<LoopView>('stop');
 export const stopNowUpdate = defineUpdate<LoopView>('stopNow');
 export const advanceUpdate = defineUpdate<LoopView, [reason: string]>('advance');
 
+/** The failure type of an update the generation's validator refuses (nothing changes). */
+export const UPDATE_REFUSED = 'UpdateRefused';
+
 /** A loop pausing because every run of its last rounds failed for one reason plans its next round now. */
 export const resumeSignal = defineSignal('resume');
 

@@ -181,6 +181,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
         run,
         checkpoints: names,
         role: 'test',
+        ...(input.itemErrors === undefined ? {} : { itemErrors: input.itemErrors }),
       });
     } catch (error) {
       if (isCancellation(error)) throw error;

@@ -9,6 +9,7 @@ import {
   type LoopState,
 } from '../../src/ledger/loop-state.js';
 import type { ChampionRow, LedgerRow } from '../../src/ledger/rows.js';
+import type { LadderDecision } from '../../src/rules/ladder-rule.js';
 import type { EvalRow } from '../../src/rules/types.js';
 
 const dominance: FoldSettings = { mode: 'default', saturationEvals: 3, maxReserveChecks: 3 };
@@ -90,7 +91,7 @@ describe('champion_rule: ladder in the fold', () => {
   it('takes a fractional margin of each class', () => {
     const { out } = foldAll([evalRow('a', 1, 31, 40)], { ...dominance, ladderMargin: 0.01 });
     const [first] = out.filter((row): row is EvalRow => row.type === 'eval');
-    expect(first?.champion_rule?.steps).toEqual({ f2p: 3, p2f: 7 });
+    expect((first?.champion_rule as LadderDecision | undefined)?.steps).toEqual({ f2p: 3, p2f: 7 });
   });
 
   it('leaves rows that do not compete unannotated', () => {
@@ -108,6 +109,8 @@ describe('champion_rule: ladder in the fold', () => {
         for (const row of out) {
           expect(row).not.toHaveProperty('champion_rule');
           expect(row).not.toHaveProperty('ladder');
+          expect(row).not.toHaveProperty('paired');
+          expect(row).not.toHaveProperty('item_errors');
         }
         expect(out.filter((row) => row.type === 'eval')).toEqual(rows);
       }),
@@ -123,7 +126,7 @@ describe('champion_rule: ladder in the fold', () => {
         const { out } = foldAll(rows, ladder);
         const evals = out.filter((row): row is EvalRow => row.type === 'eval');
         for (const row of evals) {
-          const decision = row.champion_rule;
+          const decision = row.champion_rule as LadderDecision | undefined;
           if (decision?.promote && decision.against !== decision.recorded) {
             expect(row.result!.fail_to_pass_count).toBeLessThanOrEqual(decision.against.fail_to_pass_count);
             expect(row.result!.pass_to_fail_count).toBeLessThanOrEqual(decision.against.pass_to_fail_count);
@@ -151,9 +154,22 @@ describe('loop.yaml champion_rule', () => {
     expect(foldSettingsOf(parseLoopConfig(`${base}champion_rule: ladder\n`, 'loop.yaml')).ladderMargin).toBe(0.01);
   });
 
-  it('refuses paired for now, and a margin that is neither items nor a fraction, saying what it takes', () => {
-    expect(() => parseLoopConfig(`${base}champion_rule: paired\n`, 'loop.yaml')).toThrow(
-      /'dominance' \(the default\) or 'ladder'/,
+  it('takes paired with an alpha, 0.05 when none is given', () => {
+    expect(foldSettingsOf(parseLoopConfig(`${base}champion_rule: paired\nalpha: 0.01\n`, 'loop.yaml'))).toEqual({
+      mode: 'default',
+      saturationEvals: 200,
+      maxReserveChecks: 3,
+      pairedAlpha: 0.01,
+    });
+    expect(foldSettingsOf(parseLoopConfig(`${base}champion_rule: paired\n`, 'loop.yaml')).pairedAlpha).toBe(0.05);
+  });
+
+  it('refuses an unknown rule, an alpha outside (0, 1), and a margin that is neither items nor a fraction, saying what it takes', () => {
+    expect(() => parseLoopConfig(`${base}champion_rule: best\n`, 'loop.yaml')).toThrow(
+      /'dominance' \(the default\), 'ladder' or 'paired'/,
+    );
+    expect(() => parseLoopConfig(`${base}champion_rule: paired\nalpha: 1\n`, 'loop.yaml')).toThrow(
+      /strictly between 0 and 1/,
     );
     expect(() => parseLoopConfig(`${base}champion_rule: ladder\nladder_margin: 1.5\n`, 'loop.yaml')).toThrow(
       /a whole number of items \(1 or more\) or a fraction/,

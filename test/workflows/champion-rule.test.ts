@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dominates, evalSummary, type Counts, type EvalRow } from '../../src/rules/index.js';
+import { carryFromLedger } from '../../src/client/carry-from-ledger.js';
+import { foldRows } from '../../src/ledger/from-ledger.js';
+import { foldSettingsOf, stateJson } from '../../src/ledger/loop-state.js';
+import { dominates, evalSummary, type Counts, type EvalRow, type PairedJudgement } from '../../src/rules/index.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
+import { copyCaughtUp } from '../helpers/bounded-loop.js';
 import { rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -46,7 +50,11 @@ describe('champion_rule on one lane', () => {
     expect(ladderChampions[0]?.ladder?.margin).toBe(10_000);
     // What the ledger records of the champion's counts is rounded to the step: 0 at this margin.
     expect(ladderChampions[0]?.ladder?.recorded).toEqual({ fail_to_pass_count: 0, pass_to_fail_count: 0 });
-    expect(dominance.rows.some((row) => 'ladder' in row || 'champion_rule' in row)).toBe(false);
+    expect(
+      dominance.rows.some(
+        (row) => 'ladder' in row || 'paired' in row || 'champion_rule' in row || 'item_errors' in row,
+      ),
+    ).toBe(false);
 
     const tests = rowsOf(ladder.rows, 'eval').filter(
       (row) => row.generation === 1 && row.role === 'test' && row.status === 'ok',
@@ -62,5 +70,54 @@ describe('champion_rule on one lane', () => {
     // The workflow decided what the exporter folds from history.
     expect(ladder.result.view.champion).toEqual(evalSummary(first));
     expect(stateOf(ladder.state)).toEqual(stateOf(ladder.result.view));
+  });
+
+  it('paired refuses a promotion dominance makes; rows carry the statistics, history and the copy fold to its state', async () => {
+    // An alpha this small needs 41 discordant items one way, more than the fixture's few dozen
+    // test items: every challenger whose counts dominate is refused as noise.
+    const loopId = 'paired';
+    const settings = { champion_rule: 'paired' as const, alpha: 1e-12 };
+    const paired = await runToRound2(loopId, settings);
+
+    const tests = rowsOf(paired.rows, 'eval').filter(
+      (row) => row.generation === 1 && row.role === 'test' && row.status === 'ok',
+    );
+    const judgementOf = (row: EvalRow) => row.champion_rule as PairedJudgement;
+    for (const row of tests) {
+      expect(judgementOf(row)).toMatchObject({ rule: 'paired', alpha: 1e-12 });
+      // Every ok test eval read its scores file: 1 bit per test item.
+      expect(row.item_errors?.fail_count).toBe(row.result?.fail_count);
+      expect(row.item_errors?.pass_count).toBe(row.result?.pass_count);
+    }
+    // All scored the same test items, so every eval after the first was paired item by item.
+    expect(new Set(tests.map((row) => row.item_errors?.items)).size).toBe(1);
+    expect(tests.slice(1).every((row) => judgementOf(row).paired === 'ok')).toBe(true);
+    // An eval whose counts dominate the champion's (dominance would have promoted it) was refused.
+    const refused = tests.filter((row) => judgementOf(row).dominates && !judgementOf(row).promote);
+    expect(refused.length).toBeGreaterThan(0);
+    const stats = judgementOf(refused[0] as EvalRow);
+    expect(stats.paired === 'ok' && stats.f2p.p_better > 1e-12 / 2).toBe(true);
+
+    // Every champion row says what promoted it.
+    for (const row of rowsOf(paired.rows, 'champion')) expect(row.paired?.promote).toBe(true);
+
+    // The workflow decided what the exporter folds from history and what the ledger copy folds to.
+    expect(stateOf(paired.state)).toEqual(stateOf(paired.result.view));
+    const config = harness.configFor(loopId, settings);
+    const copy = await copyCaughtUp(harness, loopId, config.state_dir);
+    const folded = foldRows(copy, foldSettingsOf(config));
+    expect(stateOf(stateJson(folded, config.state_dir, ''))).toEqual(stateOf(paired.result.view));
+    // A resume from the copy keeps the champion's per-item record, so it goes on pairing against it.
+    const championRow = tests.find(
+      (row) =>
+        row.run_id === paired.result.view.champion?.run_id &&
+        row.checkpoint_name === paired.result.view.champion?.checkpoint_name,
+    );
+    expect(championRow?.item_errors).toBeDefined();
+    // The carry a continue-as-new (or a start after this stop) takes keeps it too.
+    expect(paired.result.resume.state.champion?.item_errors).toEqual(championRow?.item_errors);
+    expect(carryFromLedger(copy, config, new Date().toISOString())?.state.champion?.item_errors).toEqual(
+      championRow?.item_errors,
+    );
   });
 });

@@ -209,6 +209,9 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
     commands: config.commands,
     timeouts: config.timeouts,
     retries: config.retries,
+    ...(gen.settings.pairedAlpha === undefined
+      ? {}
+      : { itemErrors: gen.settings.mode === 'band-decisions' ? ('decided' as const) : ('result' as const) }),
   };
   // Children are never started twice under one id: one already there (a reset replays the
   // generation's starts) is asked what became of it instead.

@@ -21,7 +21,7 @@ import {
 import { runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
 import { failureText } from '../lane-failure.js';
-import type { ReserveReport, RunReport, TeacherReport } from '../messages.js';
+import { UPDATE_REFUSED, type ReserveReport, type RunReport, type TeacherReport } from '../messages.js';
 import {
   advanceReasonOf,
   boundedReason,
@@ -246,9 +246,6 @@ export function onAdvance(gen: Generation, reason: unknown): void {
   );
   gen.dirty = true;
 }
-
-/** The failure type of an update the generation refuses (its validator's, so nothing changes). */
-export const UPDATE_REFUSED = 'UpdateRefused';
 
 function refuse(message: string): never {
   throw ApplicationFailure.create({ message, type: UPDATE_REFUSED, nonRetryable: true });
