@@ -3,7 +3,7 @@
 // pure (tested in test/workflows/details.test.ts); `keepDetailsCurrent` sets it from the state.
 // Current details are answered by a built-in query, never written to history: they change no
 // command, so histories recorded before them replay unchanged.
-import { condition, setCurrentDetails } from '@temporalio/workflow';
+import { condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
 import { compareKeyFor } from '../../rules/champion.js';
 import type { LoopState } from '../../ledger/loop-state.js';
 import type { ReserveCheckRow } from '../../ledger/rows.js';
@@ -223,14 +223,20 @@ export function keepDetailsCurrent(gen: Generation): void {
   let shown = detailsOf(gen);
   setCurrentDetails(shown);
   void (async () => {
-    for (;;) {
-      let next = shown;
-      await condition(() => {
-        next = detailsOf(gen);
-        return next !== shown;
-      });
-      shown = next;
-      setCurrentDetails(shown);
+    try {
+      for (;;) {
+        let next = shown;
+        await condition(() => {
+          next = detailsOf(gen);
+          return next !== shown;
+        });
+        shown = next;
+        setCurrentDetails(shown);
+      }
+    } catch (error) {
+      // A cancelled workflow cancels this wait too: the page stops there. Left unhandled, the
+      // rejection would fail every workflow task and keep the cancelled loop running.
+      if (!isCancellation(error)) throw error;
     }
   })();
 }
