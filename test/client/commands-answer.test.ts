@@ -11,7 +11,7 @@ describe('commands that answer: stop and advance as updates', () => {
   beforeAll(async () => {
     // Slow runs, so the loop still has work running while the commands arrive.
     harness = await createLoopHarness({
-      candidates: [{ name: 'a', overrides: { fixture_sleep_ms: 2000, fixture_epochs: 5 } }],
+      candidates: [{ name: 'a', overrides: { fixture_sleep_ms: 4000, fixture_epochs: 5 } }],
     });
   });
 
