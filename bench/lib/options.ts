@@ -93,8 +93,18 @@ const SPECS: Record<string, Spec> = {
   },
   fleetSizes: { flag: 'fleet-sizes', quick: '16', full: '16,32,64', help: 'fleet: lane counts, one generation each' },
   fleetProcesses: { flag: 'fleet-processes', quick: '8', full: '8', help: 'fleet: lane worker processes' },
-  fleetRounds: { flag: 'fleet-rounds', quick: '2', full: '4', help: 'fleet: rounds per size (one job per lane a round)' },
-  fleetJobMs: { flag: 'fleet-job-ms', quick: '5000-15000', full: '5000-15000', help: 'fleet: training sleep MIN-MAX (ms)' },
+  fleetRounds: {
+    flag: 'fleet-rounds',
+    quick: '2',
+    full: '4',
+    help: 'fleet: rounds per size (one job per lane a round)',
+  },
+  fleetJobMs: {
+    flag: 'fleet-job-ms',
+    quick: '5000-15000',
+    full: '5000-15000',
+    help: 'fleet: training sleep MIN-MAX (ms)',
+  },
   fleetSteps: {
     flag: 'fleet-steps',
     quick: '2000-4000,500-1500',
