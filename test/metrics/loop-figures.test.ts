@@ -23,6 +23,7 @@ import {
 } from '../../src/metrics/loop-figures.js';
 import type { EvalRow } from '../../src/rules/types.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
+import { evalRowOf } from '../helpers/eval-rows.js';
 
 // The figures the loop's metrics take, from states the real folds produce (recordRow over rows).
 
@@ -30,38 +31,7 @@ const SETTINGS = { saturation_evals: 2, max_reserve_checks: 3, band_decisions: f
 const FOLD = foldSettingsOf(SETTINGS);
 
 function evalRow(runId: string, epoch: number, f2p: number, p2f: number, role: EvalRow['role'] = 'test'): EvalRow {
-  return {
-    type: 'eval',
-    generation: 1,
-    role,
-    run_id: runId,
-    candidate: runId,
-    round: 1,
-    checkpoint: `runs/${runId}/checkpoint-${epoch}.pt`,
-    checkpoint_name: `checkpoint-${epoch}.pt`,
-    checkpoint_sha256: null,
-    epoch,
-    config_path: `configs/${runId}.yaml`,
-    status: 'ok',
-    validation: null,
-    result: {
-      fail_to_pass_count: f2p,
-      fail_count: 60,
-      fail_to_pass_rate: f2p / 60,
-      pass_to_fail_count: p2f,
-      pass_correct_count: 240 - p2f,
-      pass_count: 240,
-      pass_to_fail_rate: p2f / 240,
-      macro_f1: 0.9,
-      s_f1: 0.9,
-    },
-    gate_auc: null,
-    gate_curve: null,
-    reject_band: null,
-    decided: null,
-    eval_json: `evals/${runId}/checkpoint-${epoch}.${role}.json`,
-    finished: `2026-01-05T08:00:${String(epoch).padStart(2, '0')}.000Z`,
-  };
+  return evalRowOf(runId, epoch, f2p, p2f, { role });
 }
 
 const runRow = (runId: string, status: RunRow['status']): RunRow => ({

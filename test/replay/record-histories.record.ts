@@ -4,7 +4,7 @@ import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'vitest';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import { advanceSignal, stopNowSignal, stopSignal } from '../../src/workflows/messages.js';
+import { advanceSignal, advanceUpdate, stopNowSignal, stopSignal, stopUpdate } from '../../src/workflows/messages.js';
 import { createLoopHarness, type HarnessOptions, type LoopHarness } from '../helpers/loop-harness.js';
 import { HISTORIES_DIR, recordScenario } from './histories.js';
 
@@ -78,6 +78,23 @@ describe('recording histories', () => {
       async (harness) => {
         await harness.waitFor('forced-can', (view) => view.round >= 4, 120_000);
         await harness.client.workflow.getHandle(loopWorkflowId('forced-can')).signal(stopSignal);
+      },
+    );
+
+    // A non-default champion rule (its patch marker, item records on eval rows) and the commands
+    // as updates, which leave accepted-update events instead of signals.
+    await scenario(
+      'paired',
+      {
+        candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }],
+        loop: { saturation_evals: 1000, champion_rule: 'paired', alpha: 0.05 },
+      },
+      async (harness) => {
+        const handle = harness.client.workflow.getHandle(loopWorkflowId('paired'));
+        await harness.waitFor('paired', (view) => view.round >= 3, 120_000);
+        await handle.executeUpdate(advanceUpdate, { args: ['advanced by update'] });
+        await harness.waitFor('paired', (view) => view.generation >= 2 && view.round >= 1, 120_000);
+        await handle.executeUpdate(stopUpdate);
       },
     );
   });

@@ -5,13 +5,15 @@ import type { GenerationInput } from '../../src/workflows/generation.js';
 import { generation, packaging, reserveCheck, teacherBuild, trainingRun } from '../../src/workflows/index.js';
 import {
   advanceSignal,
+  advanceUpdate,
   reserveReportedSignal,
   runReportedSignal,
   stopNowSignal,
   stopSignal,
+  stopUpdate,
   teacherReportedSignal,
 } from '../../src/workflows/messages.js';
-import { CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED } from '../../src/workflows/patches.js';
+import { CHAMPION_RULE, CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED } from '../../src/workflows/patches.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { loadHistories, type RecordedHistory } from './histories.js';
 
@@ -54,6 +56,12 @@ describe('recorded histories', () => {
         ),
       ),
     );
+    const updates = new Set(
+      generationEvents
+        .map((event) => event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name)
+        .filter(Boolean),
+    );
+    expect([...updates].sort()).toEqual(expect.arrayContaining([advanceUpdate.name, stopUpdate.name]));
     const continued = generationEvents.filter((event) => event.workflowExecutionContinuedAsNewEventAttributes);
     expect(continued.length).toBeGreaterThan(2);
     const openings = histories
@@ -91,7 +99,7 @@ describe('recorded histories', () => {
           event.markerRecordedEventAttributes?.markerName === 'core_patch' &&
           patchId(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]) === id,
       );
-    for (const id of [CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED]) {
+    for (const id of [CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED, CHAMPION_RULE]) {
       expect(
         generations.some((recorded) => marks(recorded, id)),
         `a generation history with the ${id} marker`,

@@ -11,44 +11,14 @@ import {
 import type { ChampionRow, LedgerRow } from '../../src/ledger/rows.js';
 import type { LadderDecision } from '../../src/rules/ladder-rule.js';
 import type { EvalRow } from '../../src/rules/types.js';
+import { evalRowOf } from '../helpers/eval-rows.js';
 
 const dominance: FoldSettings = { mode: 'default', saturationEvals: 3, maxReserveChecks: 3 };
 const ladder: FoldSettings = { ...dominance, ladderMargin: 3 };
 const opened: LoopState = { ...initialLoopState(), generation: 1 };
 
 function evalRow(runId: string, epoch: number, f2p: number, p2f: number, role: EvalRow['role'] = 'test'): EvalRow {
-  return {
-    type: 'eval',
-    generation: 1,
-    role,
-    run_id: runId,
-    candidate: runId,
-    round: 1,
-    checkpoint: `runs/${runId}/checkpoint-${epoch}.pt`,
-    checkpoint_name: `checkpoint-${epoch}.pt`,
-    checkpoint_sha256: null,
-    epoch,
-    config_path: `configs/${runId}.yaml`,
-    status: 'ok',
-    validation: null,
-    result: {
-      fail_to_pass_count: f2p,
-      fail_count: 300,
-      fail_to_pass_rate: f2p / 300,
-      pass_to_fail_count: p2f,
-      pass_correct_count: 700 - p2f,
-      pass_count: 700,
-      pass_to_fail_rate: p2f / 700,
-      macro_f1: 0.9,
-      s_f1: 0.9,
-    },
-    gate_auc: null,
-    gate_curve: null,
-    reject_band: null,
-    decided: null,
-    eval_json: `evals/${runId}/checkpoint-${epoch}.${role}.json`,
-    finished: `2026-01-05T08:00:${String(epoch).padStart(2, '0')}Z`,
-  };
+  return evalRowOf(runId, epoch, f2p, p2f, { role, failCount: 300, passCount: 700 });
 }
 
 function foldAll(rows: readonly EvalRow[], settings: FoldSettings): { state: LoopState; out: LedgerRow[] } {

@@ -12,6 +12,7 @@ import { newRunJob, reserveJob } from '../../src/workflows/generation/jobs.js';
 import { detailsInputOf, renderDetails } from '../../src/workflows/generation/details.js';
 import { laneQueue } from '../../src/workflows/queues.js';
 import { openGeneration, take, type Generation } from '../../src/workflows/generation/state.js';
+import { evalRowOf } from '../helpers/eval-rows.js';
 
 // The generation's live page (current details in the Web UI), drawn from a real generation state
 // (openGeneration over a loaded loop.yaml) moved by the same folds the workflow runs.
@@ -64,38 +65,7 @@ function testEval(
   role: EvalRow['role'] = 'test',
   decided: Decided | null = null,
 ): EvalRow {
-  return {
-    type: 'eval',
-    generation: 1,
-    role,
-    run_id: runId,
-    candidate: 'base',
-    round: 1,
-    checkpoint: `runs/${runId}/checkpoint-${epoch}.pt`,
-    checkpoint_name: `checkpoint-${epoch}.pt`,
-    checkpoint_sha256: null,
-    epoch,
-    config_path: `configs/${runId}.yaml`,
-    status: 'ok',
-    validation: null,
-    result: {
-      fail_to_pass_count: f2p,
-      fail_count: 60,
-      fail_to_pass_rate: f2p / 60,
-      pass_to_fail_count: p2f,
-      pass_correct_count: 240 - p2f,
-      pass_count: 240,
-      pass_to_fail_rate: p2f / 240,
-      macro_f1: 0.9,
-      s_f1: 0.9,
-    },
-    gate_auc: null,
-    gate_curve: null,
-    reject_band: null,
-    decided,
-    eval_json: `evals/${runId}/checkpoint-${epoch}.${role}.json`,
-    finished: `2026-03-01T10:00:${String(epoch).padStart(2, '0')}Z`,
-  };
+  return evalRowOf(runId, epoch, f2p, p2f, { role, decided, candidate: 'base', minute: '2026-03-01T10:00' });
 }
 
 /** Fold test evals into the generation as a run report would. */
