@@ -20,6 +20,7 @@ export default defineConfig({
       'test/client/report/**/*.test.ts',
       'test/client/carry-from-ledger.test.ts',
       'test/client/handling-order.test.ts',
+      'test/client/registry-words.test.ts',
       'test/client/seed-state-dir.test.ts',
       'test/bench/bench-math.test.ts',
       'test/bench/growth*.test.ts',

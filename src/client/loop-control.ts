@@ -9,9 +9,17 @@ import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common'
 import proto from '@temporalio/proto';
 import type { LoopConfig } from '../config/loop-config.js';
 import { generation, type GenerationInput } from '../workflows/generation.js';
-import { loopWorkflowId } from '../workflows/ids.js';
+import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
 import type { LoopView } from '../workflows/loop-view.js';
-import { advanceUpdate, stateQuery, stopNowUpdate, stopUpdate, UPDATE_REFUSED } from '../workflows/messages.js';
+import type { PackagingView } from '../workflows/packaging-view.js';
+import {
+  advanceUpdate,
+  packagingQuery,
+  stateQuery,
+  stopNowUpdate,
+  stopUpdate,
+  UPDATE_REFUSED,
+} from '../workflows/messages.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
 import { NoSuchLoopError } from './history.js';
@@ -178,6 +186,20 @@ export async function loopState(client: Client, loopId: string): Promise<LoopSta
   }
   if (status !== 'RUNNING') return { kind: 'not-running', ended: `was ${statusInWords(status)}` };
   return { kind: 'running', ...(await lookAt(client, loopId, handle)) };
+}
+
+/**
+ * The packaging workflow's view of a loop (its running package and MLflow registrations), or null
+ * when it is not running or does not answer within a few seconds: `status` does without it.
+ */
+export async function packagingView(client: Client, loopId: string): Promise<PackagingView | null> {
+  try {
+    return await client.withDeadline(Date.now() + 5_000, () =>
+      client.workflow.getHandle(packagingWorkflowId(loopId)).query(packagingQuery),
+    );
+  } catch {
+    return null;
+  }
 }
 
 /** What the workflow's validator says of an advance without a reason (generation/reports.ts). */

@@ -10,13 +10,14 @@ import { exportLedger, lastLoopState, ledgerSources } from './ledger-export.js';
 import { checkOutDir, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
-import { advanceLoop, loopState, startLoop, stopLoop } from './loop-control.js';
+import { advanceLoop, loopState, packagingView, startLoop, stopLoop } from './loop-control.js';
 import { checkFolderOwners, claimFolders } from './folder-owner.js';
 import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } from './pollers.js';
 import { changedFields, movedFolders } from './config-change.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import { renderStatus, renderStoppedState } from './render-status.js';
 import { notifyProblems } from '../notify/problems.js';
+import { registryLine } from './registry-words.js';
 import { watchLoop } from './watch.js';
 import { loopReport } from './report-command.js';
 import { runWorker, type WorkerCommandOptions } from './worker-command.js';
@@ -183,6 +184,8 @@ connectionOptions(
       const noPoller = status.noPoller.map(describeNoPoller);
       // notify.json is the orchestrator's: readable here when this CLI shares its file system.
       const notify = status.view.state_dir ? await notifyProblems(status.view.state_dir) : [];
+      const registry = (await packagingView(client, loopId))?.registry;
+      const registered = registryLine(registry);
       console.log(
         options.json
           ? JSON.stringify(
@@ -190,11 +193,12 @@ connectionOptions(
                 ...status.view,
                 ...(noPoller.length > 0 ? { no_poller: noPoller } : {}),
                 ...(notify.length > 0 ? { notify_problems: notify } : {}),
+                ...(registry ? { registry } : {}),
               },
               null,
               2,
             )
-          : [renderStatus(status.view), ...noPoller, ...notify].join('\n'),
+          : [renderStatus(status.view), ...noPoller, ...notify, ...(registered ? [registered] : [])].join('\n'),
       );
       return;
     }

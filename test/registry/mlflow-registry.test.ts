@@ -12,6 +12,7 @@ import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js'
 import { packagingQuery, stopSignal } from '../../src/workflows/messages.js';
 import type { PackagingView } from '../../src/workflows/packaging-view.js';
 import { rowsOf } from '../helpers/loop-checks.js';
+import { championLoopAt } from '../client/champion-loop-cli.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import {
@@ -191,6 +192,11 @@ describe('packaged champions registered in MLflow (loop.yaml mlflow)', () => {
         30_000,
       );
       expect(firstOnAlias?.version).toBe(first[0]?.version);
+      // `status` of the running loop names a registered version (the newest by then, maybe a later one).
+      const status = await championLoopAt(harness.server, ['status', 'up']);
+      expect(status.stdout).toMatch(
+        /^model registry: gate version \d+ is 'champion': champ-g\d{3}-r\d{4}-\S+ \S+ \(generation \d+\)/m,
+      );
       await until(
         'a second registered version',
         () => modelVersions(uri, 'gate'),
