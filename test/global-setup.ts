@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
 
@@ -7,8 +8,35 @@ declare module 'vitest' {
   }
 }
 
-/** Provision the Temporal CLI once for every test file (each file starts its own servers). */
+// The Python modules some tests need: PyYAML (the config comparisons), numpy (the Python example
+// stack), MLflow (the registry tests). Installed here once, in one pip command, before any test
+// file runs: test files run in parallel, and two pip installs into one site-packages at once can
+// break each other. Each test's own helper still checks (and says what to do) when this could not.
+const PYTHON_MODULES = [
+  { module: 'yaml', pip: 'pyyaml' },
+  { module: 'numpy', pip: 'numpy' },
+  { module: 'mlflow', pip: 'mlflow' },
+] as const;
+
+function provisionPythonModules(): void {
+  if (spawnSync('python3', ['--version'], { encoding: 'utf8' }).status !== 0) return;
+  const missing = PYTHON_MODULES.filter(
+    ({ module }) => spawnSync('python3', ['-c', `import ${module}`], { encoding: 'utf8' }).status !== 0,
+  ).map(({ pip }) => pip);
+  if (missing.length === 0) return;
+  const started = Date.now();
+  console.error(`[provision] python3 -m pip install ${missing.join(' ')}`);
+  const pip = spawnSync('python3', ['-m', 'pip', 'install', '--quiet', ...missing], {
+    encoding: 'utf8',
+    timeout: 15 * 60_000,
+  });
+  if (pip.status !== 0) console.error(`[provision] pip failed (the tests that need it will say so):\n${pip.stderr}`);
+  else console.error(`[provision] installed in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+/** Provision the Temporal CLI and the Python modules once for every test file (each file starts its own servers). */
 export default async function setup(project: TestProject): Promise<void> {
+  provisionPythonModules();
   const cli = await ensureTemporalCli((line) => console.error(`[provision] ${line}`));
   project.provide('temporalCli', cli.path);
 }
