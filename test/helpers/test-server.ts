@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { loadDevServerConfig } from '../../src/devserver/dev-config.js';
-import { freePort, startDevServer, type DevServer } from '../../src/devserver/dev-server.js';
+import { DevServerStartError, freePort, startDevServer, type DevServer } from '../../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 
 /** A dev server of our own for one test file: temporal-dev.yaml on free ports and a temp database. */
@@ -15,8 +15,23 @@ export interface TestServer extends DevServer {
   dispose(): Promise<void>;
 }
 
-/** Start a dev server exactly as `npm run dev-server` would, but private to this test. */
+/**
+ * Start a dev server exactly as `npm run dev-server` would, but private to this test. Test files
+ * run in parallel and each picks free ports: another may take one between the pick and the bind,
+ * so a server that exits during start-up is started again on other ports (three tries).
+ */
 export async function startTestServer(options: { dynamicConfig?: Record<string, unknown> } = {}): Promise<TestServer> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await startOnFreePorts(options);
+    } catch (error) {
+      if (!(error instanceof DevServerStartError) || attempt >= 3) throw error;
+      console.warn(`dev server start ${attempt} failed (${error.message}); trying other ports`);
+    }
+  }
+}
+
+async function startOnFreePorts(options: { dynamicConfig?: Record<string, unknown> }): Promise<TestServer> {
   const base = await loadDevServerConfig(path.join(PROJECT_ROOT, 'temporal-dev.yaml'));
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-test-'));
   const config = {
@@ -43,5 +58,10 @@ export async function startTestServer(options: { dynamicConfig?: Record<string, 
       },
     };
   };
-  return launch();
+  try {
+    return await launch();
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
