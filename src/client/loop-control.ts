@@ -1,4 +1,5 @@
 import {
+  ServiceError,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -236,6 +237,12 @@ async function updateLoop(
         `could not ${what} loop '${loopId}': ${cause?.message ?? 'the server gave no reason'}; try again`,
       );
     }
+    // The service refused the call itself: seen when the update meets the generation as it
+    // continues as new. Once more, on the run that is current by then.
+    if (error instanceof ServiceError && !retried) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return updateLoop(client, loopId, what, send, deadlineMs, refusal, true);
+    }
     // No workflow validated it (no such loop, not running, nobody answering): a call that is wrong
     // in itself says so first.
     const wrong = refusal?.();
@@ -251,6 +258,8 @@ async function updateLoop(
       throw new Error(
         `loop '${loopId}' did not answer the ${what} within ${deadlineMs / 1000}s (is 'champion-loop worker orchestrator' running?)`,
       );
+    if (error instanceof ServiceError)
+      throw new Error(`could not ${what} loop '${loopId}': ${error.cause?.message ?? error.message}; try again`);
     throw error;
   }
 }
