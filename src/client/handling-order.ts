@@ -23,8 +23,8 @@ export type Handling =
 const RANK: Readonly<Record<Handling, number>> = { message: 0, 'accepted-message': 0, result: 1, command: 2 };
 
 /**
- * The indexes of `events` in the order the workflow handled them, given how each reaches the
- * code. A workflow task handles the events before its start that no earlier completed task
+ * The indexes of the events the workflow has handled, in the order it handled them, given how
+ * each reaches the code. A workflow task handles the events before its start that no earlier completed task
  * handled; a command or an accepted update belongs to the last task completed before it.
  */
 export function handlingOrder(events: readonly HistoryEvent[], handling: (index: number) => Handling): number[] {
@@ -49,6 +49,11 @@ export function handlingOrder(events: readonly HistoryEvent[], handling: (index:
       how === 'command' || how === 'accepted-message' ? (handledBy[index] ?? 0) - 1 : (handledBy[index] ?? 0);
     return { index, task: byTask, rank: RANK[how] };
   });
-  keyed.sort((a, b) => a.task - b.task || a.rank - b.rank || a.index - b.index);
-  return keyed.map((entry) => entry.index);
+  // Events no completed task has handled yet are left out: the workflow has not seen them, and
+  // where they go among the next task's events is known only once that task has run (a signal
+  // arriving later still goes before them). So a fold of a growing history never changes rows
+  // it gave before.
+  const handled = keyed.filter((entry) => entry.task < task);
+  handled.sort((a, b) => a.task - b.task || a.rank - b.rank || a.index - b.index);
+  return handled.map((entry) => entry.index);
 }
