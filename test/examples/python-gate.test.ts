@@ -13,7 +13,7 @@ import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
-import { processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { ledgerUntil, processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import { pythonStackUnavailable } from '../helpers/python-stack.js';
 
@@ -29,25 +29,6 @@ async function sha256(path: string): Promise<string> {
 
 async function readJson<T>(path: string): Promise<T> {
   return JSON.parse(await readFile(path, 'utf8')) as T;
-}
-
-/** Poll the loop's ledger until `done` holds; a timeout names the row types it had. */
-async function ledgerUntil(
-  harness: LoopHarness,
-  loopId: string,
-  done: (rows: LedgerRow[]) => boolean,
-  timeoutMs: number,
-): Promise<LedgerRow[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await harness.ledger(loopId);
-    if (done(rows)) return rows;
-    if (Date.now() > deadline) {
-      const kinds = rows.map((row) => ('candidate' in row ? `${row.type}:${row.candidate}` : row.type));
-      throw new Error(`loop ${loopId} did not get there in time; its rows: ${kinds.join(' ')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
 }
 
 describe.skipIf(unavailable !== null)('the python-gate stack under a real loop', () => {

@@ -26,7 +26,7 @@ import { decodeBits, type ItemErrors } from '../../src/rules/item-errors.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { copyCaughtUp, expectCopyMatches } from '../helpers/bounded-loop.js';
-import { expectEachRunAndEvalOnce, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { expectEachRunAndEvalOnce, ledgerUntil, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 const LOOP_YAML = fileURLToPath(new URL('../../examples/spam-gate/loop.yaml', import.meta.url));
@@ -57,25 +57,6 @@ interface Wrong {
 /** A test eval judged item by item against the champion. */
 type PairedOk = Extract<PairedJudgement, { paired: 'ok' }>;
 type Judged = EvalRow & { readonly champion_rule: PairedOk };
-
-/** Poll the loop's ledger until `done` holds; a timeout names the row types it had. */
-async function ledgerUntil(
-  harness: LoopHarness,
-  loopId: string,
-  done: (rows: LedgerRow[]) => boolean,
-  timeoutMs: number,
-): Promise<LedgerRow[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await harness.ledger(loopId);
-    if (done(rows)) return rows;
-    if (Date.now() > deadline) {
-      const kinds = rows.map((row) => ('candidate' in row ? `${row.type}:${row.candidate}` : row.type));
-      throw new Error(`loop ${loopId} did not get there in time; its rows: ${kinds.join(' ')}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-}
 
 const pairedOk = (row: LedgerRow): row is Judged =>
   row.type === 'eval' && (row.champion_rule as PairedJudgement | undefined)?.paired === 'ok';

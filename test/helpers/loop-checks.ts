@@ -134,3 +134,22 @@ export async function waitForView(
   }
   throw new Error(`timed out waiting for loop ${loopId}; last state: ${describeView(last)}`);
 }
+
+/** Poll a loop's ledger until `done` holds; a timeout names the row types it had. */
+export async function ledgerUntil(
+  driver: { ledger(loopId: string): Promise<{ readonly rows: LedgerRow[] }> },
+  loopId: string,
+  done: (rows: LedgerRow[]) => boolean,
+  timeoutMs: number,
+): Promise<LedgerRow[]> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await driver.ledger(loopId);
+    if (done(rows)) return rows;
+    if (Date.now() > deadline) {
+      const kinds = rows.map((row) => ('candidate' in row ? `${row.type}:${row.candidate}` : row.type));
+      throw new Error(`loop ${loopId} did not get there in time; its rows: ${kinds.join(' ')}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
