@@ -12,7 +12,10 @@ import { CHILD_OUTCOME, type ChildOutcome } from '../activities/child-outcome.js
 import { REGISTER_CHAMPION } from '../registry/index.js';
 import { loopWorkflowId, packagingWorkflowId, trainingRunWorkflowId } from '../workflows/ids.js';
 import { BOUNDED_SIGNALS, GIVEN_UP_RUN_ROWS } from '../workflows/patches.js';
-import type { TrainingRunInput } from '../workflows/training-run.js';
+import type { JobInput } from '../workflows/job-input.js';
+import { reserveCheck } from '../workflows/reserve-check.js';
+import { teacherBuild } from '../workflows/teacher-build.js';
+import { trainingRun, type TrainingRunInput } from '../workflows/training-run.js';
 import { handlingOrder, type Handling } from './handling-order.js';
 import {
   advanceSignal,
@@ -47,6 +50,7 @@ const EventType = {
   signaled: E.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED,
   updateAccepted: E.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED,
   childInitiated: E.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED,
+  childCompleted: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_COMPLETED,
   childFailed: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_FAILED,
   childCanceled: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_CANCELED,
   childTimedOut: E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_TIMED_OUT,
@@ -120,8 +124,59 @@ function notFound(error: unknown): boolean {
   );
 }
 
-function generationEvent(event: HistoryEvent, activityTypes: ReadonlyMap<string, string>): GenerationEvent | null {
+/** What the history says of one run's children, by the id of the event that initiated each. */
+interface RunLookups {
+  /** Activity type by the id of the event that scheduled it. */
+  readonly activityTypes: ReadonlyMap<string, string>;
+  /** The report kind of each child started to report by its completion (patch reports-by-completion). */
+  readonly reportsByCompletion: ReadonlyMap<string, ReportedKind>;
+}
+
+type ReportedKind = 'run-reported' | 'teacher-reported' | 'reserve-reported';
+const REPORTED_KIND: Readonly<Record<string, ReportedKind>> = {
+  [trainingRun.name]: 'run-reported',
+  [teacherBuild.name]: 'teacher-reported',
+  [reserveCheck.name]: 'reserve-reported',
+};
+
+function runLookups(events: readonly HistoryEvent[]): RunLookups {
+  const activityTypes = new Map<string, string>();
+  const reportsByCompletion = new Map<string, ReportedKind>();
+  for (const event of events) {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    if (name) activityTypes.set(String(event.eventId), name);
+    const child = event.startChildWorkflowExecutionInitiatedEventAttributes;
+    const kind = REPORTED_KIND[child?.workflowType?.name ?? ''];
+    if (child && kind && (decode(child.input?.payloads) as JobInput | undefined)?.reportBy === 'completion')
+      reportsByCompletion.set(String(event.eventId), kind);
+  }
+  return { activityTypes, reportsByCompletion };
+}
+
+/** A child's result, when it is its report: the workflow folds it as it folds a report signal. */
+function completionReport(event: HistoryEvent, kind: ReportedKind | undefined): GenerationEvent | null {
+  const report = decode(event.childWorkflowExecutionCompletedEventAttributes?.result?.payloads);
+  switch (kind) {
+    case 'run-reported':
+      return isRunReport(report) ? { kind, report } : null;
+    case 'teacher-reported':
+      return isTeacherReport(report) ? { kind, report } : null;
+    case 'reserve-reported':
+      return isReserveReport(report) ? { kind, report } : null;
+    default:
+      return null;
+  }
+}
+
+function generationEvent(
+  event: HistoryEvent,
+  { activityTypes, reportsByCompletion }: RunLookups,
+): GenerationEvent | null {
   switch (event.eventType) {
+    case EventType.childCompleted: {
+      const initiated = String(event.childWorkflowExecutionCompletedEventAttributes?.initiatedEventId ?? '');
+      return completionReport(event, reportsByCompletion.get(initiated));
+    }
     case EventType.activityCompleted: {
       const attributes = event.activityTaskCompletedEventAttributes;
       if (activityTypes.get(String(attributes?.scheduledEventId)) !== CHILD_OUTCOME) return null;
@@ -188,15 +243,11 @@ export async function generationHistories(client: Client, loopId: string): Promi
 export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunHistory {
   const started = events[0]?.workflowExecutionStartedEventAttributes;
   const firstTask = events.find((event) => event.eventType === EventType.taskStarted);
-  const activityTypes = new Map<string, string>();
+  const lookups = runLookups(events);
   const givenUpRowsFrom = patchedFrom(events, GIVEN_UP_RUN_ROWS);
   const boundedFrom = patchedFrom(events, BOUNDED_SIGNALS);
-  for (const event of events) {
-    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
-    if (name) activityTypes.set(String(event.eventId), name);
-  }
   const folded = events.map((event, index): GenerationEvent | null => {
-    const folded = generationEvent(event, activityTypes);
+    const folded = generationEvent(event, lookups);
     // A lost child is folded as the workflow's clock read it, by code with or without given-up rows.
     if (folded?.kind === 'advance' && index > boundedFrom) return { ...folded, reason: boundedReason(folded.reason) };
     if (folded?.kind === 'run-reported' && index > boundedFrom) {

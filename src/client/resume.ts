@@ -87,13 +87,15 @@ async function settleInFlight(client: Client, carry: GenerationCarry): Promise<G
 
 /**
  * Hand the resumed run the reports of carried children that completed before it started (their
- * own signal found no run). A report delivered twice counts once: the loop and the ledger count a
+ * own signal found no run). Children that report by completion are left to the run, which adopts
+ * them and reads the outcome of those already closed. A report delivered twice counts once: the loop and the ledger count a
  * child's report only while its job is in flight.
  */
 export async function redeliverReports(client: Client, loopId: string, carry: GenerationCarry): Promise<number> {
   const loop = client.workflow.getHandle(loopWorkflowId(loopId));
   let delivered = 0;
   for (const flight of carry.inFlight) {
+    if (flight.byCompletion) continue;
     const child = client.workflow.getHandle(flight.childId);
     if ((await child.describe().catch(() => null))?.status.name !== 'COMPLETED') continue;
     const report: unknown = await child.result();

@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import { generationRow } from '../ledger/loop-state.js';
 import { generationActivities } from './generation/activities.js';
+import { adoptCarriedChildren } from './generation/adoption.js';
 import { freshGenerationPlans, type GenerationInput, type GenerationResult } from './generation/carry.js';
 import { keepDetailsCurrent } from './generation/details.js';
 import { dispatchJobs } from './generation/dispatch.js';
@@ -93,6 +94,8 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   setHandler(carryQuery, () => toCarry(gen));
   // The Web UI's live page of the loop (current details), redrawn whenever the state changes.
   keepDetailsCurrent(gen);
+  // Children report by completion to the run that started them: those carried in are adopted.
+  adoptCarriedChildren(gen, activities);
 
   if (gen.opening) log.info('generation start', { generation: gen.opening.generation, reason: gen.opening.reason });
   upsertSearchAttributes([

@@ -18,4 +18,10 @@ export interface JobInput {
    * (`item_errors`) of this block. Absent otherwise, so a default loop's inputs are as they were.
    */
   readonly itemErrors?: 'result' | 'decided';
+  /**
+   * `completion`: the child's result is its report, to the generation run that started it; it
+   * signals its report only once a later run adopts it (`adopt`). Absent (children started
+   * before patch `reports-by-completion`): it always reports by signal.
+   */
+  readonly reportBy?: 'completion';
 }

@@ -70,6 +70,13 @@ export interface TeacherReport {
 }
 export const teacherReportedSignal = defineSignal<[TeacherReport]>('teacherReported');
 
+/**
+ * A job's child that reports by its completion (JobInput `reportBy`) is told by a generation run
+ * that did not start it (one after a continue-as-new, a resumption, or a reset that found it
+ * running) to report by signal too: its completion reaches only the run that started it.
+ */
+export const adoptSignal = defineSignal('adopt');
+
 /** The live state of a loop (docs/behaviour.md, state and ledger) plus what runs where. */
 export const stateQuery = defineQuery<LoopView>('state');
 

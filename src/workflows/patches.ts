@@ -26,3 +26,9 @@ export const MODEL_REGISTRY = 'model-registry';
 
 /** loop.yaml `champion_rule` other than the default `dominance` decides champions (README, "Choosing a champion rule"). */
 export const CHAMPION_RULE = 'champion-rule';
+
+/**
+ * Children report by their completion to the generation run that started them; a run adopts the
+ * children it carries (or finds started already) and those report by signal (README, "Changing workflow code").
+ */
+export const REPORTS_BY_COMPLETION = 'reports-by-completion';

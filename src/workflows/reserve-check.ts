@@ -1,4 +1,4 @@
-import { getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
@@ -6,6 +6,7 @@ import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, CONTRACT_ERROR, reserveReportedSignal, type ReserveReport } from './messages.js';
 import type { JobInput } from './job-input.js';
+import { reportBack } from './report-back.js';
 
 export interface ReserveCheckInput extends JobInput {
   /** The champion as it was when the check was due, and the test eval count that made it due. */
@@ -16,6 +17,7 @@ export interface ReserveCheckInput extends JobInput {
 /** Score the champion once on the reserve role and report it; the generation judges the verdict. */
 export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveReport> {
   const { champion, paths, timeouts } = input;
+  const deliver = reportBack(input);
   const { evaluateReserve } = withSummaries(
     proxyActivities<LoopActivities>({
       taskQueue: input.lane,
@@ -51,10 +53,6 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     testEvals: input.testEvals,
     reserve,
   };
-  try {
-    await getExternalWorkflowHandle(input.parentId).signal(reserveReportedSignal, report);
-  } catch (error) {
-    log.warn('could not report to the generation', { parentId: input.parentId, error: failureText(error) });
-  }
+  await deliver(reserveReportedSignal, report);
   return report;
 }

@@ -1,4 +1,4 @@
-import { getExternalWorkflowHandle, isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { TeacherMember } from '../activities/types.js';
 import type { TeacherRow } from '../ledger/rows.js';
 import type { LoopActivities } from './activity-types.js';
@@ -6,6 +6,7 @@ import { withSummaries } from './activity-summary.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, teacherReportedSignal, type TeacherReport } from './messages.js';
 import type { JobInput } from './job-input.js';
+import { reportBack } from './report-back.js';
 
 export interface TeacherBuildInput extends JobInput {
   readonly generation: number;
@@ -17,6 +18,7 @@ export interface TeacherBuildInput extends JobInput {
 
 /** Build a generation's in-sample teacher on a lane and report the teacher row to the generation. */
 export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherReport> {
+  const deliver = reportBack(input);
   const { buildTeacher } = withSummaries(
     proxyActivities<LoopActivities>({
       taskQueue: input.lane,
@@ -65,10 +67,6 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
     }
   }
   const report: TeacherReport = { childId: workflowInfo().workflowId, jobId: input.jobId, row };
-  try {
-    await getExternalWorkflowHandle(input.parentId).signal(teacherReportedSignal, report);
-  } catch (error) {
-    log.warn('could not report to the generation', { parentId: input.parentId, error: failureText(error) });
-  }
+  await deliver(teacherReportedSignal, report);
   return report;
 }

@@ -1,7 +1,6 @@
 import {
   ActivityFailure,
   ApplicationFailure,
-  getExternalWorkflowHandle,
   isCancellation,
   log,
   patched,
@@ -20,6 +19,7 @@ import { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, runReportedSignal, typ
 import { ORCHESTRATOR_QUEUE } from './queues.js';
 import type { JobInput } from './job-input.js';
 import { PREPARE_RUN_LOCALLY } from './patches.js';
+import { reportBack } from './report-back.js';
 
 /** One training run of one candidate in one round, as the generation planned it. */
 export interface RunPlan {
@@ -66,10 +66,11 @@ function runRow(
 
 /**
  * Train one run on its lane, then score all its checkpoints on the test role in one evaluator
- * process on the same lane, and report the rows to the generation.
+ * process on the same lane, and report the rows to the generation (report-back.ts says how).
  */
 export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   const { plan, paths, commands, timeouts, retries } = input;
+  const deliver = reportBack(input);
   // The loop owns the run directory, whichever of its children (a retry elsewhere, a resumed loop) trains it.
   const owner = input.parentId;
   // Every call carries a one-line summary for the Web UI's history (activity-summary.ts).
@@ -208,7 +209,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     laneUnavailable: unavailable,
     unscored,
   };
-  await reportTo(input.parentId, report);
+  await deliver(runReportedSignal, report);
   return report;
 }
 
@@ -220,13 +221,4 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
 function badConfig(error: unknown): boolean {
   const failure = error instanceof ActivityFailure ? error.cause : error;
   return failure instanceof ApplicationFailure && failure.type === CONFIG_ERROR;
-}
-
-async function reportTo(parentId: string, report: RunReport): Promise<void> {
-  try {
-    await getExternalWorkflowHandle(parentId).signal(runReportedSignal, report);
-  } catch (error) {
-    // The loop was stopped or terminated meanwhile: the result stays in this workflow's own history.
-    log.warn('could not report to the generation', { parentId, error: failureText(error) });
-  }
 }

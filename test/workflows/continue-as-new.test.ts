@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { generationHistories } from '../../src/client/history.js';
+import { generationHistories, runChain, type HistoryEvent } from '../../src/client/history.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import { stopNowSignal } from '../../src/workflows/messages.js';
+import { adoptSignal, runReportedSignal, stopNowSignal } from '../../src/workflows/messages.js';
 import { evalKey, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness } from '../helpers/loop-harness.js';
 
@@ -37,12 +37,22 @@ async function runLoop(dynamicConfig?: Record<string, unknown>) {
     const result = await harness.result('same');
     const { rows, state } = await harness.ledger('same');
     const chain = await generationHistories(harness.client, 'same');
+    const histories = await runChain(harness.client, loopWorkflowId('same'));
     const jsonl = rows.map((row) => JSON.stringify(row)).join('\n');
     const folded = stateFromLedger(jsonl, 'ledger.jsonl', foldSettingsOf(harness.config), harness.config.state_dir);
-    return { result, rows, state, folded, chain };
+    return { result, rows, state, folded, chain, histories };
   } finally {
     await harness.dispose();
   }
+}
+
+/** The names of the signals a generation run received, and of those it sent, over a loop's runs. */
+function signalsOf(histories: readonly (readonly HistoryEvent[])[]) {
+  const events = histories.flat();
+  return {
+    received: events.flatMap((event) => event.workflowExecutionSignaledEventAttributes?.signalName ?? []),
+    sent: events.flatMap((event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName ?? []),
+  };
 }
 
 /** What must not differ between two loops: each run and eval once, with the same outcome (times and paths aside). */
@@ -106,5 +116,14 @@ describe('a loop forced to continue-as-new while runs are in flight', () => {
     expect(forced.chain.length).toBeGreaterThanOrEqual(3);
     // Some runs began with children of an earlier run still in flight: continue-as-new did not drain.
     expect(forced.chain.filter((run) => (run.input.carry?.inFlight.length ?? 0) > 0).length).toBeGreaterThanOrEqual(1);
+
+    // Children report by their completion to the run that started them: a loop that never
+    // continued as new gets no report signal at all. A run that carried children in adopts each
+    // of them, and only adopted children report by signal.
+    expect(signalsOf(plain.histories).received.filter((name) => name === runReportedSignal.name)).toEqual([]);
+    const carried = forced.chain.reduce((sum, run) => sum + (run.input.carry?.inFlight.length ?? 0), 0);
+    const { received, sent } = signalsOf(forced.histories);
+    expect(sent.filter((name) => name === adoptSignal.name)).toHaveLength(carried);
+    expect(received.filter((name) => name === runReportedSignal.name).length).toBeLessThanOrEqual(carried);
   }, 300_000);
 });

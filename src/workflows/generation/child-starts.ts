@@ -8,15 +8,15 @@ import { trainingSeed } from '../../rules/seeds.js';
 import { reserveCheckWorkflowId, teacherBuildWorkflowId, trainingRunWorkflowId } from '../ids.js';
 import type { JobInput } from '../job-input.js';
 import { ORCHESTRATOR_QUEUE } from '../queues.js';
-import { CLOSED_CHILD_REPORTS } from '../patches.js';
+import { CLOSED_CHILD_REPORTS, REPORTS_BY_COMPLETION } from '../patches.js';
 import { reserveCheck } from '../reserve-check.js';
 import { CANDIDATE, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../search-attributes.js';
 import { teacherBuild } from '../teacher-build.js';
 import { trainingRun } from '../training-run.js';
 import type { GenerationActivities } from './activities.js';
 import type { Job, ReserveJob, RunJob, TeacherJob } from './jobs.js';
-import { onChildLost, onReserveReport, onRunReport, onTeacherReport } from './reports.js';
-import { failureText } from '../lane-failure.js';
+import { onChildLost, onReportOf } from './reports.js';
+import { adoptChild, settleFromOutcome } from './adoption.js';
 import { compareKeyFor } from '../../rules/champion.js';
 import { reserveChildDetails, runChildDetails, teacherChildDetails } from './child-details.js';
 import { inWorkdir, now, type Generation } from './state.js';
@@ -170,36 +170,32 @@ function startJob<K extends keyof JobByKind>(
 }
 
 /**
- * A child already started under this id: still running, it will report; completed (a reset
- * replayed the generation past it), its result is its report; otherwise its job runs again.
+ * A child already started under this id (a reset replayed the generation's starts): by code with
+ * patch reports-by-completion it is adopted, before it its outcome is read; either way the start
+ * is settled once that is done.
  */
 async function settleStartedChild(
   gen: Generation,
   job: Job,
   childId: string,
-  { cpu }: GenerationActivities,
+  activities: GenerationActivities,
+  byCompletion: boolean,
 ): Promise<void> {
   try {
-    const outcome = await cpu.childOutcome({ workflowId: childId, kind: job.kind });
-    if (outcome.status === 'closed') onChildLost(gen, childId, outcome.why);
-    else if (outcome.status === 'completed') {
-      if (outcome.kind === 'run') onRunReport(gen, 'childOutcome', outcome.report);
-      else if (outcome.kind === 'teacher') onTeacherReport(gen, 'childOutcome', outcome.report);
-      else onReserveReport(gen, 'childOutcome', outcome.report);
-    }
-  } catch (error) {
-    log.warn('could not learn what became of a child started before; waiting for its report', {
-      childId,
-      error: failureText(error),
-    });
+    if (byCompletion) await adoptChild(gen, job, childId, activities);
+    else await settleFromOutcome(gen, job, childId, activities);
   } finally {
     gen.startsPending -= 1;
   }
 }
 
-/** Start a job's child on a lane; a child that ends without reporting frees its slot and runs again. */
+/**
+ * Start a job's child on a lane. Its result is its report (patch reports-by-completion; before it,
+ * a signal was); a child that ends without reporting frees its slot and runs again.
+ */
 export function launch(gen: Generation, job: Job, lane: string, activities: GenerationActivities): void {
   const { config } = gen;
+  const byCompletion = patched(REPORTS_BY_COMPLETION);
   const base: JobInput = {
     loopId: gen.loopId,
     parentId: gen.selfId,
@@ -209,6 +205,7 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
     commands: config.commands,
     timeouts: config.timeouts,
     retries: config.retries,
+    ...(byCompletion ? { reportBy: 'completion' as const } : {}),
     ...(gen.settings.pairedAlpha === undefined
       ? {}
       : { itemErrors: gen.settings.mode === 'band-decisions' ? ('decided' as const) : ('result' as const) }),
@@ -222,17 +219,19 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
     ...(settleExisting ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
   };
   const { childId, handle } = startJob(gen, job.kind, job, base, common);
-  gen.inFlight.push({ job, lane, childId, since: now() });
+  gen.inFlight.push({ job, lane, childId, since: now(), ...(byCompletion ? { byCompletion } : {}) });
   gen.startsPending += 1;
   log.info('job start', { jobId: job.jobId, kind: job.kind, lane, childId });
   handle.then(
     (started) => {
       gen.startsPending -= 1;
-      void started.result().catch((error: unknown) => onChildLost(gen, childId, error));
+      const lost = (error: unknown) => onChildLost(gen, childId, error);
+      if (byCompletion) void started.result().then((report) => onReportOf(gen, job.kind, 'completion', report), lost);
+      else void started.result().catch(lost);
     },
     (error: unknown) => {
       if (error instanceof WorkflowExecutionAlreadyStartedError && settleExisting)
-        return void settleStartedChild(gen, job, childId, activities);
+        return void settleStartedChild(gen, job, childId, activities, byCompletion);
       gen.startsPending -= 1;
       // Already running under this id (started by an earlier run of this workflow): it will report.
       if (error instanceof WorkflowExecutionAlreadyStartedError) return;

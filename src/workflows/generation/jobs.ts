@@ -53,6 +53,8 @@ export interface InFlight {
   readonly lane: string;
   readonly childId: string;
   readonly since: string;
+  /** Started with `reportBy: 'completion'` (patch reports-by-completion): a later run adopts it. */
+  readonly byCompletion?: boolean;
 }
 
 /** A candidate's run of a round: trained with the round's seed, then its checkpoints scored. */

@@ -284,6 +284,13 @@ export function onStopNow(gen: Generation): void {
   gen.dirty = true;
 }
 
+/** A child's report (by its completion, or read from its outcome) to the handler of its job's kind. */
+export function onReportOf(gen: Generation, kind: InFlight['job']['kind'], via: string, report: unknown): void {
+  if (kind === 'run') onRunReport(gen, via, report as RunReport);
+  else if (kind === 'teacher') onTeacherReport(gen, via, report as TeacherReport);
+  else onReserveReport(gen, via, report as ReserveReport);
+}
+
 /** A child ended without a report (terminated by hand, say): its slot frees and the job runs again. */
 export function onChildLost(gen: Generation, childId: string, error: unknown): void {
   const flight = takeFlight(gen, childId);
