@@ -11,8 +11,8 @@ export const DISPATCH_STAGES = [
     'evaluator exit -> evaluateRun completed',
     'the lane worker sees the exit, reads the reports, completes the activity',
   ],
-  ['-> report signal sent', "the run's workflow task after its last activity"],
-  ['-> signal in generation history', 'signal delivery'],
+  ['-> report sent', "the run's workflow task after its last activity: it completes (an adopted run signals)"],
+  ['-> report in generation history', "the child's completion (or signal) recorded in the generation"],
   ['-> next child initiated', "the generation's workflow task: fold the report, pick the next job and lane"],
   ['-> next child started', 'the service starts the child workflow'],
   [

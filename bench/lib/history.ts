@@ -32,7 +32,10 @@ export interface ActivityTimes {
 export interface ChildTimeline {
   readonly started: number;
   readonly activities: ReadonlyMap<string, ActivityTimes>;
-  /** The report signal to the generation (SignalExternalWorkflowExecutionInitiated). */
+  /**
+   * When the report left: the child's completion (its result is its report), or for a child that
+   * reports by signal (adopted, or started before children reported by completion) the signal.
+   */
   readonly reportSent: number | null;
 }
 
@@ -65,6 +68,7 @@ export function childTimeline(events: readonly HistoryEvent[]): ChildTimeline {
         break;
       }
       case E.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
+      case E.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED:
         reportSent ??= eventMs(event);
         break;
       default:
@@ -74,7 +78,7 @@ export function childTimeline(events: readonly HistoryEvent[]): ChildTimeline {
   return { started, activities, reportSent };
 }
 
-/** The generation's side of each child: when its report arrived and when it was started. */
+/** The generation's side of each child: when its report arrived (its completion or its signal) and when it was started. */
 export interface GenerationTimeline {
   readonly reported: ReadonlyMap<string, number>;
   readonly initiated: ReadonlyMap<string, number>;
@@ -106,6 +110,8 @@ export function generationTimeline(runs: readonly (readonly HistoryEvent[])[]): 
         const report: { childId?: string } = payload ? defaultPayloadConverter.fromPayload(payload) : {};
         if (report.childId && !reported.has(report.childId)) reported.set(report.childId, eventMs(event));
       }
+      const completed = event.childWorkflowExecutionCompletedEventAttributes?.workflowExecution?.workflowId;
+      if (completed && !reported.has(completed)) reported.set(completed, eventMs(event));
     }
   }
   return { reported, initiated, initiatingTaskStarted };

@@ -18,7 +18,13 @@ import { adoptCarriedChildren } from './generation/adoption.js';
 import { freshGenerationPlans, type GenerationInput, type GenerationResult } from './generation/carry.js';
 import { keepDetailsCurrent } from './generation/details.js';
 import { dispatchJobs } from './generation/dispatch.js';
-import { sendChampionsToPackaging, settleBeforeHandOver, stopAtOnce, waitForWork } from './generation/hand-over.js';
+import {
+  handOverDue,
+  sendChampionsToPackaging,
+  settleBeforeHandOver,
+  stopAtOnce,
+  waitForWork,
+} from './generation/hand-over.js';
 import {
   onAdvance,
   onReserveReport,
@@ -132,7 +138,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       await condition(allHandlersFinished);
       return stopped(gen);
     }
-    if (workflowInfo().continueAsNewSuggested) {
+    if (handOverDue(gen)) {
       await settleBeforeHandOver(gen, activities);
       // An immediate stop that came in meanwhile is not carried over: the next turn handles it.
       await condition(allHandlersFinished);

@@ -32,3 +32,6 @@ export const CHAMPION_RULE = 'champion-rule';
  * children it carries (or finds started already) and those report by signal (README, "Changing workflow code").
  */
 export const REPORTS_BY_COMPLETION = 'reports-by-completion';
+
+/** A generation run continues as new at MAX_RUN_EVENTS history events (generation/hand-over.ts), not only when Temporal suggests it. */
+export const RUN_EVENTS_CAP = 'run-events-cap';

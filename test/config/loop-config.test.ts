@@ -138,6 +138,14 @@ describe('parseLoopConfig', () => {
     ]);
   });
 
+  it('takes max_run_events of 50 or more, absent by default so a default config stays as it was', () => {
+    expect(parseLoopConfig(MINIMAL, 'loop.yaml')).not.toHaveProperty('max_run_events');
+    expect(parseLoopConfig(`${MINIMAL}max_run_events: 2500\n`, 'loop.yaml').max_run_events).toBe(2500);
+    expect(problemWith(`${MINIMAL}max_run_events: 10\n`).message).toBe(
+      'loop.yaml:5:1: max_run_events: an integer >= 50 (got 10)',
+    );
+  });
+
   it('refuses lanes that are missing, empty or out of range', () => {
     expect(problemWith('data_root: d\ncandidates: c.yaml\n').message).toBe(
       'loop.yaml: lanes: a non-empty list of lanes (one per GPU), e.g. [{host: gpu-a, device: 0}] (got nothing: the field is missing)',

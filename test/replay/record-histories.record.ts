@@ -72,8 +72,8 @@ describe('recording histories', () => {
       'forced-can',
       {
         candidates: [{ name: 'a' }, { name: 'b', overrides: { fixture_quality: 0.7 } }],
-        loop: { saturation_evals: 1000 },
-        dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 25 },
+        // Continue-as-new every 60 events (the cap of loop.yaml max_run_events), runs in flight.
+        loop: { saturation_evals: 1000, max_run_events: 60 },
       },
       async (harness) => {
         await harness.waitFor('forced-can', (view) => view.round >= 4, 120_000);

@@ -5,6 +5,7 @@ import type { GenerationInput } from '../../src/workflows/generation.js';
 import { generation, packaging, reserveCheck, teacherBuild, trainingRun } from '../../src/workflows/index.js';
 import {
   advanceSignal,
+  adoptSignal,
   advanceUpdate,
   reserveReportedSignal,
   runReportedSignal,
@@ -13,7 +14,13 @@ import {
   stopUpdate,
   teacherReportedSignal,
 } from '../../src/workflows/messages.js';
-import { CHAMPION_RULE, CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED } from '../../src/workflows/patches.js';
+import {
+  CHAMPION_RULE,
+  CLOSED_CHILD_REPORTS,
+  REPORTS_BY_COMPLETION,
+  RUN_EVENTS_CAP,
+  STOP_NOW_UNPACKAGED,
+} from '../../src/workflows/patches.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { loadHistories, type RecordedHistory } from './histories.js';
 
@@ -64,6 +71,14 @@ describe('recorded histories', () => {
     expect([...updates].sort()).toEqual(expect.arrayContaining([advanceUpdate.name, stopUpdate.name]));
     const continued = generationEvents.filter((event) => event.workflowExecutionContinuedAsNewEventAttributes);
     expect(continued.length).toBeGreaterThan(2);
+    // Children that report by completion, and a run that adopted children carried in.
+    expect(generationEvents.some((event) => event.childWorkflowExecutionCompletedEventAttributes?.result)).toBe(true);
+    expect(
+      generationEvents.some(
+        (event) => event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === adoptSignal.name,
+      ),
+      'a generation run that adopted children it carried in',
+    ).toBe(true);
     const openings = histories
       .filter((recorded) => recorded.workflowType === generation.name)
       .map((recorded) => {
@@ -99,7 +114,13 @@ describe('recorded histories', () => {
           event.markerRecordedEventAttributes?.markerName === 'core_patch' &&
           patchId(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]) === id,
       );
-    for (const id of [CLOSED_CHILD_REPORTS, STOP_NOW_UNPACKAGED, CHAMPION_RULE]) {
+    for (const id of [
+      CLOSED_CHILD_REPORTS,
+      STOP_NOW_UNPACKAGED,
+      CHAMPION_RULE,
+      REPORTS_BY_COMPLETION,
+      RUN_EVENTS_CAP,
+    ]) {
       expect(
         generations.some((recorded) => marks(recorded, id)),
         `a generation history with the ${id} marker`,

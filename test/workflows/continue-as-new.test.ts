@@ -14,14 +14,13 @@ const ROUNDS = 4;
 const HANG = ['a', 'b'].map((name) => `hang:champ-g001-r${String(ROUNDS + 1).padStart(4, '0')}-${name}`).join(',');
 
 /** Run the same loop on a server of its own until round ROUNDS is in, then stop it at once. */
-async function runLoop(dynamicConfig?: Record<string, unknown>) {
+async function runLoop(settings?: Record<string, unknown>) {
   const harness = await createLoopHarness({
     candidates: [
       { name: 'a', overrides: { fixture_quality: 0.3 } },
       { name: 'b', overrides: { fixture_quality: 0.7 } },
     ],
-    loop: { saturation_evals: 1000 },
-    ...(dynamicConfig ? { dynamicConfig } : {}),
+    loop: { saturation_evals: 1000, ...settings },
   });
   try {
     await harness.start('same');
@@ -76,7 +75,9 @@ describe('a loop forced to continue-as-new while runs are in flight', () => {
   it('records the same runs and evals, each exactly once, as the same loop left alone, and folds to the state it reports', async () => {
     process.env.FIXTURE_FAIL_TRAIN = HANG;
     const plain = await runLoop();
-    const forced = await runLoop({ 'limit.historyCount.suggestContinueAsNew': 25 });
+    // Continue-as-new every 60 events, at the cap of loop.yaml max_run_events (the server's own
+    // suggestion is forced in test/reliability/continue-as-new-faults.test.ts).
+    const forced = await runLoop({ max_run_events: 60 });
 
     for (const loop of [plain, forced]) {
       const jobs = jobsOf(loop.rows);
@@ -114,6 +115,8 @@ describe('a loop forced to continue-as-new while runs are in flight', () => {
 
     expect(plain.chain).toHaveLength(1);
     expect(forced.chain.length).toBeGreaterThanOrEqual(3);
+    // Each run but the last handed over at the cap: it ends within a workflow task or two of 60 events.
+    for (const run of forced.histories.slice(0, -1)) expect(run.length).toBeLessThan(60 + 40);
     // Some runs began with children of an earlier run still in flight: continue-as-new did not drain.
     expect(forced.chain.filter((run) => (run.input.carry?.inFlight.length ?? 0) > 0).length).toBeGreaterThanOrEqual(1);
 

@@ -8,12 +8,13 @@ import {
   patched,
   upsertMemo,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { PackageChampion } from '../../activities/types.js';
 import { packagingWorkflowId } from '../ids.js';
 import { failureText } from '../lane-failure.js';
 import { stopNowSignal } from '../messages.js';
-import { STOP_NOW_UNPACKAGED } from '../patches.js';
+import { RUN_EVENTS_CAP, STOP_NOW_UNPACKAGED } from '../patches.js';
 import { CHAMPION } from '../search-attributes.js';
 import type { GenerationActivities } from './activities.js';
 import { cancelAllInFlight } from './reports.js';
@@ -43,6 +44,21 @@ export async function sendChampionsToPackaging(gen: Generation, { cpu }: Generat
     upsertSearchAttributes([{ key: CHAMPION, value: `${champion.run_id}/${champion.checkpoint_name}` }]);
     upsertMemo({ champion: gen.state.champion ? gen.state.champion.result : null });
   }
+}
+
+/**
+ * A generation run hands over to a new run (continue-as-new) at about this many history events
+ * (loop.yaml `max_run_events`), before Temporal would suggest it (thousands of events, or
+ * megabytes): a worker that takes over a run replays all of it, and a run of 1,000 events
+ * replays in well under a second.
+ */
+export const MAX_RUN_EVENTS = 1_000;
+
+/** Time for this run to continue as new: Temporal suggests it, or the run reached its cap of events (patch run-events-cap). */
+export function handOverDue(gen: Generation): boolean {
+  const info = workflowInfo();
+  const cap = gen.config.max_run_events ?? MAX_RUN_EVENTS;
+  return info.continueAsNewSuggested || (info.historyLength >= cap && patched(RUN_EVENTS_CAP));
 }
 
 /** Wait until every child this run launched exists, so that ending the run (or cancelling them) cannot lose one. */
