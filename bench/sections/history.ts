@@ -259,7 +259,7 @@ export async function runHistory(
         `generation events per training run (bench stack, ${done} runs)`,
         perRun,
         '',
-        { op: '<=', value: 10 },
+        { op: '<=', value: 8 },
         `${options.historyCandidates} candidates/round, ${ensembles} round ensembles included; per type in results`,
       ),
       figure(

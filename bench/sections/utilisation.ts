@@ -302,7 +302,7 @@ export async function runUtilisation(ctx: BenchContext, placement: Placement): P
         'idle lane time per job',
         idlePerJob,
         'ms',
-        null,
+        placement === null ? { op: '<=', value: 100 } : null,
         `mean job ${(meanWork / 1000).toFixed(2)} s of work; 3% overhead needs jobs >= ${(idlePerJob / 0.03 / 1000).toFixed(1)} s`,
       ),
     );
@@ -313,7 +313,7 @@ export async function runUtilisation(ctx: BenchContext, placement: Placement): P
           'generation events per training run (fixture stack)',
           generationEvents / (traced.length - ensembles),
           '',
-          { op: '<=', value: 10 },
+          { op: '<=', value: 8 },
           `${generationEvents} events over ${traced.length - ensembles} runs (round ensembles included), ${chain.length} run(s) of the chain, ${options.candidates} candidates/round`,
         ),
         figure(
