@@ -15,6 +15,7 @@ export const DISPATCH_STAGES = [
   ['-> report in generation history', "the child's completion (or signal) recorded in the generation"],
   ['-> next child initiated', "the generation's workflow task: fold the report, pick the next job and lane"],
   ['-> next child started', 'the service starts the child workflow'],
+  ['-> its first workflow task started', "schedule-to-start of the new child's first workflow task"],
   [
     '-> trainRun scheduled',
     "the new child's first workflow task, which writes the job config (prepareRun, a local activity)",
@@ -80,6 +81,7 @@ export function dispatchBreakdown(
       generation.reported.get(childIdOf(previous)),
       generation.initiated.get(childIdOf(next)),
       b?.started,
+      b?.firstTaskStarted,
       b?.activities.get('trainRun')?.scheduled,
       b?.activities.get('trainRun')?.started,
       headersOf(next)?.train,

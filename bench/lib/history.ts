@@ -31,6 +31,8 @@ export interface ActivityTimes {
 /** A training-run child's history as times. */
 export interface ChildTimeline {
   readonly started: number;
+  /** When its first workflow task was picked up by a worker (WorkflowTaskStarted). */
+  readonly firstTaskStarted: number | null;
   readonly activities: ReadonlyMap<string, ActivityTimes>;
   /**
    * When the report left: the child's completion (its result is its report), or for a child that
@@ -43,11 +45,15 @@ export function childTimeline(events: readonly HistoryEvent[]): ChildTimeline {
   const scheduledType = new Map<number, string>();
   const activities = new Map<string, { scheduled: number; started: number | null; completed: number | null }>();
   let started = Number.NaN;
+  let firstTaskStarted: number | null = null;
   let reportSent: number | null = null;
   for (const event of events) {
     switch (event.eventType) {
       case E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
         started = eventMs(event);
+        break;
+      case E.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+        firstTaskStarted ??= eventMs(event);
         break;
       case E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED: {
         const name = event.activityTaskScheduledEventAttributes?.activityType?.name ?? '?';
@@ -75,7 +81,7 @@ export function childTimeline(events: readonly HistoryEvent[]): ChildTimeline {
         break;
     }
   }
-  return { started, activities, reportSent };
+  return { started, firstTaskStarted, activities, reportSent };
 }
 
 /** The generation's side of each child: when its report arrived (its completion or its signal) and when it was started. */
