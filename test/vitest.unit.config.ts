@@ -14,6 +14,7 @@ export default defineConfig({
       'test/ledger-copy/copy-index.test.ts',
       'test/lint/**/*.test.ts',
       'test/workflows/lanes.test.ts',
+      'test/workflows/hand-over.test.ts',
       'test/workflows/round-progress.test.ts',
       'test/workflows/teacher-plan.test.ts',
       'test/workflows/details*.test.ts',

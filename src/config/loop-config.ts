@@ -159,7 +159,7 @@ export const loopConfigSchema = z
           error: 'a whole number of items (1 or more) or a fraction of the class strictly between 0 and 1, e.g. 0.01',
         })
         .optional(),
-      // Optional, absent = 1,000 (generation/hand-over.ts MAX_RUN_EVENTS); no default written in,
+      // Optional, absent = max(500, 32 x parallel) (generation/hand-over.ts); no default written in,
       // so a default config (and every history it starts) stays as it was.
       max_run_events: intAtLeast(50).optional(),
       score_cache_dir: nonEmptyString('a directory path, or null for no score cache').nullable().default(null),

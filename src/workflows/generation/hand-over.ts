@@ -11,6 +11,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { PackageChampion } from '../../activities/types.js';
+import type { LoopConfig } from '../../config/loop-config.js';
 import { packagingWorkflowId } from '../ids.js';
 import { failureText } from '../lane-failure.js';
 import { stopNowSignal } from '../messages.js';
@@ -47,17 +48,21 @@ export async function sendChampionsToPackaging(gen: Generation, { cpu }: Generat
 }
 
 /**
- * A generation run hands over to a new run (continue-as-new) at about this many history events
- * (loop.yaml `max_run_events`), before Temporal would suggest it (thousands of events, or
- * megabytes): a worker that takes over a run replays all of it, and a run of 1,000 events
- * replays in well under a second.
+ * The history events at which a generation run hands over to a new run (continue-as-new), before
+ * Temporal would suggest it (thousands of events, or megabytes): a worker that takes a loop over
+ * replays its whole current run, and 500 events replay in about half a second on a 2-core box
+ * (bench, section 4). A hand-over costs a few events per job in flight (the new run adopts
+ * them), so the cap grows with `parallel`: 32 events per job slot, at least 500. loop.yaml
+ * `max_run_events` sets it.
  */
-export const MAX_RUN_EVENTS = 1_000;
+export function maxRunEvents(config: Pick<LoopConfig, 'max_run_events' | 'parallel'>): number {
+  return config.max_run_events ?? Math.max(500, 32 * config.parallel);
+}
 
 /** Time for this run to continue as new: Temporal suggests it, or the run reached its cap of events (patch run-events-cap). */
 export function handOverDue(gen: Generation): boolean {
   const info = workflowInfo();
-  const cap = gen.config.max_run_events ?? MAX_RUN_EVENTS;
+  const cap = maxRunEvents(gen.config);
   return info.continueAsNewSuggested || (info.historyLength >= cap && patched(RUN_EVENTS_CAP));
 }
 
