@@ -36,3 +36,22 @@ export function summarize(samples: readonly number[]): Summary {
     mean: n === 0 ? Number.NaN : samples.reduce((sum, value) => sum + value, 0) / n,
   };
 }
+
+/** One call's time (ms) and value. */
+export async function timed<T>(call: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const start = performance.now();
+  const value = await call();
+  return { ms: performance.now() - start, value };
+}
+
+/** The median time of `times` calls, and the last call's value. */
+export async function medianTime<T>(times: number, call: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const spans: number[] = [];
+  let value: T | undefined;
+  for (let i = 0; i < times; i += 1) {
+    const one = await timed(call);
+    spans.push(one.ms);
+    value = one.value;
+  }
+  return { ms: percentile(spans, 50), value: value as T };
+}

@@ -79,15 +79,35 @@ export interface FleetRun {
 const loads = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(' ');
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
 
-export async function runFleet(
-  ctx: BenchContext,
-): Promise<{ figures: Figure[]; details: Record<string, unknown>; notes: string[] }> {
+/** Temporal's own default for how often a history shard's transfer queue is read (reads a second). */
+const TEMPORAL_TRANSFER_READS = 20;
+const TRANSFER_READS_KEY = 'history.transferProcessorMaxPollRPS';
+
+/** A dev server with the fleet's lane processes and an orchestrator on it, and how to measure one generation there. */
+interface Fleet {
+  measure(
+    name: string,
+    size: number,
+    jobMs: readonly [number, number],
+    rounds: number,
+    budgetS: number,
+  ): Promise<FleetRun>;
+  historyWarnings(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+async function openFleet(ctx: BenchContext, name: string, dynamicConfig: Record<string, unknown> = {}): Promise<Fleet> {
   const { options, log } = ctx;
   const processes = options.fleetProcesses;
   const largest = Math.max(...options.fleetSizes);
-  const server = await startBenchServer(ctx.cli, 'fleet');
+  const server = await startBenchServer(ctx.cli, name, dynamicConfig);
   let workers: RunningWorkers | undefined;
   let connection: Connection | undefined;
+  const close = async () => {
+    await workers?.stop();
+    await connection?.close();
+    await server.dispose(options.keep);
+  };
   try {
     const traceFile = (device: number) => path.join(server.dir, `trace-lane-${device}.jsonl`);
     const devices = Array.from({ length: processes }, (_, device) => device);
@@ -228,157 +248,205 @@ export async function runFleet(
       );
       return result;
     };
+    return { measure, historyWarnings: () => server.historyWarnings(), close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
 
-    const sizes: FleetRun[] = [];
+export async function runFleet(
+  ctx: BenchContext,
+): Promise<{ figures: Figure[]; details: Record<string, unknown>; notes: string[] }> {
+  const { options, log } = ctx;
+  const largest = Math.max(...options.fleetSizes);
+  const sizes: FleetRun[] = [];
+  const steps: FleetRun[] = [];
+  const fleet = await openFleet(ctx, 'fleet');
+  let warnings: string[];
+  try {
     for (const size of options.fleetSizes)
-      sizes.push(await measure(`fleet-${size}`, size, options.fleetJobMs, options.fleetRounds, 600));
-    const steps: FleetRun[] = [];
+      sizes.push(await fleet.measure(`fleet-${size}`, size, options.fleetJobMs, options.fleetRounds, 600));
     for (const [min, max] of options.fleetSteps) {
       // About 20 s of offered work a step, at most ~800 jobs, at least four rounds.
       const mean = (min + max) / 2 + 50;
       const rounds = Math.max(4, Math.min(Math.ceil(20_000 / mean), Math.ceil(800 / largest)));
-      const step = await measure(`fleet-${largest}-${min}-${max}`, largest, [min, max], rounds, 240);
+      const step = await fleet.measure(`fleet-${largest}-${min}-${max}`, largest, [min, max], rounds, 240);
       steps.push(step);
       if (step.dispatch.p99 > P99_LIMIT_MS) break;
     }
-    const ceiling = dispatchCeiling(
-      [...sizes, ...steps].map((run) => ({ ratePerS: run.ratePerS, p99Ms: run.dispatch.p99 })),
-      P99_LIMIT_MS,
+    warnings = await fleet.historyWarnings();
+  } finally {
+    await fleet.close();
+  }
+  // Side by side: the largest size again, on a server that reads its transfer queue at Temporal's
+  // default rate instead of temporal-dev.yaml's (what the setting buys, measured in this run).
+  const slowReads = await openFleet(ctx, 'fleet-default-reads', { [TRANSFER_READS_KEY]: TEMPORAL_TRANSFER_READS });
+  let atDefault: FleetRun;
+  try {
+    atDefault = await slowReads.measure(
+      `fleet-${largest}-default-reads`,
+      largest,
+      options.fleetJobMs,
+      options.fleetRounds,
+      600,
     );
+  } finally {
+    await slowReads.close();
+  }
+  const ceiling = dispatchCeiling(
+    [...sizes, ...steps].map((run) => ({ ratePerS: run.ratePerS, p99Ms: run.dispatch.p99 })),
+    P99_LIMIT_MS,
+  );
 
-    const figures: Figure[] = [];
-    const machine = (run: FleetRun) =>
-      `load ${loads(run.loadBefore)} -> ${loads(run.loadAfter)}, calibration ${run.calibrationMs.toFixed(0)} ms, box CPU ${run.boxBusy === null ? 'n/a' : `${(100 * run.boxBusy).toFixed(0)}%`} busy`;
-    for (const run of sizes) {
-      const big = run.lanes >= 64;
-      const label = `${run.lanes} lanes`;
-      const wft = run.workflowTasks;
-      figures.push(
-        figure(
-          'fleet',
-          `${label}: dispatch p50 (${run.dispatch.n} dispatches, ${run.jobMs[0] / 1000}-${run.jobMs[1] / 1000} s jobs)`,
-          run.dispatch.p50,
-          'ms',
-          null,
-          `${machine(run)}${run.complete ? '' : '; budget ran out'}`,
-        ),
-        figure('fleet', `${label}: dispatch p99`, run.dispatch.p99, 'ms', big ? { op: '<', value: 500 } : null),
-        figure(
-          'fleet',
-          `${label}: lane idle share while work waited (1 - busy)`,
-          100 * (1 - run.busy),
-          '%',
-          big ? { op: '<=', value: 3 } : null,
-          `busy ${(100 * run.busy).toFixed(1)}% of ${run.lanes} slots over the steady window (${run.windowS.toFixed(0)} s); goal: >= 97% busy`,
-        ),
-        figure(
-          'fleet',
-          `${label}: generation workflow tasks per second`,
-          wft.ratePerS,
-          '/s',
-          null,
-          `${wft.completed} tasks; ${(wft.events / run.jobs).toFixed(1)} events per job, ${wft.runs} run(s) of the chain`,
-        ),
-        figure(
-          'fleet',
-          `${label}: workflow task schedule-to-start p50 / p99`,
-          wft.scheduleToStart.p50,
-          'ms',
-          null,
-          `p99 ${ms(wft.scheduleToStart.p99)} ms; task started -> completed p50 ${ms(wft.taskTime.p50)}, p99 ${ms(wft.taskTime.p99)} ms; a task outstanding ${(100 * wft.occupancy).toFixed(0)}% of the time`,
-        ),
-        figure(
-          'fleet',
-          `${label}: orchestrator CPU per dispatch`,
-          run.orchestratorCpuMsPerDispatch,
-          'ms',
-          null,
-          `${(100 * run.orchestratorCores).toFixed(0)}% of a core; dev server ${ms(run.serverCpuMsPerDispatch)} ms per dispatch, ${(100 * run.serverCores).toFixed(0)}% of a core`,
-        ),
-      );
-    }
-    for (const run of steps)
-      figures.push(
-        figure(
-          'fleet',
-          `ceiling search, ${run.lanes} lanes, ${run.jobMs[0]}-${run.jobMs[1]} ms jobs: dispatches per second`,
-          run.ratePerS,
-          '/s',
-          null,
-          `dispatch p50 ${ms(run.dispatch.p50)} / p99 ${ms(run.dispatch.p99)} ms over ${run.dispatch.n}; busy ${(100 * run.busy).toFixed(0)}%; ` +
-            `workflow tasks ${run.workflowTasks.ratePerS.toFixed(1)}/s, schedule-to-start p99 ${ms(run.workflowTasks.scheduleToStart.p99)} ms, task p99 ${ms(run.workflowTasks.taskTime.p99)} ms, a task outstanding ${(100 * run.workflowTasks.occupancy).toFixed(0)}% of the time; ` +
-            `orchestrator ${ms(run.orchestratorCpuMsPerDispatch)} ms CPU/dispatch (${(100 * run.orchestratorCores).toFixed(0)}% of a core), server ${(100 * run.serverCores).toFixed(0)}% of a core; ${machine(run)}${run.complete ? '' : '; budget ran out'}`,
-        ),
-      );
-    const rate = ceiling.ceilingPerS;
-    // Past the ceiling the queue never empties: the rate then is what the generation can do at most, at any latency.
-    const saturated = Math.max(...[...sizes, ...steps].map((run) => run.ratePerS).filter(Number.isFinite));
-    const bound = ceiling.passed ? '' : `; no step passed p99 ${P99_LIMIT_MS} ms, so the true ceiling is higher`;
+  const figures: Figure[] = [];
+  const machine = (run: FleetRun) =>
+    `load ${loads(run.loadBefore)} -> ${loads(run.loadAfter)}, calibration ${run.calibrationMs.toFixed(0)} ms, box CPU ${run.boxBusy === null ? 'n/a' : `${(100 * run.boxBusy).toFixed(0)}%`} busy`;
+  for (const run of sizes) {
+    const big = run.lanes >= 64;
+    const label = `${run.lanes} lanes`;
+    const wft = run.workflowTasks;
     figures.push(
       figure(
         'fleet',
-        `dispatch ceiling of one generation (p99 <= ${P99_LIMIT_MS} ms)`,
-        rate,
-        '/s',
-        null,
-        `the highest rate measured with dispatch p99 within ${P99_LIMIT_MS} ms${bound}`,
-      ),
-      figure(
-        'fleet',
-        'highest dispatch rate measured, at any p99',
-        Number.isFinite(saturated) ? saturated : null,
-        '/s',
-        null,
-        Number.isFinite(saturated)
-          ? `at it one generation would carry ${lanesCarried(saturated, 600).toFixed(0)} lanes of 10-minute jobs, ${lanesCarried(saturated, 3600).toFixed(0)} of 1-hour jobs, at that step's p99`
-          : null,
-      ),
-      figure(
-        'fleet',
-        'generation time per dispatch at the ceiling (1 / ceiling)',
-        rate === null ? null : 1000 / rate,
+        `${label}: dispatch p50 (${run.dispatch.n} dispatches, ${run.jobMs[0] / 1000}-${run.jobMs[1] / 1000} s jobs)`,
+        run.dispatch.p50,
         'ms',
-        { op: '<=', value: 100 },
-        'goal: >= 10 dispatches per second on this 2-core box',
+        null,
+        `${machine(run)}${run.complete ? '' : '; budget ran out'}`,
+      ),
+      figure('fleet', `${label}: dispatch p99`, run.dispatch.p99, 'ms', big ? { op: '<', value: 500 } : null),
+      figure(
+        'fleet',
+        `${label}: lane idle share while work waited (1 - busy)`,
+        100 * (1 - run.busy),
+        '%',
+        big ? { op: '<=', value: 3 } : null,
+        `busy ${(100 * run.busy).toFixed(1)}% of ${run.lanes} slots over the steady window (${run.windowS.toFixed(0)} s); goal: >= 97% busy`,
       ),
       figure(
         'fleet',
-        'lanes one generation carries on 10-minute jobs',
-        rate === null ? null : lanesCarried(rate, 600),
-        '',
+        `${label}: generation workflow tasks per second`,
+        wft.ratePerS,
+        '/s',
         null,
-        rate === null ? null : `${rate.toFixed(2)} dispatches/s x 600 s (lanes = rate x job length)`,
+        `${wft.completed} tasks; ${(wft.events / run.jobs).toFixed(1)} events per job, ${wft.runs} run(s) of the chain`,
       ),
       figure(
         'fleet',
-        'lanes one generation carries on 1-hour jobs',
-        rate === null ? null : lanesCarried(rate, 3600),
-        '',
+        `${label}: workflow task schedule-to-start p50 / p99`,
+        wft.scheduleToStart.p50,
+        'ms',
         null,
-        rate === null ? null : `${rate.toFixed(2)} dispatches/s x 3,600 s`,
+        `p99 ${ms(wft.scheduleToStart.p99)} ms; task started -> completed p50 ${ms(wft.taskTime.p50)}, p99 ${ms(wft.taskTime.p99)} ms; a task outstanding ${(100 * wft.occupancy).toFixed(0)}% of the time`,
+      ),
+      figure(
+        'fleet',
+        `${label}: orchestrator CPU per dispatch`,
+        run.orchestratorCpuMsPerDispatch,
+        'ms',
+        null,
+        `${(100 * run.orchestratorCores).toFixed(0)}% of a core; dev server ${ms(run.serverCpuMsPerDispatch)} ms per dispatch, ${(100 * run.serverCores).toFixed(0)}% of a core`,
       ),
     );
-    const details = {
-      processes,
-      sizes,
-      steps,
-      ceiling: { ...ceiling, limitMs: P99_LIMIT_MS },
-      serverHistoryWarnings: await server.historyWarnings(),
-    };
-    // A full run's figures also go to their own file, kept beside latest.json; a quick run's only to --out.
-    if (!options.quick) {
-      const outFile = path.join(PROJECT_ROOT, 'bench', 'results', 'fleet.json');
-      const calibration = calibrate();
-      await writeFile(
-        outFile,
-        `${JSON.stringify({ when: new Date().toISOString(), cores: os.cpus().length, calibrationAtEnd: calibration, details }, null, 2)}\n`,
-      );
-      log(`fleet: results in ${path.relative(PROJECT_ROOT, outFile)}`);
-    }
-    return { figures, details, notes: [] };
-  } finally {
-    await workers?.stop();
-    await connection?.close();
-    await server.dispose(options.keep);
   }
+  // What temporal-dev.yaml's transfer-queue reads buy: the same size on a server at Temporal's default.
+  const ours = sizes.find((run) => run.lanes === largest);
+  const readsNote = (run: FleetRun) =>
+    `busy ${(100 * run.busy).toFixed(1)}%, generation workflow task schedule-to-start p50 ${ms(run.workflowTasks.scheduleToStart.p50)} ms, ${(run.workflowTasks.events / run.jobs).toFixed(1)} events per job; ${machine(run)}`;
+  const label = `${largest} lanes, transfer queue read at most ${TEMPORAL_TRANSFER_READS} times a second (Temporal's default)`;
+  figures.push(
+    figure('fleet', `${label}: dispatch p50`, atDefault.dispatch.p50, 'ms', null, readsNote(atDefault)),
+    figure('fleet', `${label}: dispatch p99`, atDefault.dispatch.p99, 'ms', null),
+    figure(
+      'fleet',
+      `${largest} lanes: dispatch p50 at Temporal's default reads / at temporal-dev.yaml's`,
+      ours ? atDefault.dispatch.p50 / ours.dispatch.p50 : null,
+      'x',
+      null,
+      ours
+        ? `p99 ${ms(atDefault.dispatch.p99)} / ${ms(ours.dispatch.p99)} ms; busy ${(100 * atDefault.busy).toFixed(1)}% / ${(100 * ours.busy).toFixed(1)}% (${TRANSFER_READS_KEY}; measured in this run, one after the other)`
+        : null,
+    ),
+  );
+  for (const run of steps)
+    figures.push(
+      figure(
+        'fleet',
+        `ceiling search, ${run.lanes} lanes, ${run.jobMs[0]}-${run.jobMs[1]} ms jobs: dispatches per second`,
+        run.ratePerS,
+        '/s',
+        null,
+        `dispatch p50 ${ms(run.dispatch.p50)} / p99 ${ms(run.dispatch.p99)} ms over ${run.dispatch.n}; busy ${(100 * run.busy).toFixed(0)}%; ` +
+          `workflow tasks ${run.workflowTasks.ratePerS.toFixed(1)}/s, schedule-to-start p99 ${ms(run.workflowTasks.scheduleToStart.p99)} ms, task p99 ${ms(run.workflowTasks.taskTime.p99)} ms, a task outstanding ${(100 * run.workflowTasks.occupancy).toFixed(0)}% of the time; ` +
+          `orchestrator ${ms(run.orchestratorCpuMsPerDispatch)} ms CPU/dispatch (${(100 * run.orchestratorCores).toFixed(0)}% of a core), server ${(100 * run.serverCores).toFixed(0)}% of a core; ${machine(run)}${run.complete ? '' : '; budget ran out'}`,
+      ),
+    );
+  const rate = ceiling.ceilingPerS;
+  // Past the ceiling the queue never empties: the rate then is what the generation can do at most, at any latency.
+  const saturated = Math.max(...[...sizes, ...steps].map((run) => run.ratePerS).filter(Number.isFinite));
+  const bound = ceiling.passed ? '' : `; no step passed p99 ${P99_LIMIT_MS} ms, so the true ceiling is higher`;
+  figures.push(
+    figure(
+      'fleet',
+      `dispatch ceiling of one generation (p99 <= ${P99_LIMIT_MS} ms)`,
+      rate,
+      '/s',
+      null,
+      `the highest rate measured with dispatch p99 within ${P99_LIMIT_MS} ms${bound}`,
+    ),
+    figure(
+      'fleet',
+      'highest dispatch rate measured, at any p99',
+      Number.isFinite(saturated) ? saturated : null,
+      '/s',
+      null,
+      Number.isFinite(saturated)
+        ? `at it one generation would carry ${lanesCarried(saturated, 600).toFixed(0)} lanes of 10-minute jobs, ${lanesCarried(saturated, 3600).toFixed(0)} of 1-hour jobs, at that step's p99`
+        : null,
+    ),
+    figure(
+      'fleet',
+      'generation time per dispatch at the ceiling (1 / ceiling)',
+      rate === null ? null : 1000 / rate,
+      'ms',
+      { op: '<=', value: 100 },
+      'goal: >= 10 dispatches per second on this 2-core box',
+    ),
+    figure(
+      'fleet',
+      'lanes one generation carries on 10-minute jobs',
+      rate === null ? null : lanesCarried(rate, 600),
+      '',
+      null,
+      rate === null ? null : `${rate.toFixed(2)} dispatches/s x 600 s (lanes = rate x job length)`,
+    ),
+    figure(
+      'fleet',
+      'lanes one generation carries on 1-hour jobs',
+      rate === null ? null : lanesCarried(rate, 3600),
+      '',
+      null,
+      rate === null ? null : `${rate.toFixed(2)} dispatches/s x 3,600 s`,
+    ),
+  );
+  const details = {
+    processes: options.fleetProcesses,
+    sizes,
+    steps,
+    atTemporalDefaultReads: atDefault,
+    ceiling: { ...ceiling, limitMs: P99_LIMIT_MS },
+    serverHistoryWarnings: warnings,
+  };
+  // A full run's figures also go to their own file, kept beside latest.json; a quick run's only to --out.
+  if (!options.quick) {
+    const outFile = path.join(PROJECT_ROOT, 'bench', 'results', 'fleet.json');
+    const calibration = calibrate();
+    await writeFile(
+      outFile,
+      `${JSON.stringify({ when: new Date().toISOString(), cores: os.cpus().length, calibrationAtEnd: calibration, details }, null, 2)}\n`,
+    );
+    log(`fleet: results in ${path.relative(PROJECT_ROOT, outFile)}`);
+  }
+  return { figures, details, notes: [] };
 }

@@ -10,6 +10,7 @@ import proto from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import { execa } from 'execa';
 import { runChain } from '../../src/client/history.js';
+import { exportLedger, lastLoopState } from '../../src/client/ledger-export.js';
 import { loopStatus } from '../../src/client/loop-control.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
@@ -20,7 +21,7 @@ import { activityFailures, eventTypeCounts, inputBytes } from '../lib/history.js
 import { createLoopFolder } from '../lib/loop-folder.js';
 import { runRounds } from '../lib/run-loop.js';
 import { startBenchServer } from '../lib/server.js';
-import { summarize, type Summary } from '../lib/stats.js';
+import { medianTime, summarize, type Summary } from '../lib/stats.js';
 import { childWorkers, inProcessWorkers, type RunningWorkers } from '../lib/workers.js';
 
 const LOOP_ID = 'history';
@@ -210,6 +211,14 @@ export async function runHistory(
     takeover = undefined;
     await workers.stop();
     workers = undefined;
+
+    // ---- section 5 too: `status` once no orchestrator answers (the loop stopped, or none polls) ----
+    // It reads the newest runs only; beside it the whole ledger export reads every run and the copy.
+    const stopped = await medianTime(3, () => lastLoopState(client, LOOP_ID));
+    const wholeExport = await medianTime(1, () => exportLedger(client, LOOP_ID));
+    log(
+      `history: status without an orchestrator ${stopped.ms.toFixed(0)} ms; the whole ledger export ${wholeExport.ms.toFixed(0)} ms (${wholeExport.value.rows.length} rows)`,
+    );
 
     // ---- section 3: the generation's history, every run of the chain ----
     const chain = await runChain(client, loopWorkflowId(LOOP_ID));
@@ -407,6 +416,14 @@ export async function runHistory(
         `loopStatus: describe + state query; the loop ${run.complete ? 'idle, holding every eval' : 'still busy: the budget ran out'}`,
       ),
       figure('client', 'status round trip p95', statusSummary?.p95 ?? null, 'ms', { op: '<', value: 200 }),
+      figure(
+        'client',
+        `status of the loop with no orchestrator to ask (${evals} evals, ${chain.length} runs in history)`,
+        stopped.ms,
+        'ms',
+        { op: '<', value: 200 },
+        `lastLoopState, median of 3: the newest generation and packaging runs folded (a stopped loop's status, in-process); the whole ledger export of the same loop, every run and the copy: ${wholeExport.ms.toFixed(0)} ms`,
+      ),
     ];
     const typeWidth = Math.max(...Object.keys(perType).map((type) => type.length));
     const notes = [
@@ -445,6 +462,8 @@ export async function runHistory(
         replay: { largest: single, chain: whole },
         coldTakeover: { firstQueryMs: coldQueryMs, currentRunEvents: coldRunEvents },
         statusMs: statusSummary,
+        stoppedStatusMs: stopped.ms,
+        wholeExportMs: wholeExport.ms,
       },
     };
   } finally {

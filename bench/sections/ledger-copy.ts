@@ -12,6 +12,7 @@ import type { LedgerRow } from '../../src/ledger/rows.js';
 import type { EvalRow } from '../../src/rules/types.js';
 import type { BenchContext } from '../lib/context.js';
 import { figure, type Figure } from '../lib/figures.js';
+import { timed } from '../lib/stats.js';
 
 const SIZES = [500, 5_000, 50_000] as const;
 /** Rows a keeper pass appends in steady state (a few reports' worth). */
@@ -57,12 +58,6 @@ function evalRow(index: number): EvalRow {
     eval_json: `/data/state/evals/${run}/checkpoint-${String(index % 3).padStart(4, '0')}.test.json`,
     finished: new Date(Date.UTC(2026, 10, 1) + index * 1000).toISOString(),
   };
-}
-
-async function timed<T>(body: () => Promise<T>): Promise<{ ms: number; value: T }> {
-  const start = process.hrtime.bigint();
-  const value = await body();
-  return { ms: Number(process.hrtime.bigint() - start) / 1e6, value };
 }
 
 export async function runLedgerCopy(

@@ -4,6 +4,7 @@ import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { generationRunOf, packagingRunOf, type HistoryEvent } from '../client/history.js';
+import { lastRowTime } from '../ledger/from-ledger.js';
 import { foldGenerationRun, foldPackagingRun } from '../ledger/history-fold.js';
 import type { LoopState } from '../ledger/loop-state.js';
 import { idlePackaging, type PackagingState } from '../ledger/packaging-fold.js';
@@ -52,6 +53,13 @@ export interface HistoryLedger {
    * ever growing at its end while its run is open: what the keeper syncs a piece at a time.
    */
   readonly segments: readonly { readonly key: string; readonly rows: readonly LedgerRow[] }[];
+}
+
+/** The newest generation run's state and input, and the time of the loop's last row ('' when none). */
+export interface LatestRun {
+  readonly state: LoopState;
+  readonly input: GenerationInput;
+  readonly updated: string;
 }
 
 /** The base run of a reset whose result this run is, from the reset's workflow task failure. */
@@ -140,6 +148,43 @@ export class HistoryRuns {
       running,
       segments,
     };
+  }
+
+  /**
+   * What `status` needs of a loop that is not running, reading only its newest runs (a cost that
+   * does not grow with the loop): the newest generation run's state and input, and the time of the
+   * loop's last row, as `read` gives them. Null when no generation run of the loop is in history.
+   */
+  async readLatest(loopId: string): Promise<LatestRun | null> {
+    let newest: FoldedGenerationRun | null = null;
+    let updated = '';
+    // The start of the loop's fresh run, when the walk reached it: package rows before it are another loop's.
+    let since = 0;
+    const replaced = new Set<string>();
+    for (const run of (await listRuns(this.client, loopWorkflowId(loopId))).reverse()) {
+      if (replaced.has(run.runId)) continue;
+      const folded = await this.generationRun(loopWorkflowId(loopId), run);
+      if (folded === null) continue;
+      if (folded.resetFrom !== null) replaced.add(folded.resetFrom);
+      newest ??= folded;
+      if (folded.input.carry === undefined) since = run.start;
+      if (folded.rows.length > 0) updated = lastRowTime(folded.rows);
+      if (updated !== '' || since > 0) break;
+    }
+    if (newest === null) return null;
+    for (const run of (await listRuns(this.client, packagingWorkflowId(loopId))).reverse()) {
+      const events = await this.packagingRun(packagingWorkflowId(loopId), run);
+      if (events === null) continue;
+      // A packaging run carries its state: folded alone it gives the rows a whole read gives it.
+      const rows = foldPackagingRun(packagingRunOf(events), idlePackaging).rows.filter(
+        (row) => Date.parse(row.time) >= since,
+      );
+      const last = lastRowTime(rows);
+      if (last === '') continue;
+      if (Date.parse(last) > Date.parse(updated || '1970-01-01T00:00:00Z')) updated = last;
+      break;
+    }
+    return { state: newest.state, input: newest.input, updated };
   }
 
   private async generationRun(workflowId: string, run: ListedRun): Promise<FoldedGenerationRun | null> {

@@ -12,6 +12,7 @@ import { createLoopMetrics } from '../metrics/loop-metrics.js';
 import { Notifier } from '../notify/notifier.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { servedMetricMeter } from './metrics.js';
+import { bundleInChildProcess } from './workflow-bundle.js';
 
 /** The workflows every orchestrator worker runs (bundled from this file). */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -19,7 +20,7 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', imp
 export interface OrchestratorWorkerOptions {
   readonly connection: NativeConnection;
   readonly namespace: string;
-  /** A prebuilt bundle (tests share one); otherwise the worker bundles src/workflows. */
+  /** A prebuilt bundle (tests share one); otherwise src/workflows is bundled in a process of its own. */
   readonly workflowBundle?: WorkflowBundleOption;
   readonly taskQueue?: string;
 }
@@ -35,7 +36,7 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? ORCHESTRATOR_QUEUE,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    workflowBundle: options.workflowBundle ?? (await bundleInChildProcess(WORKFLOWS_PATH)),
     activities: {
       ...orchestratorActivities,
       ...probe,

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { expect, inject } from 'vitest';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { rowTime } from '../../src/ledger/ledger-lines.js';
 import type { EvalRow } from '../../src/rules/types.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
 import type { TestServer } from './test-server.js';
@@ -42,6 +43,11 @@ const STATE_KEYS = [
 /** The state.json fields that must match between two states (not `updated`, the time of writing). */
 export function stateOf(state: object): Record<string, unknown> {
   return Object.fromEntries(STATE_KEYS.map((key) => [key, (state as Record<string, unknown>)[key]]));
+}
+
+/** The latest time of any row (ISO times order as text). */
+export function newestRowTime(rows: readonly LedgerRow[]): string {
+  return rows.map(rowTime).reduce((latest, time) => (time > latest ? time : latest), '');
 }
 
 /** Run the official `temporal` CLI against a test server; never throws, the result says how it ended. */

@@ -1,10 +1,11 @@
 // A reset from the Web UI (or `temporal workflow reset`) of a running generation: to its last
 // workflow task or to its first. The loop goes on, and the copy and the export hold every row once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lastLoopState } from '../../src/client/ledger-export.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { copyHoldsHistory, expectCopyMatches } from '../helpers/bounded-loop.js';
-import { expectEachRunAndEvalOnce, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
+import { expectEachRunAndEvalOnce, newestRowTime, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 
@@ -48,6 +49,10 @@ describe('a generation reset from the Web UI', () => {
     expectEachRunAndEvalOnce(rows, loopId);
     expect(rowsOf(rows, 'generation').map((row) => row.generation)).toEqual([1]);
     expect(stateOf(state)).toEqual(stateOf(result.view));
+    // `status` reads the newest runs only: the reset's base run is not among them.
+    const status = (await lastLoopState(harness.client, loopId)).state;
+    expect(stateOf(status)).toEqual(stateOf(state));
+    expect(status.updated).toBe(newestRowTime(rows));
   }
 
   it('to its last workflow task: the loop goes on and every row is recorded once', async () => {
