@@ -79,8 +79,9 @@ export interface FleetRun {
 const loads = (values: readonly number[]) => values.map((value) => value.toFixed(2)).join(' ');
 const ms = (value: number) => (Number.isFinite(value) ? value.toFixed(0) : 'n/a');
 
-/** Temporal's own default for how often a history shard's transfer queue is read (reads a second). */
-const TEMPORAL_TRANSFER_READS = 20;
+/** A history shard's transfer-queue reader: reads a second at most (Temporal's default 20). */
+/** How often the comparison run's server may read it (temporal-dev.yaml keeps Temporal's 20). */
+const FAST_TRANSFER_READS = 1000;
 const TRANSFER_READS_KEY = 'history.transferProcessorMaxPollRPS';
 
 /** A dev server with the fleet's lane processes and an orchestrator on it, and how to measure one generation there. */
@@ -279,20 +280,20 @@ export async function runFleet(
   } finally {
     await fleet.close();
   }
-  // Side by side: the largest size again, on a server that reads its transfer queue at Temporal's
-  // default rate instead of temporal-dev.yaml's (what the setting buys, measured in this run).
-  const slowReads = await openFleet(ctx, 'fleet-default-reads', { [TRANSFER_READS_KEY]: TEMPORAL_TRANSFER_READS });
-  let atDefault: FleetRun;
+  // Side by side: the largest size again, on a server whose one history shard may read its transfer
+  // queue 1000 times a second instead of Temporal's 20 (what that trade buys and costs, in this run).
+  const fastReads = await openFleet(ctx, 'fleet-fast-reads', { [TRANSFER_READS_KEY]: FAST_TRANSFER_READS });
+  let atFast: FleetRun;
   try {
-    atDefault = await slowReads.measure(
-      `fleet-${largest}-default-reads`,
+    atFast = await fastReads.measure(
+      `fleet-${largest}-fast-reads`,
       largest,
       options.fleetJobMs,
       options.fleetRounds,
       600,
     );
   } finally {
-    await slowReads.close();
+    await fastReads.close();
   }
   const ceiling = dispatchCeiling(
     [...sizes, ...steps].map((run) => ({ ratePerS: run.ratePerS, p99Ms: run.dispatch.p99 })),
@@ -350,22 +351,22 @@ export async function runFleet(
       ),
     );
   }
-  // What temporal-dev.yaml's transfer-queue reads buy: the same size on a server at Temporal's default.
+  // What faster transfer-queue reads buy and cost: the same size on a server reading up to 1000 times a second.
   const ours = sizes.find((run) => run.lanes === largest);
   const readsNote = (run: FleetRun) =>
     `busy ${(100 * run.busy).toFixed(1)}%, generation workflow task schedule-to-start p50 ${ms(run.workflowTasks.scheduleToStart.p50)} ms, ${(run.workflowTasks.events / run.jobs).toFixed(1)} events per job; ${machine(run)}`;
-  const label = `${largest} lanes, transfer queue read at most ${TEMPORAL_TRANSFER_READS} times a second (Temporal's default)`;
+  const label = `${largest} lanes, transfer queue read up to ${FAST_TRANSFER_READS} times a second (Temporal's default: 20)`;
   figures.push(
-    figure('fleet', `${label}: dispatch p50`, atDefault.dispatch.p50, 'ms', null, readsNote(atDefault)),
-    figure('fleet', `${label}: dispatch p99`, atDefault.dispatch.p99, 'ms', null),
+    figure('fleet', `${label}: dispatch p50`, atFast.dispatch.p50, 'ms', null, readsNote(atFast)),
+    figure('fleet', `${label}: dispatch p99`, atFast.dispatch.p99, 'ms', null),
     figure(
       'fleet',
-      `${largest} lanes: dispatch p50 at Temporal's default reads / at temporal-dev.yaml's`,
-      ours ? atDefault.dispatch.p50 / ours.dispatch.p50 : null,
+      `${largest} lanes: dispatch p50 at ${FAST_TRANSFER_READS} reads a second / at Temporal's 20`,
+      ours ? atFast.dispatch.p50 / ours.dispatch.p50 : null,
       'x',
       null,
       ours
-        ? `p99 ${ms(atDefault.dispatch.p99)} / ${ms(ours.dispatch.p99)} ms; busy ${(100 * atDefault.busy).toFixed(1)}% / ${(100 * ours.busy).toFixed(1)}% (${TRANSFER_READS_KEY}; measured in this run, one after the other)`
+        ? `p99 ${ms(atFast.dispatch.p99)} / ${ms(ours.dispatch.p99)} ms; busy ${(100 * atFast.busy).toFixed(1)}% / ${(100 * ours.busy).toFixed(1)}%; events per job ${(atFast.workflowTasks.events / atFast.jobs).toFixed(1)} / ${(ours.workflowTasks.events / ours.jobs).toFixed(1)}; generation workflow tasks ${atFast.workflowTasks.ratePerS.toFixed(1)} / ${ours.workflowTasks.ratePerS.toFixed(1)} a second (${TRANSFER_READS_KEY}; measured in this run, one after the other)`
         : null,
     ),
   );
@@ -434,7 +435,7 @@ export async function runFleet(
     processes: options.fleetProcesses,
     sizes,
     steps,
-    atTemporalDefaultReads: atDefault,
+    atFastTransferReads: atFast,
     ceiling: { ...ceiling, limitMs: P99_LIMIT_MS },
     serverHistoryWarnings: warnings,
   };
