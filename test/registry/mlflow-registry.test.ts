@@ -191,7 +191,11 @@ describe('packaged champions registered in MLflow (loop.yaml mlflow)', () => {
         (version) => version !== null,
         30_000,
       );
-      expect(firstOnAlias?.version).toBe(first[0]?.version);
+      // On a registered version: the first, or a newer one if a second champion was registered
+      // between the two reads (seen once in a full run on a busy box).
+      const listed = (await modelVersions(uri, 'gate')).map((version) => version.version);
+      expect(listed).toContain(firstOnAlias?.version);
+      expect(Number(firstOnAlias?.version)).toBeGreaterThanOrEqual(Number(first[0]?.version));
       // `status` of the running loop names a registered version (the newest by then, maybe a later one).
       const status = await championLoopAt(harness.server, ['status', 'up']);
       expect(status.stdout).toMatch(
@@ -207,7 +211,9 @@ describe('packaged champions registered in MLflow (loop.yaml mlflow)', () => {
       await settled('up', 180_000);
       const versions = await expectRegistered('up', 'gate');
       const onAlias = await versionByAlias(uri, 'gate', 'champion');
-      expect(Number(onAlias?.version)).toBeGreaterThan(Number(firstOnAlias?.version));
+      // The alias has moved on to the newest of at least two versions.
+      expect(versions.length).toBeGreaterThanOrEqual(2);
+      expect(Number(onAlias?.version)).toBe(Math.max(...versions.map((version) => Number(version.version))));
 
       // Registering the newest champion again (a retried or replayed activity) finds its version, makes none.
       const { rows } = await harness.ledger('up');
