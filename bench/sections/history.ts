@@ -21,7 +21,7 @@ import { activityFailures, eventTypeCounts, inputBytes } from '../lib/history.js
 import { createLoopFolder } from '../lib/loop-folder.js';
 import { runRounds } from '../lib/run-loop.js';
 import { startBenchServer } from '../lib/server.js';
-import { medianTime, summarize, type Summary } from '../lib/stats.js';
+import { medianTime, summarize, timed, type Summary } from '../lib/stats.js';
 import { childWorkers, inProcessWorkers, type RunningWorkers } from '../lib/workers.js';
 
 const LOOP_ID = 'history';
@@ -215,7 +215,7 @@ export async function runHistory(
     // ---- section 5 too: `status` once no orchestrator answers (the loop stopped, or none polls) ----
     // It reads the newest runs only; beside it the whole ledger export reads every run and the copy.
     const stopped = await medianTime(3, () => lastLoopState(client, LOOP_ID));
-    const wholeExport = await medianTime(1, () => exportLedger(client, LOOP_ID));
+    const wholeExport = await timed(() => exportLedger(client, LOOP_ID));
     log(
       `history: status without an orchestrator ${stopped.ms.toFixed(0)} ms; the whole ledger export ${wholeExport.ms.toFixed(0)} ms (${wholeExport.value.rows.length} rows)`,
     );

@@ -181,7 +181,8 @@ export class HistoryRuns {
       );
       const last = lastRowTime(rows);
       if (last === '') continue;
-      if (Date.parse(last) > Date.parse(updated || '1970-01-01T00:00:00Z')) updated = last;
+      // ISO times of one format order as text ('' before any).
+      if (last > updated) updated = last;
       break;
     }
     return { state: newest.state, input: newest.input, updated };
