@@ -16,6 +16,8 @@ export const LEDGER_COPY_INTERVAL_MS = 2_000;
 
 interface Copy {
   readonly index: CopyIndex;
+  /** Rows ledger.jsonl holds. */
+  rows: number;
   /** The last row of the copy, for state.json's `updated`. */
   last: LedgerRow | undefined;
   stateText: string;
@@ -27,8 +29,14 @@ export interface LoopSynced {
   readonly stateDir: string;
   /** The loop's configuration, as its running generation has it. */
   readonly config: LoopConfig;
-  /** The rows this pass appended (often none), in ledger order. */
+  /** The rows this pass appended (often none), in ledger order: the copy's last `appended.length` rows. */
   readonly appended: readonly LedgerRow[];
+  /**
+   * Rows ledger.jsonl held once this pass had appended: `appended` are rows `copyRows -
+   * appended.length` to `copyRows - 1`. What reacts to rows places them by this, never by counting
+   * passes, since later passes may have appended more before a hook reads the file.
+   */
+  readonly copyRows: number;
   /** The state the whole ledger folds to. */
   readonly state: LoopState;
 }
@@ -87,7 +95,7 @@ export class LedgerKeeper {
     let copy = this.copies.get(stateDir);
     if (!copy) {
       const rows = await readLedgerCopy(stateDir, { repair: true });
-      copy = { index: new CopyIndex(rows), last: rows[rows.length - 1], stateText: '' };
+      copy = { index: new CopyIndex(rows), rows: rows.length, last: rows[rows.length - 1], stateText: '' };
       this.copies.set(stateDir, copy);
     }
     const missing = copy.index.missing(history.segments);
@@ -99,6 +107,7 @@ export class LedgerKeeper {
       throw error;
     }
     copy.index.appended(missing);
+    copy.rows += missing.length;
     copy.last = missing[missing.length - 1] ?? copy.last;
     const last = copy.last;
     const state = stateJson(history.state, stateDir, last ? rowTime(last) : '');
@@ -113,6 +122,7 @@ export class LedgerKeeper {
         stateDir,
         config: history.input.config,
         appended: missing,
+        copyRows: copy.rows,
         state: history.state,
       });
     } catch (error) {

@@ -91,9 +91,14 @@ export class Notifier {
       loop = undefined;
     }
     if (notify === undefined) return;
-    let events: NotifyEvent[] = [];
+    // This pass's rows are rows `first` to `end - 1` of the copy, whatever passes came before or
+    // after it: an event's place (and id) is its row's index, never a count of passes.
+    const end = synced.copyRows;
+    const first = end - synced.appended.length;
     if (loop === undefined || loop.runsFailing !== notify.runs_failing) {
-      const rows = await readLedgerCopy(synced.stateDir, { repair: false });
+      // A new reader reads the copy from its first row (a streak of failed runs may span passes);
+      // rows later passes appended already are left to those passes.
+      const rows = (await readLedgerCopy(synced.stateDir, { repair: false })).slice(0, end);
       const cursors = loop?.cursors ?? new CursorFile(synced.stateDir, await readCursors(synced.stateDir), this.log);
       loop = {
         reader: new EventReader(synced.loopId, notify.runs_failing),
@@ -105,26 +110,33 @@ export class Notifier {
       };
       this.loops.set(synced.stateDir, loop);
       // A webhook with no cursor yet starts with this pass: the rows before it happened before it was configured.
-      const start = Math.max(0, rows.length - synced.appended.length);
-      this.reconcile(synced.loopId, loop, notify, start, rows.length);
+      await this.reconcile(synced.loopId, loop, notify, Math.min(first, rows.length), rows.length);
       const from = Math.min(...[...loop.queues.values()].map((queue) => queue.delivered), rows.length);
-      events = readEvents(loop.reader, rows, 0).filter((event) => event.row_index >= from);
-    } else {
-      this.reconcile(synced.loopId, loop, notify, loop.rows, loop.rows + synced.appended.length);
-      events = readEvents(loop.reader, synced.appended, loop.rows);
-      loop.rows += synced.appended.length;
+      const events = readEvents(loop.reader, rows, 0).filter((event) => event.row_index >= from);
+      for (const queue of loop.queues.values()) queue.add(events, loop.rows);
+      return;
     }
+    await this.reconcile(synced.loopId, loop, notify, Math.max(first, loop.rows), Math.max(end, loop.rows));
+    if (end <= loop.rows) return;
+    const rows =
+      first <= loop.rows
+        ? synced.appended.slice(loop.rows - first)
+        : // Rows between the last pass read and this one: a pass this notifier never saw (its chain
+          // was reset by an error), so read them from the copy.
+          (await readLedgerCopy(synced.stateDir, { repair: false })).slice(loop.rows, end);
+    const events = readEvents(loop.reader, rows, loop.rows);
+    loop.rows += rows.length;
     for (const queue of loop.queues.values()) queue.add(events, loop.rows);
   }
 
   /** Queues for the webhooks loop.yaml lists now: new ones start at row `start`, dropped ones get nothing more. */
-  private reconcile(
+  private async reconcile(
     loopId: string,
     loop: LoopNotifications,
     notify: NotifySettings,
     start: number,
     rows: number,
-  ): void {
+  ): Promise<void> {
     const wanted = new Set<string>();
     for (const webhook of notify.webhooks) {
       const name = webhookName(webhook);
@@ -143,8 +155,9 @@ export class Notifier {
           `loop ${loopId}, webhook ${name}: environment variable ${webhook.url_env} is not set on this orchestrator worker: ` +
             'set it to the webhook URL and restart the worker; its notifications wait until then',
         );
-      // Its start is written down at once, so a restart before its first delivery still starts there.
-      if (saved !== deliveredRows) void loop.cursors.set(name, deliveredRows, null);
+      // Its start is written down before anything is delivered, so a restart before its first
+      // delivery still starts there.
+      if (saved !== deliveredRows) await loop.cursors.set(name, deliveredRows, null);
       loop.queues.set(
         name,
         new WebhookQueue({

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoopConfig } from '../../src/config/loop-config.js';
-import { appendLedgerRows } from '../../src/ledger-copy/copy-files.js';
+import { appendLedgerRows, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import type { LoopSynced } from '../../src/ledger-copy/ledger-keeper.js';
 import { parseLedger } from '../../src/ledger/ledger-lines.js';
 import { initialLoopState } from '../../src/ledger/loop-state.js';
@@ -54,16 +54,22 @@ function notifier(env: NodeJS.ProcessEnv, logs: string[] = []): Notifier {
   return made;
 }
 
-/** What the ledger keeper hands over after appending `appended` to the copy. */
-async function pass(target: Notifier, notify: NotifySettings, appended: LedgerRow[]): Promise<number> {
+/** A keeper pass: append `appended` to the copy and give what the keeper hands its hook (not handed yet). */
+async function keeperPass(notify: NotifySettings, appended: LedgerRow[]): Promise<LoopSynced> {
   await appendLedgerRows(stateDir, appended);
-  const synced: LoopSynced = {
+  return {
     loopId: 'spam',
     stateDir,
     config: { state_dir: stateDir, notify } as unknown as LoopConfig,
     appended,
+    copyRows: (await readLedgerCopy(stateDir, { repair: false })).length,
     state: initialLoopState(),
   };
+}
+
+/** What the ledger keeper hands over after appending `appended` to the copy. */
+async function pass(target: Notifier, notify: NotifySettings, appended: LedgerRow[]): Promise<number> {
+  const synced = await keeperPass(notify, appended);
   const started = performance.now();
   target.onSynced(synced);
   return performance.now() - started;
