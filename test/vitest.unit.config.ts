@@ -23,6 +23,7 @@ export default defineConfig({
       'test/client/handling-order.test.ts',
       'test/client/registry-words.test.ts',
       'test/client/seed-state-dir.test.ts',
+      'test/client/loop-id.test.ts',
       'test/bench/bench-math.test.ts',
       'test/bench/growth*.test.ts',
       'test/bench/fleet*.test.ts',

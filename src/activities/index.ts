@@ -37,6 +37,9 @@ export const orchestratorActivities = {
   waitForChange,
 };
 
+/** The orchestrator's activities of milliseconds (each heartbeats while it runs: `keepBeating`). */
+export const cpuActivities = { readCandidates, prepareRun, writeEnsembleManifest, missingFiles };
+
 /** GPU activities of a lane worker: training and evaluation subprocesses on its device. */
 export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTeacher };
 

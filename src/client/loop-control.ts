@@ -28,9 +28,7 @@ import { configQueues, latestRunConfig, loopQueues, queuesWithoutPoller, type Lo
 import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
 import { statusInWords } from './status-words.js';
 import { seedResumption } from './seed-carry.js';
-
-/** Loop ids become part of workflow ids and file names. */
-export const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+import { loopIdProblem } from './loop-id.js';
 
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
@@ -65,7 +63,8 @@ export async function startLoop(
   config: LoopConfig,
   options: { fresh?: boolean; seedStateDir?: string } = {},
 ): Promise<StartOutcome> {
-  if (!LOOP_ID_PATTERN.test(loopId)) throw new Error(`loop id '${loopId}' must be letters, digits, '_', '-', '.'`);
+  const idProblem = loopIdProblem(loopId);
+  if (idProblem !== null) throw new Error(idProblem);
   const workflowId = loopWorkflowId(loopId);
   const resumption =
     options.seedStateDir === undefined

@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { orchestratorActivities } from '../activities/index.js';
+import { cpuActivities, orchestratorActivities } from '../activities/index.js';
+import { keepBeating } from '../activities/support/keep-beating.js';
 import * as probe from '../activities/probe-lane.js';
 import { CHILD_OUTCOME, createChildOutcome } from '../activities/child-outcome.js';
 import { createRequestPackaging } from '../activities/request-packaging.js';
@@ -39,10 +40,13 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
     workflowBundle: options.workflowBundle ?? (await bundleInChildProcess(WORKFLOWS_PATH)),
     activities: {
       ...orchestratorActivities,
+      ...keepBeating({
+        ...cpuActivities,
+        requestPackaging: createRequestPackaging(client),
+        stopPackaging: createStopPackaging(client),
+        [CHILD_OUTCOME]: createChildOutcome(client),
+      }),
       ...probe,
-      requestPackaging: createRequestPackaging(client),
-      stopPackaging: createStopPackaging(client),
-      [CHILD_OUTCOME]: createChildOutcome(client),
     },
   });
   // The loop's own metrics beside the SDK's, when this process serves metrics (--metrics-port).

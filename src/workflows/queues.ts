@@ -7,3 +7,20 @@ export const ORCHESTRATOR_QUEUE = 'champion-loop';
 export const PACKAGE_QUEUE = 'champion-loop.package';
 
 export { laneQueue };
+
+/**
+ * How long an orchestrator CPU activity (candidates, file checks, manifests, packaging requests,
+ * a child's outcome) may go without a heartbeat. They take milliseconds, so the limit that counts
+ * is this one: the orchestrator worker beats for each while it runs (`keepBeating`), and an
+ * attempt whose worker died is retried on another orchestrator within it, where the 5-minute
+ * start-to-close limit would hold the loop up for 5 minutes.
+ */
+export const CPU_HEARTBEAT_TIMEOUT = '10 seconds';
+
+/** The activity options of every orchestrator CPU activity a workflow calls. */
+export const CPU_ACTIVITY_OPTIONS = {
+  taskQueue: ORCHESTRATOR_QUEUE,
+  startToCloseTimeout: '5 minutes',
+  heartbeatTimeout: CPU_HEARTBEAT_TIMEOUT,
+  retry: { maximumAttempts: 5 },
+} as const;

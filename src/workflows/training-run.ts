@@ -16,7 +16,7 @@ import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, runReportedSignal, type RunReport } from './messages.js';
-import { ORCHESTRATOR_QUEUE } from './queues.js';
+import { CPU_ACTIVITY_OPTIONS } from './queues.js';
 import type { JobInput } from './job-input.js';
 import { PREPARE_RUN_LOCALLY } from './patches.js';
 import { reportBack } from './report-back.js';
@@ -75,11 +75,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   const owner = input.parentId;
   // Every call carries a one-line summary for the Web UI's history (activity-summary.ts).
   const cpu = withSummaries(
-    proxyActivities<LoopActivities>({
-      taskQueue: ORCHESTRATOR_QUEUE,
-      startToCloseTimeout: '5 minutes',
-      retry: { maximumAttempts: 5 },
-    }),
+    proxyActivities<LoopActivities>(CPU_ACTIVITY_OPTIONS),
   );
   // The job config is written in the child's first workflow task, by the worker that runs it: no
   // task queue round trip and no workflow task of its own between the child's start and training.

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execa } from 'execa';
+import { LOOP_ID_MAX } from '../../src/client/loop-id.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
 import {
   advanceSignal,
@@ -116,6 +117,11 @@ describe('signals and CLI calls with wrong arguments', () => {
         says: ["loop id 'bad/id' must be letters, digits, '_', '-', '.'"],
       },
       { args: ['start', 'x', '--config', path.join(dir, 'missing.yaml')], says: [path.join(dir, 'missing.yaml')] },
+      {
+        // 975 characters: Temporal refused the generation's first child id, and the loop was wedged.
+        args: ['start', 'M'.repeat(975), '--config', loopYaml],
+        says: [`is 975 characters, at most ${LOOP_ID_MAX} fit`, 'Choose a shorter loop id; nothing was started'],
+      },
       { args: ['advance', 'signals'], says: ["required option '--reason <text>' not specified"] },
       { args: ['advance', 'signals', '--reason', '  '], says: ['advance needs a reason (--reason)'] },
       { args: ['advance', 'nope', '--reason', 'x'], says: ["no loop 'nope' here"] },

@@ -4,7 +4,7 @@ import type { LoopConfig } from '../../config/loop-config.js';
 import type { LoopActivities } from '../activity-types.js';
 import { withSummaries } from '../activity-summary.js';
 import { COMMAND_NOT_FOUND } from '../messages.js';
-import { ORCHESTRATOR_QUEUE } from '../queues.js';
+import { CPU_ACTIVITY_OPTIONS, ORCHESTRATOR_QUEUE } from '../queues.js';
 
 type Activities = ActivityInterfaceFor<LoopActivities>;
 
@@ -21,11 +21,7 @@ export function generationActivities(config: LoopConfig): GenerationActivities {
   return {
     // Each call carries a one-line summary for the Web UI's history (activity-summary.ts).
     cpu: withSummaries(
-      proxyActivities<LoopActivities>({
-        taskQueue: ORCHESTRATOR_QUEUE,
-        startToCloseTimeout: '5 minutes',
-        retry: { maximumAttempts: 5 },
-      }),
+      proxyActivities<LoopActivities>(CPU_ACTIVITY_OPTIONS),
     ),
     idleWatch: withSummaries(
       proxyActivities<LoopActivities>({
