@@ -9,23 +9,44 @@ import {
   devServerAddress,
   devServerFiles,
   ensureBackgroundDevServer,
+  type PortOverrides,
   stopBackgroundDevServer,
 } from '../src/devserver/background.js';
-import { serverAnswers, startDevServer } from '../src/devserver/dev-server.js';
+import { DevServerPortTakenError, serverAnswers, startDevServer } from '../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
 
 const provisionLog = (line: string) => console.error(`[provision] ${line}`);
 
-async function foreground(command: string | undefined): Promise<void> {
+/** `--port` and `--ui-port`, over temporal-dev.yaml's. */
+function portOverrides(options: { port?: string; uiPort?: string }): PortOverrides {
+  const port = (text: string | undefined, flag: string): number | undefined => {
+    if (text === undefined) return undefined;
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1 || value > 65535)
+      program.error(`${flag} must be a port, 1-65535 (got ${text})`);
+    return value;
+  };
+  const ports = { port: port(options.port, '--port'), ui_port: port(options.uiPort, '--ui-port') };
+  return Object.fromEntries(Object.entries(ports).filter(([, value]) => value !== undefined));
+}
+
+const PORTS_HELP = `
+Ports: temporal-dev.yaml's port (gRPC) and ui_port (Web UI), or --port and --ui-port for one start.
+A server on other ports than 7233 needs --address 127.0.0.1:PORT (or TEMPORAL_ADDRESS) for every
+champion-loop command and worker. CHAMPION_LOOP_DEV_CONFIG=FILE uses another config file instead of
+temporal-dev.yaml (for every command here and the demo).`;
+
+async function foreground(command: string | undefined, options: { port?: string; uiPort?: string }): Promise<void> {
   if (command !== undefined)
     program.error(`unknown command ${command}; use start, stop, status or nothing (foreground)`);
-  const where = await devServerAddress();
+  const overrides = portOverrides(options);
+  const where = await devServerAddress(overrides);
   if (await serverAnswers(where.address, where.namespace)) {
     console.log(`A Temporal server already answers at ${where.address} (namespace ${where.namespace}); using it.`);
     return;
   }
-  const { config, logFile } = await devServerFiles();
+  const { config, logFile } = await devServerFiles(overrides);
   const cli = await ensureTemporalCli(provisionLog);
   const server = await startDevServer({ cli: cli.path, config, projectRoot: PROJECT_ROOT, logFile });
   console.log(`Temporal dev server ${cli.version} at ${server.address}, namespace ${server.namespace}`);
@@ -46,15 +67,22 @@ const program = new Command('npm run dev-server --')
   .description(
     'The local Temporal dev server from temporal-dev.yaml; with no command, run it in the foreground until Ctrl-C.',
   )
+  .enablePositionalOptions()
   .argument('[command]', 'start, stop or status')
+  .option('--port <port>', "gRPC port (default: temporal-dev.yaml's port, 7233)")
+  .option('--ui-port <port>', "Web UI port (default: temporal-dev.yaml's ui_port, 8233)")
+  .addHelpText('after', PORTS_HELP)
   .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
   .action(foreground);
 
 program
   .command('start')
   .description('start in the background (or report the one already running)')
-  .action(async () => {
-    const server = await ensureBackgroundDevServer(provisionLog);
+  .option('--port <port>', "gRPC port (default: temporal-dev.yaml's port, 7233)")
+  .option('--ui-port <port>', "Web UI port (default: temporal-dev.yaml's ui_port, 8233)")
+  .addHelpText('after', PORTS_HELP)
+  .action(async (options: { port?: string; uiPort?: string }) => {
+    const server = await ensureBackgroundDevServer(provisionLog, portOverrides(options));
     console.log(
       `${server.started ? 'Started' : 'Already running:'} Temporal dev server at ${server.address}, namespace ${server.namespace}; Web UI ${server.uiUrl}`,
     );
@@ -87,4 +115,18 @@ program
     );
   });
 
-await program.parseAsync(process.argv);
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // One line that says what to do, never a stack trace.
+  if (error instanceof DevServerPortTakenError) {
+    const other = error.key === 'port' ? '--port' : '--ui-port';
+    console.error(
+      `npm run dev-server: ${error.message}. Stop that program, or choose another port: ` +
+        `npm run dev-server -- start ${other} ${error.port + 1} (or ${error.key} in temporal-dev.yaml)` +
+        (error.key === 'port' ? `, and connect with --address 127.0.0.1:${error.port + 1}` : '') +
+        '. Nothing was started.',
+    );
+  } else console.error(`npm run dev-server: ${(error as Error).message}`);
+  process.exit(1);
+}

@@ -4,6 +4,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { LoopConfig } from '../config/loop-config.js';
+import { checkOutDir } from './out-dir.js';
 
 /** The owner file in each folder a loop holds. */
 export const OWNER_FILE = '.loop-owner';
@@ -71,6 +72,8 @@ export async function checkFolderOwners(
   configFile: string,
 ): Promise<void> {
   for (const folder of ownedFolders(config)) {
+    // A folder that cannot be made (a file in its path, a read-only file system) is said now, with its key.
+    await checkOutDir(folder.dir, `${folder.field} (in ${configFile})`);
     const owner = await ownerOf(folder.dir);
     if (owner === null || (owner.loop_id === loopId && owner.namespace === namespace)) continue;
     const file = path.join(folder.dir, OWNER_FILE);

@@ -25,6 +25,15 @@ import { DEFAULT_MIN_FREE_PIDS } from '../workers/pids-limit.js';
 import { loadCandidates } from '../config/load-candidates.js';
 import { renderConfig } from './render-config.js';
 
+// A reader that stops reading (`champion-loop status L | head -1`) closes the pipe: end quietly,
+// as other command-line tools do, instead of on an unhandled EPIPE.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(process.exitCode ?? 0);
+  });
+}
+
 const program = new Command('champion-loop')
   .description('A durable champion loop on Temporal: trains, evaluates and promotes gate classifiers.')
   .showHelpAfterError();

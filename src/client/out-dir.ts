@@ -23,11 +23,14 @@ async function statOrNull(file: string, how: typeof stat | typeof lstat): Promis
   }
 }
 
-async function writable(dir: string): Promise<boolean> {
-  return access(dir, constants.W_OK | constants.X_OK).then(
-    () => true,
-    () => false,
-  );
+/** Why nothing can be written in `dir`; null when it can. */
+async function unwritable(dir: string): Promise<string | null> {
+  try {
+    await access(dir, constants.W_OK | constants.X_OK);
+    return null;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EROFS' ? 'read-only file system' : 'no permission';
+  }
 }
 
 /**
@@ -41,7 +44,10 @@ export async function checkOutDir(dir: string, flag = '--out'): Promise<void> {
   if (here) {
     if (!here.isDirectory())
       throw new OutDirError(`${flag} ${dir} is a file, not a folder (${flag} takes a folder to write into)`);
-    if (!(await writable(target))) throw new OutDirError(`${flag} ${dir}: no permission to write in this folder`);
+    const why = await unwritable(target);
+    if (why === 'read-only file system')
+      throw new OutDirError(`${flag} ${dir}: this folder is on a read-only file system`);
+    if (why !== null) throw new OutDirError(`${flag} ${dir}: no permission to write in this folder`);
     return;
   }
   // The nearest part of the path that exists decides.
@@ -54,7 +60,9 @@ export async function checkOutDir(dir: string, flag = '--out'): Promise<void> {
     const info = link && (await statOrNull(existing, stat));
     if (info) {
       if (!info.isDirectory()) throw cannot(`${existing} is a file, not a folder`);
-      if (!(await writable(existing))) throw cannot(`no permission to create folders in ${existing}`);
+      const why = await unwritable(existing);
+      if (why === 'read-only file system') throw cannot(`${existing} is on a read-only file system`);
+      if (why !== null) throw cannot(`no permission to create folders in ${existing}`);
       return;
     }
     const parent = path.dirname(existing);

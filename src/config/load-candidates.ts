@@ -3,7 +3,7 @@ import type { Candidate } from './candidate.js';
 import { candidatesFileSchema } from './candidates.js';
 import { ConfigError } from './errors.js';
 import type { Problem } from './problems.js';
-import { pathKind, readFileText } from './read-file.js';
+import { pathKind, pathKindWords, readFileText } from './read-file.js';
 import { loadPyYaml, type PyMap, type PyValue, toJsonSafe } from './pyyaml/index.js';
 import { parseYamlWith } from './yaml-text.js';
 
@@ -30,7 +30,7 @@ export async function loadCandidates(path: string, workdir: string): Promise<Can
     problems.push({
       field: `candidates.${index}.base_config`,
       expected: `an existing base config file for candidate "${candidate.name}"`,
-      found: `${JSON.stringify(written)} at ${candidate.base_config}, ${kind === 'missing' ? 'which does not exist' : 'which is not a file'}`,
+      found: `${JSON.stringify(written)} at ${candidate.base_config}, ${pathKindWords(kind, 'file')}`,
       ...locate(['candidates', index, 'base_config']),
     });
   }

@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError } from './errors.js';
 import { loopConfigSchema, type LoopConfig } from './loop-config.js';
 import type { Problem } from './problems.js';
-import { pathKind, readFileText } from './read-file.js';
+import { pathKind, pathKindWords, readFileText } from './read-file.js';
 import { parseYamlWith } from './yaml-text.js';
 
 /**
@@ -31,7 +31,7 @@ export async function loadLoopConfig(path: string): Promise<LoopConfig> {
     problems.push({
       field: 'workdir',
       expected: 'an existing directory (subprocesses run there and relative paths resolve against it)',
-      found: `${workdir}, ${workdirKind === 'missing' ? 'which does not exist' : 'which is not a directory'}`,
+      found: `${workdir}, ${pathKindWords(workdirKind, 'directory')}`,
       ...(data.workdir === undefined ? {} : locate(['workdir'])),
     });
   } else {
@@ -40,7 +40,7 @@ export async function loadLoopConfig(path: string): Promise<LoopConfig> {
       problems.push({
         field: 'candidates',
         expected: 'an existing candidates file',
-        found: `${JSON.stringify(data.candidates)} at ${config.candidates}, ${candidatesKind === 'missing' ? 'which does not exist' : 'which is not a file'}`,
+        found: `${JSON.stringify(data.candidates)} at ${config.candidates}, ${pathKindWords(candidatesKind, 'file')}`,
         ...locate(['candidates']),
       });
     }
@@ -51,7 +51,7 @@ export async function loadLoopConfig(path: string): Promise<LoopConfig> {
     problems.push({
       field: 'data_root',
       expected: 'an existing directory holding the training data',
-      found: `${JSON.stringify(data.data_root)} at ${config.data_root}, ${dataKind === 'missing' ? 'which does not exist' : 'which is not a directory'}`,
+      found: `${JSON.stringify(data.data_root)} at ${config.data_root}, ${pathKindWords(dataKind, 'directory')}`,
       ...locate(['data_root']),
     });
   }

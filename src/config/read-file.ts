@@ -30,12 +30,40 @@ export async function readFileText(path: string, ErrorClass: FileErrorClass): Pr
   }
 }
 
-/** What is at a path: a file, a directory, something else, or nothing. */
-export async function pathKind(path: string): Promise<'file' | 'directory' | 'other' | 'missing'> {
+/** What is at a path: a file, a directory, something else, nothing, or what stops a look at it. */
+export type PathKind = 'file' | 'directory' | 'other' | 'missing' | 'link-loop' | 'denied' | 'under-a-file';
+
+export async function pathKind(path: string): Promise<PathKind> {
   try {
     const stats = await stat(path);
     return stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : 'other';
-  } catch {
-    return 'missing';
+  } catch (error) {
+    switch ((error as NodeJS.ErrnoException).code) {
+      case 'ELOOP':
+        return 'link-loop';
+      case 'EACCES':
+      case 'EPERM':
+        return 'denied';
+      case 'ENOTDIR':
+        return 'under-a-file';
+      default:
+        return 'missing';
+    }
+  }
+}
+
+/** "which does not exist", "which is not a file": what a config error says of a path of kind `kind`. */
+export function pathKindWords(kind: PathKind, wanted: 'file' | 'directory'): string {
+  switch (kind) {
+    case 'missing':
+      return 'which does not exist';
+    case 'link-loop':
+      return 'which is a loop of symbolic links (each points on to the next, never to a file)';
+    case 'denied':
+      return 'which this user may not look at (permission denied on a folder of its path)';
+    case 'under-a-file':
+      return 'which cannot exist: a part of its path is a file, not a folder';
+    default:
+      return `which is not a ${wanted}`;
   }
 }

@@ -23,9 +23,12 @@ export interface DevServerFiles {
   readonly pidFile: string;
 }
 
-export async function devServerFiles(): Promise<DevServerFiles> {
+/** Ports given on the command line, over the config file's. */
+export type PortOverrides = Partial<Pick<DevServerConfig, 'port' | 'ui_port'>>;
+
+export async function devServerFiles(overrides: PortOverrides = {}): Promise<DevServerFiles> {
   const configFile = process.env[DEV_CONFIG_ENV] ? path.resolve(process.env[DEV_CONFIG_ENV]) : DEV_CONFIG_FILE;
-  const config = await loadDevServerConfig(configFile);
+  const config = { ...(await loadDevServerConfig(configFile)), ...overrides };
   const dir = path.dirname(path.resolve(PROJECT_ROOT, config.db_filename));
   return { configFile, config, logFile: path.join(dir, 'dev-server.log'), pidFile: path.join(dir, 'dev-server.pid') };
 }
@@ -58,8 +61,9 @@ function addressOf(files: DevServerFiles): Omit<DevServerAddress, 'started'> {
  */
 export async function ensureBackgroundDevServer(
   log: (line: string) => void = () => undefined,
+  overrides: PortOverrides = {},
 ): Promise<DevServerAddress> {
-  const files = await devServerFiles();
+  const files = await devServerFiles(overrides);
   const where = addressOf(files);
   if (await serverAnswers(where.address, files.config.namespace)) return { ...where, started: false };
   const cli = await ensureTemporalCli(log);
@@ -96,6 +100,6 @@ export async function stopBackgroundDevServer(): Promise<boolean> {
 }
 
 /** The project's dev server address (whether or not it runs). */
-export async function devServerAddress(): Promise<Omit<DevServerAddress, 'started'>> {
-  return addressOf(await devServerFiles());
+export async function devServerAddress(overrides: PortOverrides = {}): Promise<Omit<DevServerAddress, 'started'>> {
+  return addressOf(await devServerFiles(overrides));
 }

@@ -26,10 +26,37 @@ export class DevServerStartError extends Error {
   constructor(
     message: string,
     readonly logFile: string,
+    { logSays = true }: { logSays?: boolean } = {},
   ) {
-    super(`${message} (server log: ${logFile})`);
+    super(logSays ? `${message} (server log: ${logFile})` : message);
     this.name = 'DevServerStartError';
   }
+}
+
+/** A port of the dev-server config is taken by another program: nothing was started. */
+export class DevServerPortTakenError extends DevServerStartError {
+  constructor(
+    readonly key: 'port' | 'ui_port',
+    readonly port: number,
+    logFile: string,
+  ) {
+    super(`port ${port} (${key}) is taken by another program, so the dev server cannot listen there`, logFile, {
+      logSays: false,
+    });
+    this.name = 'DevServerPortTakenError';
+  }
+}
+
+/** Whether something listens on `host:port` already (a listen there fails with EADDRINUSE). */
+export async function portTaken(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EADDRINUSE' ? resolve(true) : reject(error),
+    );
+    server.listen(port, host, () => server.close(() => resolve(false)));
+  });
 }
 
 /** A TCP port nobody listens on right now. */
@@ -135,6 +162,8 @@ export async function startDevServer(options: {
   readyTimeoutMs?: number;
 }): Promise<DevServer> {
   const { cli, config, projectRoot, logFile } = options;
+  for (const key of ['port', 'ui_port'] as const)
+    if (await portTaken(config.ip, config[key])) throw new DevServerPortTakenError(key, config[key], logFile);
   await mkdir(path.dirname(logFile), { recursive: true });
   await mkdir(path.dirname(path.resolve(projectRoot, config.db_filename)), { recursive: true });
   const child = (options.detached ? spawnDetached : spawnAttached)(cli, devServerArgs(config, projectRoot), logFile);

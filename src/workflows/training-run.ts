@@ -74,9 +74,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   // The loop owns the run directory, whichever of its children (a retry elsewhere, a resumed loop) trains it.
   const owner = input.parentId;
   // Every call carries a one-line summary for the Web UI's history (activity-summary.ts).
-  const cpu = withSummaries(
-    proxyActivities<LoopActivities>(CPU_ACTIVITY_OPTIONS),
-  );
+  const cpu = withSummaries(proxyActivities<LoopActivities>(CPU_ACTIVITY_OPTIONS));
   // The job config is written in the child's first workflow task, by the worker that runs it: no
   // task queue round trip and no workflow task of its own between the child's start and training.
   const local = withSummaries(

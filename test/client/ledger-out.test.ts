@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../src/devserver/dev-server.js';
 import { checkOutDir, makeOutDir } from '../../src/client/out-dir.js';
+import { mountTmpfs } from '../helpers/tmpfs.js';
 import { championLoop } from './champion-loop-cli.js';
 
 // `champion-loop ledger --out DIR` where DIR cannot be made: the error names what is in the way
@@ -53,6 +54,21 @@ describe('ledger --out into a folder that cannot be made', () => {
     await expect(checkOutDir(path.join(link, 'ledger'))).rejects.toThrow(
       `cannot create this folder: ${link} is a link to ${path.join(dir, 'nowhere')}, which does not exist`,
     );
+  });
+
+  it('a parent on a read-only file system: said so, not "no permission" (issue 23)', async (context) => {
+    const mounted = await mountTmpfs(path.join(dir, 'readonly'), { sizeKiB: 64, readOnly: true });
+    if ('unavailable' in mounted) return context.skip(mounted.unavailable);
+    try {
+      await expect(checkOutDir(path.join(mounted.dir, 'sub', 'ledger'))).rejects.toThrow(
+        `cannot create this folder: ${mounted.dir} is on a read-only file system`,
+      );
+      await expect(checkOutDir(mounted.dir)).rejects.toThrow(
+        `--out ${mounted.dir}: this folder is on a read-only file system`,
+      );
+    } finally {
+      await mounted.unmount();
+    }
   });
 
   it.skipIf(process.getuid?.() === 0)('a parent without write permission: that folder is named', async () => {

@@ -1,3 +1,4 @@
+import { symlink } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config/errors.js';
@@ -34,6 +35,24 @@ describe('loadCandidates', () => {
     expect(error.field).toBe('candidates.1.base_config');
     expect(error.message).toBe(
       `${file}:3:18: candidates.1.base_config: an existing base config file for candidate "wide" (got "configs/wide.yaml" at ${path.join(dir, 'configs/wide.yaml')}, which does not exist)`,
+    );
+  });
+
+  it('a base config that is a loop of symbolic links, or under a file: said so, not "does not exist" (issue 23)', async () => {
+    const dir = await tempDir();
+    await writeFiles(dir, {
+      'configs/plain': 'a file\n',
+      'candidates.yaml':
+        'candidates:\n  - {name: a, base_config: configs/one.yaml}\n  - {name: b, base_config: configs/plain/b.yaml}\n',
+    });
+    await symlink('two.yaml', path.join(dir, 'configs/one.yaml'));
+    await symlink('one.yaml', path.join(dir, 'configs/two.yaml'));
+    const error = await rejection(ConfigError, loadCandidates(path.join(dir, 'candidates.yaml'), dir));
+    expect(error.message).toContain(
+      `candidates.0.base_config: an existing base config file for candidate "a" (got "configs/one.yaml" at ${path.join(dir, 'configs/one.yaml')}, which is a loop of symbolic links`,
+    );
+    expect(error.problems[1]?.found).toBe(
+      `"configs/plain/b.yaml" at ${path.join(dir, 'configs/plain/b.yaml')}, which cannot exist: a part of its path is a file, not a folder`,
     );
   });
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -79,6 +80,32 @@ describe('npm run dev-server -- start', () => {
     const { stdout } = await execa('ps', ['-o', 'pgid=,sid=', '-p', String(pid)]);
     expect(stdout.trim().split(/\s+/).map(Number)).toEqual([pid, pid]);
     expect(existsSync(path.join(dir, 'dev-server.log'))).toBe(true);
+  });
+
+  it('a port another program holds: one line naming the port and the flag that chooses another, no stack trace, nothing started (issue 23)', async () => {
+    // Another program on the port: it takes connections and drops them.
+    const squatter = createServer((socket) => socket.destroy());
+    const taken = await freePort();
+    await new Promise<void>((resolve) => squatter.listen(taken, '127.0.0.1', resolve));
+    try {
+      const refused = await devServer(
+        ['start', '--port', String(taken), '--ui-port', String(await freePort())],
+        30_000,
+      );
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain(
+        `npm run dev-server: port ${taken} (port) is taken by another program, so the dev server cannot listen there. ` +
+          `Stop that program, or choose another port: npm run dev-server -- start --port ${taken + 1}`,
+      );
+      expect(refused.stderr).toContain('Nothing was started.');
+      expect(refused.stderr).not.toMatch(/^\s+at /m);
+      const help = await devServer(['start', '--help'], 30_000);
+      expect(help.stdout).toContain('--port <port>');
+      expect(help.stdout).toContain('--ui-port <port>');
+      expect(help.stdout).toContain('CHAMPION_LOOP_DEV_CONFIG');
+    } finally {
+      await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    }
   });
 
   it('start again reports the running server at once; stop stops it', async () => {

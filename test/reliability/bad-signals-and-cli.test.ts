@@ -1,3 +1,4 @@
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -110,6 +111,14 @@ describe('signals and CLI calls with wrong arguments', () => {
   it('champion-loop calls with wrong arguments say what is wrong and change nothing', async () => {
     const dir = path.join(harness.dir, 'cli-args');
     const loopYaml = path.join(harness.dir, 'loop.yaml');
+    // A state dir under a file (issue 23: the raw errno, without the loop.yaml key, after the loop had started).
+    const notes = path.join(harness.dir, 'notes.txt');
+    await writeFile(notes, 'a file, not a folder\n');
+    const underFile = path.join(harness.dir, 'loop-under-file.yaml');
+    await writeFile(
+      underFile,
+      (await readFile(loopYaml, 'utf8')) + `state_dir: ${JSON.stringify(path.join(notes, 'state'))}\n`,
+    );
     const calls: { args: string[]; says: string[]; offline?: boolean }[] = [
       { args: ['start', 'x'], says: ["required option '-c, --config <loop.yaml>' not specified"] },
       {
@@ -121,6 +130,12 @@ describe('signals and CLI calls with wrong arguments', () => {
         // 975 characters: Temporal refused the generation's first child id, and the loop was wedged.
         args: ['start', 'M'.repeat(975), '--config', loopYaml],
         says: [`is 975 characters, at most ${LOOP_ID_MAX} fit`, 'Choose a shorter loop id; nothing was started'],
+      },
+      {
+        args: ['start', 'x', '--config', underFile],
+        says: [
+          `state_dir (in ${underFile}) ${path.join(notes, 'state')}: cannot create this folder: ${notes} is a file, not a folder`,
+        ],
       },
       { args: ['advance', 'signals'], says: ["required option '--reason <text>' not specified"] },
       { args: ['advance', 'signals', '--reason', '  '], says: ['advance needs a reason (--reason)'] },

@@ -20,9 +20,7 @@ export interface GenerationActivities {
 export function generationActivities(config: LoopConfig): GenerationActivities {
   return {
     // Each call carries a one-line summary for the Web UI's history (activity-summary.ts).
-    cpu: withSummaries(
-      proxyActivities<LoopActivities>(CPU_ACTIVITY_OPTIONS),
-    ),
+    cpu: withSummaries(proxyActivities<LoopActivities>(CPU_ACTIVITY_OPTIONS)),
     idleWatch: withSummaries(
       proxyActivities<LoopActivities>({
         taskQueue: ORCHESTRATOR_QUEUE,
