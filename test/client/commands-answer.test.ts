@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { championLoopCli, rowsOf, temporalCli } from '../helpers/loop-checks.js';
@@ -7,16 +10,21 @@ import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js'
 // reason (and nothing changes), an accepted one answers with the loop's view.
 describe('commands that answer: stop and advance as updates', () => {
   let harness: LoopHarness;
+  let dir: string;
+  /** Training runs finish only once this file exists: the loop has work running while the commands arrive, however slow the box. */
+  let release: string;
 
   beforeAll(async () => {
-    // Slow runs, so the loop still has work running while the commands arrive.
+    dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-answer-'));
+    release = path.join(dir, 'release');
     harness = await createLoopHarness({
-      candidates: [{ name: 'a', overrides: { fixture_sleep_ms: 4000, fixture_epochs: 5 } }],
+      candidates: [{ name: 'a', overrides: { fixture_wait_for: release, fixture_epochs: 2 } }],
     });
   });
 
   afterAll(async () => {
     await harness?.dispose();
+    await rm(dir, { recursive: true, force: true });
   });
 
   /** How many updates of `name` the loop's current run accepted (a refused one leaves no event). */
@@ -72,6 +80,8 @@ describe('commands that answer: stop and advance as updates', () => {
     expect(`${cli.stdout}${cli.stderr}`).toMatch(/already stopping/);
     expect(await acceptedUpdates('answer', 'stop')).toBe(1);
 
+    // The running work may finish now: the loop stops after it.
+    await writeFile(release, '');
     const result = await harness.result('answer');
     expect(result.view).toMatchObject({ generation: 2, stopping: true, in_flight: [] });
     // A loop that has ended (or never was) is said to be so; an advance without a reason says that first.

@@ -4,7 +4,7 @@
  * Train a fixture model: per epoch a checkpoint, validation metrics and validation scores,
  * then selection.json and pareto.json. Fault modes come from fixture_train or FIXTURE_FAIL_TRAIN.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 import { CliArgs } from './lib/args.mjs';
@@ -59,6 +59,10 @@ await runMain('train', async (argv) => {
     );
     if (mode === 'crash' && epoch === Math.max(1, Math.floor(config.epochs / 2))) await crash('train');
     if (mode === 'hang') await hang('train');
+  }
+  if (config.waitFor !== undefined) {
+    process.stdout.write(`waiting for ${config.waitFor}\n`);
+    while (!existsSync(config.waitFor)) await sleep(100);
   }
   if (mode === 'no_eligible_checkpoint') {
     process.stdout.write(`${NO_CHECKPOINT}\n`);

@@ -17,6 +17,7 @@ import { readText } from './files.mjs';
  * @property {number} epochs fixture_epochs, else epochs, else 4
  * @property {number} sleepMs per training epoch (fixture_sleep_ms)
  * @property {number} evalSleepMs per evaluation job (fixture_eval_sleep_ms)
+ * @property {string | undefined} waitFor a file the trainer waits for before it finishes (fixture_wait_for)
  * @property {unknown} trainMode fixture_train
  * @property {unknown} evalMode fixture_eval
  * @property {string | undefined} softTargets gate_soft_targets
@@ -32,6 +33,7 @@ const NOT_MODEL = [
   'fixture_eval',
   'fixture_sleep_ms',
   'fixture_eval_sleep_ms',
+  'fixture_wait_for',
 ];
 
 /**
@@ -57,6 +59,7 @@ export function readConfig(path) {
     epochs: Math.max(1, Math.floor(numberOr(values.fixture_epochs, numberOr(values.epochs, 4)))),
     sleepMs: numberOr(values.fixture_sleep_ms, 0),
     evalSleepMs: numberOr(values.fixture_eval_sleep_ms, 0),
+    waitFor: optionalString(values, 'fixture_wait_for', what),
     trainMode: values.fixture_train,
     evalMode: values.fixture_eval,
     softTargets: optionalString(values, 'gate_soft_targets', what),
