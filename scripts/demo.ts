@@ -13,6 +13,7 @@ import { connectClient } from '../src/client/connect.js';
 import { exportLedger } from '../src/client/ledger-export.js';
 import { loopClosed, loopEndedLine, loopResult, type LoopEnd } from '../src/client/loop-end.js';
 import { startLoop, stopLoop } from '../src/client/loop-control.js';
+import { configQueues, waitForPollers } from '../src/client/pollers.js';
 import { watchLoop } from '../src/client/watch.js';
 import { loadLoopConfig } from '../src/config/load-loop-config.js';
 import { ensureBackgroundDevServer } from '../src/devserver/background.js';
@@ -38,6 +39,7 @@ const config = await loadLoopConfig(CONFIG);
 const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
 await mkdir(LOGS, { recursive: true });
 const bin = path.join(PROJECT_ROOT, 'bin', 'champion-loop.js');
+const workerNames: string[] = [];
 const workers: ResultPromise[] = [
   ['orchestrator', ['worker', 'orchestrator']],
   ...config.lanes.map(
@@ -50,6 +52,7 @@ const workers: ResultPromise[] = [
   ['package', ['worker', 'package']],
 ].map(([name, args]) => {
   const log = path.join(LOGS, `${name as string}.log`);
+  workerNames.push(name as string);
   return execa(process.execPath, [bin, ...(args as string[])], {
     env,
     stdout: { file: log },
@@ -71,6 +74,22 @@ process.once('SIGINT', () => {
   say('interrupted: the loop keeps its state in Temporal; `npm run demo` picks it up again');
   void stopWorkers().then(() => process.exit(130));
 });
+
+// The watch below names every queue nobody polls: wait for the workers just started first (the
+// orchestrator bundles its workflows for a few seconds), so its first lines are not false alarms.
+await waitForPollers(client, configQueues(config), {
+  gone: () => {
+    const index = workers.findIndex((worker) => worker.exitCode !== null);
+    if (index < 0) return null;
+    const name = workerNames[index] ?? '?';
+    return `the ${name} worker exited (code ${String(workers[index]?.exitCode)}) before it polled: see ${path.relative(PROJECT_ROOT, path.join(LOGS, `${name}.log`))}`;
+  },
+}).catch(async (error: Error) => {
+  say(error.message);
+  await stopWorkers();
+  process.exit(1);
+});
+say('every worker polls its task queue');
 
 const outcome = await startLoop(client, LOOP_ID, config);
 const startGeneration =

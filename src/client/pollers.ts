@@ -109,3 +109,21 @@ export async function latestRunConfig(client: Client, loopId: string): Promise<L
     throw error;
   }
 }
+
+/**
+ * Wait until a worker polls each of `queues` (workers just started: the orchestrator bundles its
+ * workflows first, for seconds). `gone` says why waiting is pointless (a worker process exited);
+ * then this rejects with that reason.
+ */
+export async function waitForPollers(
+  client: Client,
+  queues: readonly LoopQueue[],
+  { gone, intervalMs = 250 }: { gone: () => string | null; intervalMs?: number },
+): Promise<void> {
+  for (;;) {
+    if ((await queuesWithoutPoller(client, queues)).length === 0) return;
+    const why = gone();
+    if (why !== null) throw new Error(why);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
