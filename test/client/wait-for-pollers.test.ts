@@ -35,7 +35,7 @@ describe('waiting for the workers just started', () => {
       connection: native,
       namespace: server.namespace,
       taskQueue: 'wait-for-pollers.lane0',
-      activities: { noop: async () => undefined },
+      activities: { noop: () => Promise.resolve() },
     });
     // Not polled before the worker runs.
     expect(polled).toBe(false);
