@@ -29,6 +29,7 @@ import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
 import { statusInWords } from './status-words.js';
 import { seedResumption } from './seed-carry.js';
 import { loopIdProblem } from './loop-id.js';
+import { stopFileExists, stopFilePath } from '../activities/support/paths.js';
 
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
@@ -72,6 +73,11 @@ export async function startLoop(
       : await seedResumption(client, loopId, config, options.seedStateDir);
   if (resumption.kind === 'running')
     return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
+  if (await stopFileExists(config.state_dir))
+    throw new Error(
+      `${stopFilePath(config.state_dir)} exists: it stops loop ${loopId} (as the seed's STOP file did). ` +
+        'Delete it, then start the loop again. Nothing started.',
+    );
   const resume: (Extract<Resumption, { kind: 'resume' }> & { notes?: string[] }) | null =
     resumption.kind === 'resume' && !options.fresh ? resumption : null;
   try {

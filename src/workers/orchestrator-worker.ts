@@ -4,6 +4,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { cpuActivities, orchestratorActivities } from '../activities/index.js';
 import { keepBeating } from '../activities/support/keep-beating.js';
+import { StopFiles } from './stop-file.js';
 import * as probe from '../activities/probe-lane.js';
 import { CHILD_OUTCOME, createChildOutcome } from '../activities/child-outcome.js';
 import { createRequestPackaging } from '../activities/request-packaging.js';
@@ -54,6 +55,8 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
   const loopMetrics = meter && createLoopMetrics(client, meter, (message) => console.warn(`[metrics] ${message}`));
   // Webhooks of loop.yaml `notify:`, told what the ledger copy's new rows say (off the copy's path).
   const notifier = new Notifier({ log: (message) => console.warn(`[notify] ${message}`) });
+  // A loop whose state dir holds a STOP file (the seed's way to stop) is asked to stop.
+  const stopFiles = new StopFiles(client, (message) => console.warn(`[stop file] ${message}`));
   // Every loop's ledger.jsonl and state.json in its state dir, kept current from history.
   const copies = keepLedgerCopies({
     client,
@@ -61,6 +64,7 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
     log: (message) => console.warn(`[ledger copy] ${message}`),
     onSynced: async (synced) => {
       notifier.onSynced(synced);
+      await stopFiles.onSynced(synced);
       await loopMetrics?.onSynced(synced);
     },
   });

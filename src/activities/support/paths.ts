@@ -1,3 +1,4 @@
+import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkpointStem, padGeneration, padRound } from '../../rules/ids.js';
 import type { Role } from '../../rules/types.js';
@@ -58,4 +59,16 @@ export function runDir(paths: Pick<LoopPaths, 'runsRoot'>, runId: string): strin
 /** `--score-cache-dir D` when the loop has a score cache. */
 export function scoreCacheArgs(paths: Pick<LoopPaths, 'scoreCacheDir'>): string[] {
   return paths.scoreCacheDir === null ? [] : ['--score-cache-dir', paths.scoreCacheDir];
+}
+
+/** `<state_dir>/STOP`: the seed's way to stop a loop gracefully, honoured here (src/workers/stop-file.ts). */
+export function stopFilePath(stateDir: string): string {
+  return join(stateDir, 'STOP');
+}
+
+export async function stopFileExists(stateDir: string): Promise<boolean> {
+  return access(stopFilePath(stateDir)).then(
+    () => true,
+    () => false,
+  );
 }
