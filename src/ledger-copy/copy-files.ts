@@ -39,14 +39,48 @@ export async function readLedgerCopy(stateDir: string, { repair }: { repair: boo
   return parsed.rows;
 }
 
-/** Append rows in one write, flushed to disk before this returns. */
+/** An append that did not reach the disk whole: the copy is as it was before it. */
+export class CopyWriteError extends Error {
+  constructor(file: string, cause: unknown) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const why =
+      code === 'ENOSPC' || code === 'EDQUOT'
+        ? 'no space left on its device'
+        : code === 'EROFS'
+          ? 'its file system is read-only'
+          : (cause as Error).message;
+    super(
+      `${file}: rows not appended (${why}); the copy is left as it was, whole rows only, and history still holds ` +
+        'every row: the copy catches up on its own once the file can be written again',
+      { cause },
+    );
+    this.name = 'CopyWriteError';
+  }
+}
+
+/**
+ * Append rows in one write, flushed to disk before this returns. A write the disk takes only in
+ * part (a full disk takes what fits) is cut back to where the file ended before it, so a failed
+ * append leaves no torn row for the next one to run into.
+ */
 export async function appendLedgerRows(stateDir: string, rows: readonly LedgerRow[]): Promise<void> {
   if (rows.length === 0) return;
   await mkdir(stateDir, { recursive: true });
-  const handle = await open(ledgerCopyPath(stateDir), 'a');
+  const file = ledgerCopyPath(stateDir);
+  const bytes = Buffer.from(rows.map((row) => `${ledgerLine(row)}\n`).join(''));
+  const handle = await open(file, 'a');
   try {
-    await handle.write(rows.map((row) => `${ledgerLine(row)}\n`).join(''));
-    await handle.sync();
+    const { size } = await handle.stat();
+    try {
+      for (let written = 0; written < bytes.length; ) {
+        written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
+      }
+      await handle.sync();
+    } catch (error) {
+      await handle.truncate(size).catch(() => undefined);
+      await handle.sync().catch(() => undefined);
+      throw new CopyWriteError(file, error);
+    }
   } finally {
     await handle.close();
   }

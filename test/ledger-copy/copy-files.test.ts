@@ -1,10 +1,12 @@
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendLedgerRows, ledgerCopyPath, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import { holdCopyLock, releaseCopyLock } from '../../src/ledger-copy/copy-lock.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { mountTmpfs } from '../helpers/tmpfs.js';
 
 const row = (generation: number): LedgerRow => ({
   type: 'generation',
@@ -54,6 +56,32 @@ describe('the ledger copy on disk', () => {
   it('refuses a broken row in the middle of the file, naming its line', async () => {
     await writeFile(ledgerCopyPath(dir), `${JSON.stringify(row(1))}\nnot json\n${JSON.stringify(row(2))}\n`);
     await expect(readLedgerCopy(dir, { repair: false })).rejects.toThrow(/ledger\.jsonl:2: not a ledger row/);
+  });
+
+  it('a full disk (a real 64 KiB tmpfs): a failed append leaves the copy as it was, whole rows only; the next append once there is room goes on after them (issue 24)', async (context) => {
+    const disk = await mountTmpfs(path.join(dir, 'small'), { sizeKiB: 64 });
+    if ('unavailable' in disk) return context.skip(disk.unavailable);
+    try {
+      const stateDir = path.join(disk.dir, 'state');
+      await appendLedgerRows(stateDir, [row(1), row(2)]);
+      const before = await readFile(ledgerCopyPath(stateDir), 'utf8');
+      // Fill the disk to a few hundred bytes short of full, then append more than fits.
+      const room = Number((await execa('df', ['--output=avail', '-B1', disk.dir])).stdout.split('\n')[1]);
+      await writeFile(path.join(disk.dir, 'filler'), Buffer.alloc(Math.max(0, room - 300)));
+      const many = Array.from({ length: 40 }, (_, i) => row(3 + i));
+      const failed = await appendLedgerRows(stateDir, many).then(
+        () => null,
+        (error: Error) => error,
+      );
+      expect(failed?.message).toContain('rows not appended (no space left on its device); the copy is left as it was');
+      expect(await readFile(ledgerCopyPath(stateDir), 'utf8')).toBe(before);
+      // Room again: the rows go on right after the whole ones.
+      await rm(path.join(disk.dir, 'filler'));
+      await appendLedgerRows(stateDir, many);
+      expect(await readLedgerCopy(stateDir, { repair: false })).toEqual([row(1), row(2), ...many]);
+    } finally {
+      await disk.unmount();
+    }
   });
 
   it('reads no rows where there is no copy yet', async () => {
