@@ -156,11 +156,11 @@ export async function runGrowth(
       // A loop none of whose history is left: `--config` finds its copy, and the rows' fold is its state.
       const gone = `growth-gone-${size}`;
       const out = path.join(dir, 'export');
-      const ledgerCli = await medianOf(() => cliOk(['ledger', gone, '--config', file, '--out', out]));
+      const ledgerCli = await medianOf(() => cliOk(['ledger', gone, '--config', file, '--out', out, '--force']));
       const exported = (await readFile(path.join(out, 'ledger.jsonl'), 'utf8')).split('\n').filter(Boolean).length;
       const exportedState = await readFile(path.join(out, 'state.json'), 'utf8');
       const html = path.join(dir, 'report.html');
-      const reportCli = await medianOf(() => cliOk(['report', gone, '--config', file, '--out', html]));
+      const reportCli = await medianOf(() => cliOk(['report', gone, '--config', file, '--out', html, '--force']));
       const reportBytes = (await stat(html)).size;
       const fallback = { stateDir: config.state_dir, config };
       const ledgerIn = await medianOf(async () => {

@@ -7,7 +7,7 @@ import type { LoopConfig } from '../config/loop-config.js';
 import { stateFromLedger } from '../ledger/from-ledger.js';
 import { connectClient, type ConnectionFlags } from './connect.js';
 import { exportLedger, lastLoopState, ledgerSources } from './ledger-export.js';
-import { checkOutDir, makeOutDir } from './out-dir.js';
+import { checkNotInStateDir, checkOutDir, checkOverwrite, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
 import { advanceLoop, loopState, packagingView, startLoop, stopLoop } from './loop-control.js';
@@ -267,12 +267,18 @@ connectionOptions(
     )
     .argument('<loop-id>')
     .option('-o, --out <dir>', 'write ledger.jsonl and state.json into this folder (default: ledger.jsonl to stdout)')
-    .option('-c, --config <loop.yaml>', "the loop's settings: where its copy is when no history of it is left"),
-).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string }) => {
-  // A folder that cannot be written is said before the export, naming what stands in the way.
-  if (options.out) await checkOutDir(options.out);
+    .option('-c, --config <loop.yaml>', "the loop's settings: where its copy is when no history of it is left")
+    .option('--force', 'replace ledger.jsonl and state.json when --out holds them already'),
+).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string; force?: boolean }) => {
+  // A folder that cannot be written, or files it would replace, are said before the export.
+  const files = options.out ? [path.join(options.out, 'ledger.jsonl'), path.join(options.out, 'state.json')] : [];
+  if (options.out) {
+    await checkOutDir(options.out);
+    await checkOverwrite(files, '--out', options.force === true);
+  }
   const fallback = options.config ? await copyOf(options.config) : undefined;
   const ledger = await withClient(options, (client) => exportLedger(client, loopId, fallback));
+  if (options.out) await checkNotInStateDir(options.out, '--out', loopId, ledger.stateDir);
   const note = ledgerSources(ledger);
   if (note) console.warn(`note: ${note}`);
   const { rows, state } = ledger;
@@ -297,12 +303,15 @@ connectionOptions(
     )
     .argument('<loop-id>')
     .option('-o, --out <file.html>', 'where to write it (default: champion-loop-<loop-id>.html)')
-    .option('-c, --config <loop.yaml>', "the loop's settings: where its ledger copy is when no history of it is left"),
-).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string }) => {
+    .option('-c, --config <loop.yaml>', "the loop's settings: where its ledger copy is when no history of it is left")
+    .option('--force', 'replace the file when it exists already'),
+).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string; force?: boolean }) => {
+  const out = options.out ?? `champion-loop-${loopId}.html`;
+  await checkOverwrite([out], '--out', options.force === true);
   const fallback = options.config ? await copyOf(options.config) : undefined;
   const report = await withClient(options, (client) => loopReport(client, loopId, new Date(), fallback));
+  await checkNotInStateDir(path.dirname(path.resolve(out)), '--out', loopId, report.stateDir);
   if (report.note) console.warn(`note: ${report.note}`);
-  const out = options.out ?? `champion-loop-${loopId}.html`;
   await mkdir(path.dirname(path.resolve(out)), { recursive: true });
   await writeFile(out, report.html);
   console.log(

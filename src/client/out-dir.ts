@@ -2,7 +2,7 @@
 // and when that cannot be done the error names what stands in the way (a file where a folder
 // should be, a dangling link, a folder without write permission), not mkdir's errno on DIR.
 import { constants, type Stats } from 'node:fs';
-import { access, lstat, mkdir, readlink, stat } from 'node:fs/promises';
+import { access, lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** An output folder that cannot be used, and why. */
@@ -79,4 +79,48 @@ export async function makeOutDir(dir: string, flag = '--out'): Promise<void> {
   } catch (error) {
     throw new OutDirError(`${flag} ${dir}: cannot create this folder: ${(error as Error).message}`);
   }
+}
+
+/** A path with its existing part's links resolved (the rest as given): two names of one folder compare equal. */
+async function resolved(file: string): Promise<string> {
+  const absolute = path.resolve(file);
+  try {
+    return await realpath(absolute);
+  } catch {
+    const parent = path.dirname(absolute);
+    return parent === absolute ? absolute : path.join(await resolved(parent), path.basename(absolute));
+  }
+}
+
+/** Refuse files an output flag would replace: those that exist, unless `force`. */
+export async function checkOverwrite(files: readonly string[], flag: string, force: boolean): Promise<void> {
+  if (force) return;
+  const existing: string[] = [];
+  for (const file of files) if (await statOrNull(file, lstat)) existing.push(file);
+  if (existing.length === 0) return;
+  throw new OutDirError(
+    `${flag}: ${existing.join(' and ')} ${existing.length === 1 ? 'exists' : 'exist'} already; add --force to replace ` +
+      `${existing.length === 1 ? 'it' : 'them'}, or choose another ${flag}. Nothing written.`,
+  );
+}
+
+/**
+ * Refuse an output that lies in the loop's own state dir: the orchestrator keeps the loop's
+ * ledger copy there (ledger.jsonl, state.json), and an export written over it would be read back
+ * as the copy (rows twice).
+ */
+export async function checkNotInStateDir(
+  out: string,
+  flag: string,
+  loopId: string,
+  stateDir: string | null,
+): Promise<void> {
+  if (stateDir === null) return;
+  const [target, state] = await Promise.all([resolved(out), resolved(stateDir)]);
+  if (target !== state && !target.startsWith(`${state}${path.sep}`)) return;
+  throw new OutDirError(
+    `${flag} ${out} is in loop ${loopId}'s own state dir ${stateDir}, where the orchestrator keeps the loop's ` +
+      'ledger copy (ledger.jsonl, state.json): an export there would be read back as the copy. ' +
+      `Choose a folder outside it. Nothing written.`,
+  );
 }

@@ -10,7 +10,7 @@ export async function loopReport(
   loopId: string,
   now: Date,
   fallback?: { stateDir: string; config?: LoopConfig },
-): Promise<{ html: string; generations: number; testEvals: number; note: string | null }> {
+): Promise<{ html: string; generations: number; testEvals: number; note: string | null; stateDir: string | null }> {
   const ledger = await exportLedger(client, loopId, fallback);
   const { rows, state } = ledger;
   // Whether the loop compares on decided counts: its loop.yaml says (band_decisions).
@@ -20,5 +20,6 @@ export async function loopReport(
     generations: new Set(rows.filter((row) => row.type === 'generation').map((row) => row.generation)).size,
     testEvals: rows.filter((row) => row.type === 'eval' && row.role === 'test' && row.status === 'ok').length,
     note: ledgerSources(ledger),
+    stateDir: ledger.stateDir,
   };
 }

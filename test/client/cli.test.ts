@@ -288,6 +288,35 @@ describe('the champion-loop CLI', () => {
     expect(html).toContain('corpus relabelled');
   });
 
+  it('ledger --out and report --out refuse to replace files without --force, and refuse the loop`s own state dir (issue 24)', async () => {
+    const dir = path.join(out, 'ledger');
+    const again = await cli(['ledger', 'gate', '--out', dir]);
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain(
+      `--out: ${path.join(dir, 'ledger.jsonl')} and ${path.join(dir, 'state.json')} exist already; add --force to replace them`,
+    );
+    const forced = await cli(['ledger', 'gate', '--out', dir, '--force']);
+    expect(forced.exitCode, String(forced.stderr)).toBe(0);
+    const report = path.join(out, 'reports', 'gate.html');
+    const replaced = await cli(['report', 'gate', '--out', report]);
+    expect(replaced.exitCode).toBe(1);
+    expect(replaced.stderr).toContain(`--out: ${report} exists already; add --force to replace it`);
+    // Into the loop's own state dir, where the orchestrator keeps its copy: refused, nothing written.
+    const stateDir = path.join(harness.dir, 'loops', 'gate', 'state');
+    for (const [args, target] of [
+      [['ledger', 'gate', '--out', stateDir, '--force'], stateDir],
+      [['ledger', 'gate', '--out', path.join(stateDir, 'exports'), '--force'], path.join(stateDir, 'exports')],
+      [['report', 'gate', '--out', path.join(stateDir, 'gate.html'), '--force'], stateDir],
+    ] as const) {
+      const refused = await cli([...args]);
+      expect(refused.exitCode, args.join(' ')).toBe(1);
+      expect(refused.stderr).toContain(`is in loop gate's own state dir`);
+      expect(refused.stderr).toContain('Nothing written.');
+      expect(existsSync(path.join(target, 'exports'))).toBe(false);
+    }
+    expect(existsSync(path.join(stateDir, 'gate.html'))).toBe(false);
+  });
+
   it('stop --now cancels running jobs at once; start resumes the stopped loop', async () => {
     const candidates = path.join(harness.dir, 'candidates-hung.yaml');
     await harness.writeCandidates([{ name: 'stuck', overrides: { fixture_train: 'hang' } }], candidates);
