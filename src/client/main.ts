@@ -6,6 +6,7 @@ import { loadLoopConfig } from '../config/load-loop-config.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { stateFromLedger } from '../ledger/from-ledger.js';
 import { connectClient, type ConnectionFlags } from './connect.js';
+import { NoSuchLoopError } from './history.js';
 import { exportLedger, lastLoopState, ledgerSources } from './ledger-export.js';
 import { checkNotInStateDir, checkOutDir, checkOverwrite, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';
@@ -185,10 +186,30 @@ connectionOptions(
       "a loop's state: generation, round, champion, Pareto set, reserve checks, lanes (a loop that is not running: its last state)",
     )
     .argument('<loop-id>')
-    .option('--json', 'print the state query as JSON'),
-).action(async (loopId: string, options: ConnectionFlags & { json?: boolean }) => {
+    .option('--json', 'print the state query as JSON')
+    .option('-c, --config <loop.yaml>', "the loop's settings: where its ledger copy is when no history of it is left"),
+).action(async (loopId: string, options: ConnectionFlags & { json?: boolean; config?: string }) => {
   await withClient(options, async (client) => {
-    const status = await loopState(client, loopId);
+    let status: Awaited<ReturnType<typeof loopState>>;
+    try {
+      status = await loopState(client, loopId);
+    } catch (error) {
+      if (!(error instanceof NoSuchLoopError) || options.config === undefined) throw error;
+      // No history left at all (retention, delete, a new server): the last state from the copy.
+      const ledger = await exportLedger(client, loopId, await copyOf(options.config));
+      if (ledger.rows.length === 0) throw error;
+      if (options.json) {
+        console.log(JSON.stringify({ running: false, ended: 'no history left', ...ledger.state }, null, 2));
+        return;
+      }
+      console.log(
+        `loop ${loopId} has no history left; its last state from the ledger copy in ${ledger.stateDir ?? '?'} ('champion-loop start' goes on from here):`,
+      );
+      console.log(renderStoppedState(ledger.state));
+      const note = ledgerSources(ledger);
+      if (note) console.log(`note: ${note}`);
+      return;
+    }
     if (status.kind === 'running' && status.view) {
       const noPoller = status.noPoller.map(describeNoPoller);
       // notify.json is the orchestrator's: readable here when this CLI shares its file system.

@@ -1,6 +1,7 @@
 // The ledger and the loop outlive what operators and retention do to history: terminate, cancel,
 // delete. A real dev server, real workers and the fixture stack; the `temporal` CLI does the harm.
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportLedger, historyLedger } from '../../src/client/ledger-export.js';
 import { loopReport } from '../../src/client/report-command.js';
@@ -12,6 +13,8 @@ import { expectEachRunAndEvalOnce, rowsOf, stateOf, temporalCli } from '../helpe
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
+import type { StateJson } from '../../src/ledger/loop-state.js';
+import { championLoopAt } from '../client/champion-loop-cli.js';
 
 /** Generation 2 opens once generation 1 had its one reserve check (after 8 test evals). */
 const SETTINGS: Partial<LoopConfig> = { saturation_evals: 8, max_reserve_checks: 1 };
@@ -161,6 +164,24 @@ describe('a loop whose history is terminated, cancelled or deleted', () => {
     const report = await loopReport(harness.client, loopId, new Date(), { stateDir: config.state_dir, config });
     expect(report.generations).toBe(2);
     expect(report.html).toContain('Generation 1');
+
+    // `status --config`, as the no-such-loop message says (issue 24: status did not take --config).
+    const loopYaml = path.join(harness.dir, `loop-${loopId}.yaml`);
+    await writeFile(
+      loopYaml,
+      (await readFile(harness.configFile, 'utf8')) +
+        `state_dir: ${JSON.stringify(config.state_dir)}\nruns_root: ${JSON.stringify(config.runs_root)}\n`,
+    );
+    const status = await championLoopAt(harness.server, ['status', loopId, '--config', loopYaml]);
+    expect(status.exitCode, String(status.stderr)).toBe(0);
+    expect(status.stdout).toContain(
+      `loop ${loopId} has no history left; its last state from the ledger copy in ${config.state_dir}`,
+    );
+    expect(status.stdout).toContain(`generation 2`);
+    const json = JSON.parse(
+      String((await championLoopAt(harness.server, ['status', loopId, '--config', loopYaml, '--json'])).stdout),
+    ) as StateJson;
+    expect(stateOf(json)).toEqual(stateOf(result.view));
 
     // Started again with no history at all: it goes on from the copy, in generation 2.
     const again = await harness.startWith(loopId, SETTINGS);
