@@ -6,7 +6,9 @@ import type { LoopConfig } from '../config/loop-config.js';
 import { foldRows } from '../ledger/from-ledger.js';
 import { foldSettingsOf } from '../ledger/loop-state.js';
 import type { LedgerRow, RunRow, TeacherRow } from '../ledger/rows.js';
-import { ensembleRunId } from '../rules/ids.js';
+import { ROUND_ENSEMBLE_FROM, ROUND_ENSEMBLE_MAX } from '../rules/constants.js';
+import { ensembleRunId, roundEnsembleRunId } from '../rules/ids.js';
+import { rankMembers, type EnsembleMember, type RoundEnsembleState } from '../workflows/round-ensembles.js';
 import { firstCarry, type GenerationCarry } from '../workflows/generation/carry.js';
 import type { RunJob } from '../workflows/generation/jobs.js';
 import { packageChampionOf } from '../workflows/generation/state.js';
@@ -79,11 +81,71 @@ export function teacherFromLedger(
   return { teacher, teacherEnsemble };
 }
 
-/** The carry that continues a loop from its ledger rows; null when the rows hold no generation. */
+/** A trained run's selected checkpoint as its run directory says (selection.json, the validation scores). */
+export interface SelectedCheckpoint {
+  readonly checkpoint: string;
+  readonly falseNegatives: number | null;
+  readonly validationGateAuc: number | null;
+}
+
+/** The trained ordinary runs of the ledger's last generation: whose selections a carry needs. */
+export function trainedRunsOfLastGeneration(rows: readonly LedgerRow[]): RunRow[] {
+  const generation = Math.max(0, ...rows.filter((row) => row.type === 'generation').map((row) => row.generation));
+  return rows.filter(
+    (row): row is RunRow => row.type === 'run' && row.generation === generation && row.status === 'trained',
+  );
+}
+
+/**
+ * The round-ensemble pool of the generation from its rows (docs/behaviour.md, section 7), as the
+ * seed rebuilds it from its ledger: every trained ordinary run with a selected checkpoint is a
+ * member. Rounds whose ensemble has a run row (or that are too early for one) are folded into the
+ * pool; the newest round, when its ensemble has no row yet, is left open, so it is scored once
+ * the next round has started, as it would have been.
+ */
+export function roundEnsemblesFromLedger(
+  rows: readonly LedgerRow[],
+  generation: number,
+  config: Pick<LoopConfig, 'runs_root'>,
+  selected: ReadonlyMap<string, SelectedCheckpoint>,
+): RoundEnsembleState {
+  const members: EnsembleMember[] = [];
+  for (const run of rows) {
+    if (run.type !== 'run' || run.generation !== generation || run.status !== 'trained') continue;
+    const selection = selected.get(run.run_id);
+    if (!selection) continue;
+    members.push({
+      run_id: run.run_id,
+      checkpoint_name: selection.checkpoint,
+      config: run.config_path,
+      checkpoint: `${config.runs_root}/${run.run_id}/${selection.checkpoint}`,
+      validation_gate_auc: selection.validationGateAuc,
+      validation_fail_to_pass: selection.falseNegatives ?? 0,
+      round: run.round,
+    });
+  }
+  const last = Math.max(0, ...members.map((member) => member.round));
+  const lastScored = rows.some(
+    (row) => row.type === 'run' && row.generation === generation && row.run_id === roundEnsembleRunId(generation, last),
+  );
+  const open = last >= ROUND_ENSEMBLE_FROM && !lastScored;
+  const folded = members.filter((member) => !open || member.round < last);
+  return {
+    pool: rankMembers(folded).slice(0, ROUND_ENSEMBLE_MAX),
+    recent: open ? { [String(last)]: members.filter((member) => member.round === last) } : {},
+  };
+}
+
+/**
+ * The carry that continues a loop from its ledger rows; null when the rows hold no generation.
+ * `selected`: the selected checkpoint of each trained run of the generation (from its run
+ * directory), for the round-ensemble pool; a run without one is no member.
+ */
 export function carryFromLedger(
   rows: readonly LedgerRow[],
   config: LoopConfig,
   started: string,
+  selected: ReadonlyMap<string, SelectedCheckpoint> = new Map(),
 ): GenerationCarry | null {
   const state = foldRows(rows, foldSettingsOf(config));
   if (state.generation < 1) return null;
@@ -118,6 +180,7 @@ export function carryFromLedger(
     round: Math.max(0, ...[...runs.values()].map((run) => run.round)),
     queue,
     ...teacherFromLedger(rows, generation, config),
+    roundEnsembles: roundEnsemblesFromLedger(rows, generation, config, selected),
     unpackaged,
   };
 }

@@ -8,6 +8,7 @@ import type { GenerationCarry, GenerationResult } from '../workflows/generation/
 import { nextAttempt, type InFlight } from '../workflows/generation/jobs.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import { carryQuery, reserveReportedSignal, runReportedSignal, teacherReportedSignal } from '../workflows/messages.js';
+import { runSelections } from './run-selections.js';
 import { carryFromLedger } from './carry-from-ledger.js';
 import { statusInWords } from './status-words.js';
 
@@ -53,7 +54,7 @@ export async function resumptionOf(client: Client, loopId: string, config: LoopC
 
 async function fromLedgerCopy(config: LoopConfig): Promise<Resumption> {
   const rows = await readLedgerCopy(config.state_dir, { repair: false });
-  const carry = carryFromLedger(rows, config, new Date().toISOString());
+  const carry = carryFromLedger(rows, config, new Date().toISOString(), await runSelections(rows, config));
   return carry
     ? {
         kind: 'resume',

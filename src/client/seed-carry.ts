@@ -15,6 +15,7 @@ import { ledgerCopyPath, LEDGER_FILE, stateCopyPath } from '../ledger-copy/copy-
 import { padGeneration } from '../rules/ids.js';
 import type { GenerationCarry } from '../workflows/generation/carry.js';
 import { loopWorkflowId } from '../workflows/ids.js';
+import { runSelections } from './run-selections.js';
 import { carryFromLedger } from './carry-from-ledger.js';
 import { statusInWords } from './status-words.js';
 
@@ -165,7 +166,7 @@ export async function carryOverSeed(config: LoopConfig, seedStateDir: string, st
     );
   }
   const rows = parseSeedLedger(text, file);
-  const carry = carryFromLedger(rows, config, started);
+  const carry = carryFromLedger(rows, config, started, await runSelections(rows, config));
   if (carry === null)
     throw new Error(
       `${file} holds no generation row: there is nothing to carry over; start the loop without --from-seed-state-dir`,

@@ -2,11 +2,14 @@
 // continues the ledger's generation with the champion, front, counts and packaged set its rows
 // fold to, scores what was trained and not scored, and keeps the teacher plan.
 import { describe, expect, it } from 'vitest';
-import { carryFromLedger, teacherFromLedger } from '../../src/client/carry-from-ledger.js';
+import { carryFromLedger, roundEnsemblesFromLedger, teacherFromLedger } from '../../src/client/carry-from-ledger.js';
 import { parseLoopConfig, type LoopConfig } from '../../src/config/loop-config.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { ROUND_ENSEMBLE_FROM, ROUND_ENSEMBLE_MAX } from '../../src/rules/constants.js';
+import { roundEnsembleRunId } from '../../src/rules/ids.js';
+import { rankMembers } from '../../src/workflows/round-ensembles.js';
 import { teacherDue } from '../../src/workflows/teacher-plan.js';
 import { seedLedger, type SeedLedgerOptions } from '../helpers/seed-ledger.js';
 
@@ -257,4 +260,68 @@ describe('the teacher plan carried from a ledger', () => {
       teacherEnsemble: null,
     });
   });
+});
+
+describe('the round-ensemble pool of a carried generation (issue 23)', () => {
+  const selectedOf = (rows: readonly LedgerRow[], auc: (runId: string) => number | null) =>
+    new Map(
+      rows
+        .filter((row) => row.type === 'run' && row.status === 'trained')
+        .map((row) => [
+          row.type === 'run' ? row.run_id : '',
+          {
+            checkpoint: 'checkpoint-0002.pt',
+            falseNegatives: 3,
+            validationGateAuc: auc(row.type === 'run' ? row.run_id : ''),
+          },
+        ]),
+    );
+
+  it.each([
+    { generations: 1, rounds: 5, seed: 11 },
+    { generations: 2, rounds: 4, seed: 12 },
+    { generations: 1, rounds: 2, seed: 13 },
+  ] satisfies SeedLedgerOptions[])(
+    "holds the generation's trained runs with a selection, best first; the newest round stays open when its ensemble has no row: %j",
+    (options) => {
+      const { rows, expected } = seedLedger(options);
+      const config = configFor(options);
+      const generation = expected.generation;
+      // AUCs that rank runs by their id's hash, so the order is no accident of the ledger's.
+      const auc = (runId: string) => ((runId.length * 7919 + runId.charCodeAt(runId.length - 1)) % 97) / 100;
+      const selected = selectedOf(rows, auc);
+      const pool = roundEnsemblesFromLedger(rows, generation, config, selected);
+      const trained = rows.filter(
+        (row): row is Extract<LedgerRow, { type: 'run' }> =>
+          row.type === 'run' && row.generation === generation && row.status === 'trained',
+      );
+      const last = Math.max(0, ...trained.map((row) => row.round));
+      const lastScored = rows.some((row) => row.type === 'run' && row.run_id === roundEnsembleRunId(generation, last));
+      const open = last >= ROUND_ENSEMBLE_FROM && !lastScored;
+      const folded = trained.filter((row) => !open || row.round < last);
+      expect(pool.pool.length).toBe(Math.min(ROUND_ENSEMBLE_MAX, folded.length));
+      for (const member of pool.pool) {
+        expect(folded.map((row) => row.run_id)).toContain(member.run_id);
+        expect(member.checkpoint).toBe(`${config.runs_root}/${member.run_id}/checkpoint-0002.pt`);
+        expect(member.validation_gate_auc).toBe(auc(member.run_id));
+      }
+      // Best first, by the seed's ranking.
+      expect(pool.pool).toEqual(rankMembers(pool.pool));
+      expect(Object.keys(pool.recent)).toEqual(open ? [String(last)] : []);
+      if (open)
+        expect(pool.recent[String(last)]?.map((m) => m.run_id).sort()).toEqual(
+          trained
+            .filter((row) => row.round === last)
+            .map((row) => row.run_id)
+            .sort(),
+        );
+      // The carry holds it; a run whose directory has no selection is no member.
+      const carry = carryFromLedger(rows, config, STARTED, selected);
+      expect(carry?.roundEnsembles).toEqual(pool);
+      const without = new Map([...selected].slice(1));
+      const fewer = roundEnsemblesFromLedger(rows, generation, config, without);
+      const missing = [...selected.keys()][0];
+      expect([...fewer.pool, ...Object.values(fewer.recent).flat()].some((m) => m.run_id === missing)).toBe(false);
+    },
+  );
 });

@@ -13,6 +13,7 @@ import { loopReport } from '../../src/client/report-command.js';
 import { startLoop } from '../../src/client/loop-control.js';
 import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { roundEnsembleRunId } from '../../src/rules/ids.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { sortedLines } from '../helpers/bounded-loop.js';
@@ -126,6 +127,25 @@ describe('a seed loop carried over', () => {
     await expect
       .poll(async () => packagedChampion((await harness.ledger(LOOP)).rows), { timeout: 60_000, interval: 500 })
       .toEqual(['launched', 'finished 0']);
+    // The first round ensemble after the carry-over (round 3) holds the seed's trained runs of the
+    // generation too: the round-ensemble pool is rebuilt from the seed's rows (issue 23).
+    const firstEnsemble = roundEnsembleRunId(3, expected.lastRound + 1);
+    await expect
+      .poll(async () => rowsOf((await harness.ledger(LOOP)).rows, 'run').some((row) => row.run_id === firstEnsemble), {
+        timeout: 120_000,
+        interval: 500,
+      })
+      .toBe(true);
+    const ensemble = rowsOf((await harness.ledger(LOOP)).rows, 'run').find((row) => row.run_id === firstEnsemble);
+    const memberRuns = (ensemble?.members ?? []).map((member) => (member as { run_id: string }).run_id);
+    const seedTrained = rowsOf(seed.rows, 'run')
+      .filter((row) => row.generation === 3 && row.status === 'trained')
+      .map((row) => row.run_id);
+    expect(seedTrained.length).toBeGreaterThanOrEqual(2);
+    expect(memberRuns).toEqual(expect.arrayContaining(seedTrained));
+    expect(
+      memberRuns.some((runId) => runId.startsWith(`champ-g003-r${String(expected.lastRound + 1).padStart(4, '0')}-`)),
+    ).toBe(true);
     await harness.client.workflow.getHandle(loopWorkflowId(LOOP)).signal(stopSignal);
     const result = await harness.result(LOOP);
     expect(result.view.generation).toBe(3);
