@@ -11,6 +11,7 @@ import { exportLedger, lastLoopState, ledgerSources } from './ledger-export.js';
 import { checkNotInStateDir, checkOutDir, checkOverwrite, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
+import { registryWarning } from './registry-check.js';
 import { advanceLoop, loopState, packagingView, startLoop, stopLoop } from './loop-control.js';
 import { checkFolderOwners, claimFolders } from './folder-owner.js';
 import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } from './pollers.js';
@@ -113,6 +114,8 @@ connectionOptions(
         for (const [from, to] of moved) console.log(`moved ${from} aside to ${to}`);
       }
       await warnOnShortRetention(client, (line) => console.warn(line));
+      const registry = await registryWarning(config.mlflow);
+      if (registry) console.warn(registry);
       const outcome = await startLoop(client, loopId, config, {
         fresh: options.fresh === true,
         ...(options.fromSeedStateDir === undefined ? {} : { seedStateDir: options.fromSeedStateDir }),
