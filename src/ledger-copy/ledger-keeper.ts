@@ -1,13 +1,14 @@
 // Keeps every running loop's ledger copy current: every few seconds it folds what history holds
 // of the loop and appends the rows the copy lacks. It reads history and writes files only, so it
 // adds no event to any workflow's history.
+import { stat } from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
 import { rowTime } from '../ledger/ledger-lines.js';
 import { stateJson, type LoopState } from '../ledger/loop-state.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { LOOP_ID, LOOP_KIND, type LoopKind } from '../workflows/search-attributes.js';
-import { appendLedgerRows, readLedgerCopy, writeStateCopy } from './copy-files.js';
+import { appendLedgerRows, ledgerCopyPath, readLedgerCopy, writeStateCopy } from './copy-files.js';
 import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
 import { HistoryRuns } from './history-runs.js';
 import { CopyIndex } from './copy-index.js';
@@ -18,6 +19,8 @@ interface Copy {
   readonly index: CopyIndex;
   /** Rows ledger.jsonl holds. */
   rows: number;
+  /** The file as this keeper left it: another inode or size means someone changed it since. */
+  file: CopyFileId | null;
   /** The last row of the copy, for state.json's `updated`. */
   last: LedgerRow | undefined;
   stateText: string;
@@ -93,9 +96,20 @@ export class LedgerKeeper {
     const stateDir = history.input.config.state_dir;
     if (!(await holdCopyLock(stateDir))) return 0;
     let copy = this.copies.get(stateDir);
+    const file = await copyFileId(stateDir);
+    if (copy && !sameFile(copy.file, file)) {
+      // Cut short, replaced or deleted under the keeper (an operator, a restore, `rm -rf`): what the
+      // copy holds is read again, and what it lacks of history is appended below, in history's order.
+      this.options.log?.(
+        `ledger copy of loop ${loopId}: ${ledgerCopyPath(stateDir)} ${changeWords(copy.file, file)} since this worker wrote it ` +
+          `(${copy.rows} rows then): read again, and the rows it lacks appended from history`,
+      );
+      this.copies.delete(stateDir);
+      copy = undefined;
+    }
     if (!copy) {
       const rows = await readLedgerCopy(stateDir, { repair: true });
-      copy = { index: new CopyIndex(rows), rows: rows.length, last: rows[rows.length - 1], stateText: '' };
+      copy = { index: new CopyIndex(rows), rows: rows.length, file: null, last: rows[rows.length - 1], stateText: '' };
       this.copies.set(stateDir, copy);
     }
     const missing = copy.index.missing(history.segments);
@@ -108,6 +122,7 @@ export class LedgerKeeper {
     }
     copy.index.appended(missing);
     copy.rows += missing.length;
+    copy.file = await copyFileId(stateDir);
     copy.last = missing[missing.length - 1] ?? copy.last;
     const last = copy.last;
     const state = stateJson(history.state, stateDir, last ? rowTime(last) : '');
@@ -140,6 +155,34 @@ export class LedgerKeeper {
   async releaseAll(): Promise<void> {
     for (const stateDir of [...this.copies.keys()]) await this.release(stateDir);
   }
+}
+
+/** Which file ledger.jsonl is and how long: enough to see it cut short, replaced or deleted. */
+interface CopyFileId {
+  readonly ino: number;
+  readonly size: number;
+}
+
+async function copyFileId(stateDir: string): Promise<CopyFileId | null> {
+  try {
+    const { ino, size } = await stat(ledgerCopyPath(stateDir));
+    return { ino, size };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}
+
+/** A copy never written by this keeper (null) matches whatever is there: it is read in full anyway. */
+function sameFile(was: CopyFileId | null, now: CopyFileId | null): boolean {
+  return was === null || (now !== null && was.ino === now.ino && was.size === now.size);
+}
+
+function changeWords(was: CopyFileId | null, now: CopyFileId | null): string {
+  if (now === null) return 'was deleted';
+  if (was !== null && was.ino !== now.ino) return 'was replaced by another file';
+  if (was !== null && now.size < was.size) return `was cut short (${was.size} bytes then, ${now.size} now)`;
+  return `was written by someone else (${was?.size ?? 0} bytes then, ${now.size} now)`;
 }
 
 /** What the keeper needs of the worker it runs beside. */
