@@ -72,7 +72,7 @@ export async function appendLedgerRows(stateDir: string, rows: readonly LedgerRo
   try {
     const { size } = await handle.stat();
     try {
-      for (let written = 0; written < bytes.length; ) {
+      for (let written = 0; written < bytes.length;) {
         written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
       }
       await handle.sync();
