@@ -7,17 +7,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LoopConfig } from '../../src/config/loop-config.js';
-import { appendLedgerRows, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
-import type { LoopSynced } from '../../src/ledger-copy/ledger-keeper.js';
+import { appendLedgerRows } from '../../src/ledger-copy/copy-files.js';
 import { parseLedger } from '../../src/ledger/ledger-lines.js';
-import { initialLoopState } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { notifyFilePath, readCursors } from '../../src/notify/cursor.js';
 import { EventReader, type NotifyEvent } from '../../src/notify/events.js';
 import { Notifier } from '../../src/notify/notifier.js';
 import { notifyProblems } from '../../src/notify/problems.js';
 import type { NotifySettings } from '../../src/notify/settings.js';
+import { keeperPass } from './keeper-pass.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const SEED_LEDGER = fileURLToPath(new URL('../fixtures/ledger/seed-ledger.jsonl', import.meta.url));
@@ -54,22 +52,9 @@ function notifier(env: NodeJS.ProcessEnv, logs: string[] = []): Notifier {
   return made;
 }
 
-/** A keeper pass: append `appended` to the copy and give what the keeper hands its hook (not handed yet). */
-async function keeperPass(notify: NotifySettings, appended: LedgerRow[]): Promise<LoopSynced> {
-  await appendLedgerRows(stateDir, appended);
-  return {
-    loopId: 'spam',
-    stateDir,
-    config: { state_dir: stateDir, notify } as unknown as LoopConfig,
-    appended,
-    copyRows: (await readLedgerCopy(stateDir, { repair: false })).length,
-    state: initialLoopState(),
-  };
-}
-
 /** What the ledger keeper hands over after appending `appended` to the copy. */
 async function pass(target: Notifier, notify: NotifySettings, appended: LedgerRow[]): Promise<number> {
-  const synced = await keeperPass(notify, appended);
+  const synced = await keeperPass(stateDir, notify, appended);
   const started = performance.now();
   target.onSynced(synced);
   return performance.now() - started;

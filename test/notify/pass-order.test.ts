@@ -9,16 +9,14 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { LoopConfig } from '../../src/config/loop-config.js';
-import { appendLedgerRows, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import type { LoopSynced } from '../../src/ledger-copy/ledger-keeper.js';
 import { parseLedger } from '../../src/ledger/ledger-lines.js';
-import { initialLoopState } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { readCursors } from '../../src/notify/cursor.js';
 import { EventReader } from '../../src/notify/events.js';
 import { Notifier } from '../../src/notify/notifier.js';
 import type { NotifySettings } from '../../src/notify/settings.js';
+import { keeperPass } from './keeper-pass.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 const SEED_LEDGER = fileURLToPath(new URL('../fixtures/ledger/seed-ledger.jsonl', import.meta.url));
@@ -61,19 +59,6 @@ function notifier(): Notifier {
   return made;
 }
 
-/** A keeper pass over `stateDir`: append `appended`, and give what it hands its hook. */
-async function keeperPass(stateDir: string, appended: LedgerRow[]): Promise<LoopSynced> {
-  await appendLedgerRows(stateDir, appended);
-  return {
-    loopId: 'spam',
-    stateDir,
-    config: { state_dir: stateDir, notify: NOTIFY } as unknown as LoopConfig,
-    appended,
-    copyRows: (await readLedgerCopy(stateDir, { repair: false })).length,
-    state: initialLoopState(),
-  };
-}
-
 const delivered = () => receiver.delivered().map((body) => (body as { id: string }).id);
 
 /**
@@ -100,7 +85,7 @@ async function runSchedule(cuts: number[], lead: number, restarts: Set<number>):
     handed += 1;
   };
   for (const slice of slices) {
-    synced.push(await keeperPass(stateDir, slice));
+    synced.push(await keeperPass(stateDir, NOTIFY, slice));
     if (synced.length > lead) await hand();
   }
   while (handed < synced.length) await hand();
