@@ -42,3 +42,13 @@ export function stepFailureText(error: unknown, limits: StepLimits): string {
   }
   return failureText(error);
 }
+
+/** Why the split failed, for `status`: a timeout names the loop.yaml limit and what to do. */
+export function splitFailureText(error: unknown, limit: string): string {
+  if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure)
+    return (
+      `${error.activityType}: no split within ${limit} (timeouts.split), in both attempts; the split commands were ` +
+      'killed (their log: <state_dir>/logs/). Raise timeouts.split in loop.yaml, or make the split faster'
+    );
+  return failureText(error);
+}

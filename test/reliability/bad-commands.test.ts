@@ -2,6 +2,7 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchEvalLog, trainLog } from '../../src/activities/support/paths.js';
+import { renderStatus } from '../../src/client/render-status.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
@@ -134,6 +135,15 @@ describe('commands that cannot run or misbehave', () => {
       { commands: commandsWith({ split_generate: ['/nonexistent/champion-split'] }) },
       (view) => view.split_error !== null,
     );
+    // A split that always takes longer than its limit (issue 23: retried every minute with no word why).
+    const splitSlow = runUntil(
+      'split-slow',
+      {
+        commands: commandsWith({ split_generate: ['sh', '-c', 'sleep 600'] }),
+        timeouts: { ...harness.config.timeouts, split: '1s' },
+      },
+      (view) => view.split_error !== null,
+    );
     const packageMissing = runUntil(
       'package-missing',
       { commands: commandsWith({ package: ['/nonexistent/champion-packager'] }) },
@@ -159,6 +169,13 @@ describe('commands that cannot run or misbehave', () => {
     );
     expect(split.seen.split_error).toContain('install it or fix the command in loop.yaml');
     expect(rowsOf(split.rows, 'run')).toEqual([]);
+    const slow = await splitSlow;
+    expect(slow.seen.split_error).toBe(
+      'buildSplit: no split within 1s (timeouts.split), in both attempts; the split commands were killed ' +
+        '(their log: <state_dir>/logs/). Raise timeouts.split in loop.yaml, or make the split faster',
+    );
+    expect(renderStatus(slow.seen)).toContain(`split failing: ${slow.seen.split_error}`);
+    expect(rowsOf(slow.rows, 'run')).toEqual([]);
 
     await packageMissing;
     const handle = harness.client.workflow.getHandle(packagingWorkflowId('package-missing'));

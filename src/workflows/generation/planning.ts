@@ -7,7 +7,7 @@ import { MANIFEST_NAME } from '../../rules/constants.js';
 import { expandGeneration, padGeneration, roundManifestName, runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
 import { roundEnsembleRun, teacherEnsembleRun } from '../ensemble-runs.js';
-import { failureText } from '../lane-failure.js';
+import { splitFailureText } from '../lane-failure.js';
 import { CANDIDATES_INVALID } from '../messages.js';
 import { foldFinishedRounds, openRound } from '../round-ensembles.js';
 import { openRoundProgress, roundFinished } from '../round-progress.js';
@@ -176,7 +176,7 @@ export async function ensureSplit(gen: Generation, { split }: GenerationActiviti
     ).path;
     return true;
   } catch (error) {
-    gen.splitError = failureText(error);
+    gen.splitError = splitFailureText(error, gen.config.timeouts.split);
     log.error('split generation failed; trying again after a pause', { error: gen.splitError });
     gen.idle = true;
     return false;
