@@ -208,6 +208,27 @@ export async function packagingView(client: Client, loopId: string): Promise<Pac
   }
 }
 
+/**
+ * Why the loop's packaging workflow is not running while the loop is, when someone ended it by
+ * hand (terminate, cancel) or it failed: what it was packaging or had queued waits until the
+ * loop is stopped and started again, or is replaced by the next champion. Null when it runs, never
+ * started, or completed (a stop hands packaging over that way).
+ */
+export async function packagingEndedLine(client: Client, loopId: string): Promise<string | null> {
+  let status: string;
+  try {
+    status = (await client.workflow.getHandle(packagingWorkflowId(loopId)).describe()).status.name;
+  } catch {
+    return null;
+  }
+  if (!['TERMINATED', 'CANCELLED', 'FAILED', 'TIMED_OUT'].includes(status)) return null;
+  return (
+    `packaging: workflow ${packagingWorkflowId(loopId)} was ${statusInWords(status)}; the next champion starts it ` +
+    'again, but one it was packaging or had queued then is packaged only once the loop is stopped and started ' +
+    `again ('champion-loop stop ${loopId}', then 'champion-loop start ${loopId} --config loop.yaml')`
+  );
+}
+
 /** What the workflow's validator says of an advance without a reason (generation/reports.ts). */
 const ADVANCE_NEEDS_REASON = 'advance needs a reason (--reason), e.g. "corpus labels changed"';
 

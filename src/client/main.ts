@@ -12,7 +12,7 @@ import { checkNotInStateDir, checkOutDir, checkOverwrite, makeOutDir } from './o
 import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
 import { registryWarning } from './registry-check.js';
-import { advanceLoop, loopState, packagingView, startLoop, stopLoop } from './loop-control.js';
+import { advanceLoop, loopState, packagingEndedLine, packagingView, startLoop, stopLoop } from './loop-control.js';
 import { checkFolderOwners, claimFolders } from './folder-owner.js';
 import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } from './pollers.js';
 import { changedFields, movedFolders } from './config-change.js';
@@ -217,8 +217,10 @@ connectionOptions(
       const noPoller = status.noPoller.map(describeNoPoller);
       // notify.json is the orchestrator's: readable here when this CLI shares its file system.
       const notify = status.view.state_dir ? await notifyProblems(status.view.state_dir) : [];
-      const registry = (await packagingView(client, loopId))?.registry;
+      const packaging = await packagingView(client, loopId);
+      const registry = packaging?.registry;
       const registered = registryLine(registry);
+      const packagingEnded = await packagingEndedLine(client, loopId);
       console.log(
         options.json
           ? JSON.stringify(
@@ -227,11 +229,18 @@ connectionOptions(
                 ...(noPoller.length > 0 ? { no_poller: noPoller } : {}),
                 ...(notify.length > 0 ? { notify_problems: notify } : {}),
                 ...(registry ? { registry } : {}),
+                ...(packagingEnded ? { packaging_ended: packagingEnded } : {}),
               },
               null,
               2,
             )
-          : [renderStatus(status.view), ...noPoller, ...notify, ...(registered ? [registered] : [])].join('\n'),
+          : [
+              renderStatus(status.view),
+              ...noPoller,
+              ...notify,
+              ...(registered ? [registered] : []),
+              ...(packagingEnded ? [packagingEnded] : []),
+            ].join('\n'),
       );
       return;
     }

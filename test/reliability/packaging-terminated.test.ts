@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runIdFor } from '../../src/rules/ids.js';
+import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
+import { stopNowSignal } from '../../src/workflows/messages.js';
+import { championLoopAt } from '../client/champion-loop-cli.js';
+import { rowsOf } from '../helpers/loop-checks.js';
+import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+
+// Issue 23: the packaging workflow terminated by hand (`temporal workflow terminate
+// .../packaging`) while the loop runs: `status` said nothing, and the champion it held was never
+// packaged until a stop and start. `status` now says so and what to do.
+
+describe('a packaging workflow terminated by hand', () => {
+  let harness: LoopHarness;
+
+  beforeAll(async () => {
+    // Only round 1 trains (every later run fails): one champion, so no new one restarts packaging while the test looks.
+    process.env.FIXTURE_FAIL_TRAIN = Array.from({ length: 200 }, (_, i) => `fail:${runIdFor(1, i + 2, 'a')}`).join(',');
+    harness = await createLoopHarness({ candidates: [{ name: 'a', overrides: { fixture_sleep_ms: 300 } }], lanes: 1 });
+  });
+
+  afterAll(async () => {
+    delete process.env.FIXTURE_FAIL_TRAIN;
+    await harness?.dispose();
+  });
+
+  it('status of the running loop names it and says how the champion gets packaged', async () => {
+    await harness.startWith('unpackaged');
+    await harness.waitFor('unpackaged', (view) => view.champion !== null);
+    const packaging = harness.client.workflow.getHandle(packagingWorkflowId('unpackaged'));
+    // Round 1's champion packaged: nothing is on its way to packaging when it is terminated.
+    await expect
+      .poll(
+        async () =>
+          rowsOf((await harness.ledger('unpackaged')).rows, 'package').some((row) => row.event === 'finished'),
+        {
+          timeout: 60_000,
+        },
+      )
+      .toBe(true);
+    const before = await championLoopAt(harness.server, ['status', 'unpackaged']);
+    expect(before.stdout).not.toContain('packaging: workflow');
+
+    await packaging.terminate('by hand');
+    const status = await championLoopAt(harness.server, ['status', 'unpackaged']);
+    expect(status.exitCode).toBe(0);
+    expect(status.stdout).toContain(
+      `packaging: workflow ${packagingWorkflowId('unpackaged')} was terminated; the next champion starts it again, but one it was packaging or had queued then is packaged only once the loop is stopped and started again`,
+    );
+    expect(status.stdout).toContain("'champion-loop stop unpackaged', then 'champion-loop start unpackaged");
+    const json = JSON.parse(
+      String((await championLoopAt(harness.server, ['status', 'unpackaged', '--json'])).stdout),
+    ) as {
+      packaging_ended?: string;
+    };
+    expect(json.packaging_ended).toContain('was terminated');
+    await harness.client.workflow.getHandle(loopWorkflowId('unpackaged')).signal(stopNowSignal);
+    await harness.result('unpackaged');
+  });
+});
