@@ -36,7 +36,11 @@ describe('a ledger copy damaged under a running loop', () => {
     const history = (await historyLedger(harness.client, loopId)).rows;
     const lines = (rows: readonly LedgerRow[], packages: boolean) =>
       rows.filter((row) => (row.type === 'package') === packages).map((row) => JSON.stringify(row));
-    for (const packages of [false, true]) expect(lines(copy, packages)).toEqual(lines(history, packages));
+    // History is read after the copy and the loop runs on: it may hold newer rows than the copy.
+    for (const packages of [false, true]) {
+      const copied = lines(copy, packages);
+      expect(copied).toEqual(lines(history, packages).slice(0, copied.length));
+    }
   }
 
   it('cut short to 3 rows, then deleted: each time the copy is rebuilt from history, every row once, in order', async () => {
