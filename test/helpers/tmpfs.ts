@@ -2,8 +2,9 @@ import { mkdir } from 'node:fs/promises';
 import { execa } from 'execa';
 
 // A real small file system for the tests that need a full disk (ENOSPC) or a read-only one
-// (EROFS): a tmpfs mounted at a folder. Mounting needs root (or CAP_SYS_ADMIN); where the test
-// cannot mount one, `mountTmpfs` says why and the test is skipped, never faked.
+// (EROFS): a tmpfs mounted at a folder. Mounting needs root (or CAP_SYS_ADMIN), which this
+// project's test hosts and CI have (their sessions make network namespaces too); where it is
+// missing, `mountTmpfs` fails the test with the reason, never fakes the file system.
 
 export interface Tmpfs {
   readonly dir: string;
@@ -12,15 +13,18 @@ export interface Tmpfs {
   unmount(): Promise<void>;
 }
 
-/** Mount a tmpfs of `sizeKiB` at `dir`; null with the reason when this machine does not let the test. */
+/** Mount a tmpfs of `sizeKiB` at `dir`; throws, saying why, when this machine does not let the test. */
 export async function mountTmpfs(
   dir: string,
   { sizeKiB, readOnly = false }: { sizeKiB: number; readOnly?: boolean },
-): Promise<Tmpfs | { readonly unavailable: string }> {
+): Promise<Tmpfs> {
   await mkdir(dir, { recursive: true });
   const options = `size=${sizeKiB}k${readOnly ? ',ro' : ''}`;
   const mounted = await execa('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir], { reject: false });
-  if (mounted.exitCode !== 0) return { unavailable: `mount -t tmpfs failed: ${mounted.stderr.trim()}` };
+  if (mounted.exitCode !== 0)
+    throw new Error(
+      `mount -t tmpfs failed (${mounted.stderr.trim()}): this test needs a real small file system, so root or CAP_SYS_ADMIN`,
+    );
   return {
     dir,
     async remount({ readOnly: ro }) {

@@ -58,9 +58,8 @@ describe('the ledger copy on disk', () => {
     await expect(readLedgerCopy(dir, { repair: false })).rejects.toThrow(/ledger\.jsonl:2: not a ledger row/);
   });
 
-  it('a full disk (a real 64 KiB tmpfs): a failed append leaves the copy as it was, whole rows only; the next append once there is room goes on after them (issue 24)', async (context) => {
+  it('a full disk (a real 64 KiB tmpfs): a failed append leaves the copy as it was, whole rows only; the next append once there is room goes on after them (issue 24)', async () => {
     const disk = await mountTmpfs(path.join(dir, 'small'), { sizeKiB: 64 });
-    if ('unavailable' in disk) return context.skip(disk.unavailable);
     try {
       const stateDir = path.join(disk.dir, 'state');
       await appendLedgerRows(stateDir, [row(1), row(2)]);

@@ -263,8 +263,8 @@ describe('the figures of the view', () => {
 });
 
 describe('the catalogue', () => {
-  it("is the README's table of loop metrics, name for name", async () => {
-    const readme = await readFile(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+  it("is the operating guide's table of loop metrics, name for name", async () => {
+    const readme = await readFile(fileURLToPath(new URL('../../docs/guide.md', import.meta.url)), 'utf8');
     const section = readme.slice(
       readme.indexOf('### Loop metrics'),
       readme.indexOf('\n### ', readme.indexOf('### Loop metrics') + 1),
