@@ -1,6 +1,6 @@
 // The loop's own ledger.jsonl and state.json in its state dir, at the seed's paths: a copy of
 // what history holds, appended as rows are decided, so the record outlives history.
-import { mkdir, open, readFile, rename, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ledgerLine, parseLedger } from '../ledger/ledger-lines.js';
 import type { StateJson } from '../ledger/loop-state.js';
@@ -93,4 +93,21 @@ export async function writeStateCopy(stateDir: string, state: StateJson): Promis
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`);
   await rename(temporary, file);
+}
+
+/** Which file ledger.jsonl is and how long: enough to see it cut short, replaced or deleted. */
+export interface CopyFileId {
+  readonly ino: number;
+  readonly size: number;
+}
+
+/** The state dir's ledger.jsonl as a file (inode, size); null when there is none. */
+export async function copyFileId(stateDir: string): Promise<CopyFileId | null> {
+  try {
+    const { ino, size } = await stat(ledgerCopyPath(stateDir));
+    return { ino, size };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
 }

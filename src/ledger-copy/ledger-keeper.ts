@@ -1,14 +1,20 @@
 // Keeps every running loop's ledger copy current: every few seconds it folds what history holds
 // of the loop and appends the rows the copy lacks. It reads history and writes files only, so it
 // adds no event to any workflow's history.
-import { stat } from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
 import { rowTime } from '../ledger/ledger-lines.js';
 import { stateJson, type LoopState } from '../ledger/loop-state.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { LOOP_ID, LOOP_KIND, type LoopKind } from '../workflows/search-attributes.js';
-import { appendLedgerRows, ledgerCopyPath, readLedgerCopy, writeStateCopy } from './copy-files.js';
+import {
+  appendLedgerRows,
+  copyFileId,
+  ledgerCopyPath,
+  readLedgerCopy,
+  writeStateCopy,
+  type CopyFileId,
+} from './copy-files.js';
 import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
 import { HistoryRuns } from './history-runs.js';
 import { CopyIndex } from './copy-index.js';
@@ -154,22 +160,6 @@ export class LedgerKeeper {
 
   async releaseAll(): Promise<void> {
     for (const stateDir of [...this.copies.keys()]) await this.release(stateDir);
-  }
-}
-
-/** Which file ledger.jsonl is and how long: enough to see it cut short, replaced or deleted. */
-interface CopyFileId {
-  readonly ino: number;
-  readonly size: number;
-}
-
-async function copyFileId(stateDir: string): Promise<CopyFileId | null> {
-  try {
-    const { ino, size } = await stat(ledgerCopyPath(stateDir));
-    return { ino, size };
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
   }
 }
 

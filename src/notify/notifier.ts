@@ -1,5 +1,4 @@
-import { stat } from 'node:fs/promises';
-import { ledgerCopyPath, readLedgerCopy } from '../ledger-copy/copy-files.js';
+import { copyFileId, readLedgerCopy } from '../ledger-copy/copy-files.js';
 import type { LoopSynced } from '../ledger-copy/ledger-keeper.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { CursorFile, readCursors } from './cursor.js';
@@ -82,7 +81,8 @@ export class Notifier {
 
   private async apply(synced: LoopSynced, notify: NotifySettings | undefined): Promise<void> {
     let loop = this.loops.get(synced.stateDir);
-    const copyFile = await copyFileId(synced.stateDir);
+    // The ledger.jsonl read (its inode): another file there is another copy.
+    const copyFile = (await copyFileId(synced.stateDir))?.ino ?? null;
     if (loop && (notify === undefined || loop.copyFile !== copyFile)) {
       // notify: removed by a config change, or a new copy: what was queued stays undelivered in
       // notify.json's cursors (the old copy's went aside with it); a new section starts afresh.
@@ -177,16 +177,6 @@ export class Notifier {
       queue.stop();
       loop.queues.delete(name);
     }
-  }
-}
-
-/** The inode of a state dir's ledger.jsonl; null when there is none. */
-async function copyFileId(stateDir: string): Promise<number | null> {
-  try {
-    return (await stat(ledgerCopyPath(stateDir))).ino;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
   }
 }
 
