@@ -98,7 +98,8 @@ export class WebhookQueue {
       if (event === undefined) {
         // Rows without an event for this webhook: told about all of them.
         await this.advance(this.knownRows, null);
-        if (this.pending.length > 0) continue;
+        // Rows added while the cursor was written (with or without events) are told about too.
+        if (this.pending.length > 0 || this.deliveredRows < this.knownRows) continue;
         // Cleared in the same turn as the check: an `add` after it starts a new drain.
         this.running = false;
         return;
