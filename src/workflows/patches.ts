@@ -35,3 +35,9 @@ export const REPORTS_BY_COMPLETION = 'reports-by-completion';
 
 /** A generation run continues as new at MAX_RUN_EVENTS history events (generation/hand-over.ts), not only when Temporal suggests it. */
 export const RUN_EVENTS_CAP = 'run-events-cap';
+
+/**
+ * A round whose planning read the candidates file while the last run of the previous round failed
+ * (the loop turned failing during the read) is not planned: the loop pauses first.
+ */
+export const PAUSE_DURING_PLANNING = 'pause-during-planning';

@@ -24,7 +24,10 @@ await runMain('train', async (argv) => {
   const runId = args.need('run-id');
   const runDir = join(args.need('output-root'), runId);
   const mode = faultMode('TRAIN', [runId], config.trainMode);
-  if (mode === 'fail') fail('train');
+  if (mode === 'fail') {
+    await waitForRelease(config.waitFor);
+    fail('train');
+  }
   const split = await readSplit(config.split);
   const validation = roleItems(split, 'validation');
   const teacher = config.softTargets === undefined ? null : readTeacher(config.softTargets, split.dataset);
@@ -60,10 +63,7 @@ await runMain('train', async (argv) => {
     if (mode === 'crash' && epoch === Math.max(1, Math.floor(config.epochs / 2))) await crash('train');
     if (mode === 'hang') await hang('train');
   }
-  if (config.waitFor !== undefined) {
-    process.stdout.write(`waiting for ${config.waitFor}\n`);
-    while (!existsSync(config.waitFor)) await sleep(100);
-  }
+  await waitForRelease(config.waitFor);
   if (mode === 'no_eligible_checkpoint') {
     process.stdout.write(`${NO_CHECKPOINT}\n`);
     process.exit(1);
@@ -84,4 +84,14 @@ await runMain('train', async (argv) => {
 /** @param {number} epoch */
 function checkpointName(epoch) {
   return `checkpoint-${String(epoch).padStart(4, '0')}.pt`;
+}
+
+/**
+ * fixture_wait_for: wait until the file exists (a test decides when the run ends).
+ * @param {string | undefined} file
+ */
+async function waitForRelease(file) {
+  if (file === undefined) return;
+  process.stdout.write(`waiting for ${file}\n`);
+  while (!existsSync(file)) await sleep(100);
 }

@@ -108,8 +108,19 @@ export async function processesMentioning(text: string): Promise<{ pid: number; 
 /** The parts of a loop's view that say where it stands, for a timed-out wait. */
 export function describeView(view: LoopView | undefined): string {
   if (!view) return 'no answer to the state query';
-  const { generation, round, queued, in_flight, lanes, stopping, idle, split_error, candidates_error, test_evals } =
-    view;
+  const {
+    generation,
+    round,
+    queued,
+    in_flight,
+    lanes,
+    stopping,
+    idle,
+    split_error,
+    candidates_error,
+    test_evals,
+    failing,
+  } = view;
   return JSON.stringify({
     generation,
     round,
@@ -119,6 +130,7 @@ export function describeView(view: LoopView | undefined): string {
     idle,
     split_error,
     candidates_error,
+    failing,
     in_flight,
     lanes,
   });

@@ -1,6 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { temporal } from '@temporalio/proto';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId, trainingRunWorkflowId } from '../../src/workflows/ids.js';
 import { renderStatus } from '../../src/client/render-status.js';
@@ -166,5 +168,63 @@ describe('given-up runs and signal bounds', () => {
     console.log(
       `failing loop: paused after round ${failing.round} (${failing.failing?.rounds} failing rounds), went on after a candidates edit and a resume signal`,
     );
+  });
+
+  // The clean-clone CI (2026-12-01, both cores busy) caught the loop planning a round during its
+  // pause: the round's first run failed and the loop began planning the next round, whose
+  // candidates read (an activity) was still running when the last run failed. The read is held
+  // here deterministically: the candidates file is a named pipe, read once per write.
+  it('the last run of a round fails while the next round is being planned (candidates read running): the loop pauses and plans no round', async () => {
+    const loopId = 'fails-while-planning';
+    const released = path.join(harness.dir, 'fails-while-planning.release');
+    const pipe = path.join(harness.dir, 'candidates-fails-while-planning.yaml');
+    await execa('mkfifo', [pipe]);
+    const specs = [
+      { name: 'first', overrides: { fixture_train: 'fail' } },
+      { name: 'last', overrides: { fixture_train: 'fail', fixture_wait_for: released } },
+    ];
+    const handle = harness.client.workflow.getHandle(loopWorkflowId(loopId));
+    const readingCandidates = async () =>
+      ((await handle.describe()).raw.pendingActivities ?? []).some(
+        (activity) =>
+          activity.activityType?.name === 'readCandidates' &&
+          activity.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+      );
+    await harness.startWith(loopId, { saturation_evals: 1000, candidates: pipe });
+    // Round 1 reads its candidates (this write is that read), and trains both.
+    await harness.writeCandidates(specs, pipe);
+    await harness.waitFor(loopId, (view) => view.round === 1, 60_000);
+    // `first` fails; planning round 2 blocks in its candidates read, on the pipe.
+    await expect
+      .poll(readingCandidates, { timeout: 60_000, interval: 250, message: 'round 2 reading its candidates' })
+      .toBe(true);
+    // `last` fails meanwhile: round 1 has failed whole, and the loop is failing.
+    await writeFile(released, '');
+    const failing = await harness.waitFor(
+      loopId,
+      (view) => view.failing !== null && view.in_flight.length === 0,
+      60_000,
+    );
+    expect(failing.round).toBe(1);
+    // The read ends; the loop pauses (its wait for a change starts) without planning round 2.
+    await harness.writeCandidates(specs, pipe);
+    await expect
+      .poll(
+        async () =>
+          ((await handle.describe()).raw.pendingActivities ?? []).some(
+            (activity) => activity.activityType?.name === 'waitForChange',
+          ),
+        { timeout: 60_000, interval: 250, message: 'the pause waiting for a change' },
+      )
+      .toBe(true);
+    const paused = await harness.view(loopId);
+    expect(paused.round).toBe(1);
+    expect(paused.in_flight).toEqual([]);
+    expect(paused.queued).toBe(0);
+    expect(paused.failing?.paused_until).not.toBeNull();
+    await handle.signal(stopNowSignal);
+    const result = await harness.result(loopId);
+    expect(result.view.round).toBe(1);
+    expect(stateOf((await harness.ledger(loopId)).state)).toEqual(stateOf(result.view));
   });
 });

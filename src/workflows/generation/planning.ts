@@ -12,7 +12,7 @@ import { CANDIDATES_INVALID } from '../messages.js';
 import { foldFinishedRounds, openRound } from '../round-ensembles.js';
 import { openRoundProgress, roundFinished } from '../round-progress.js';
 import { ROUND } from '../search-attributes.js';
-import { TEACHER_REOFFER_ON_RESUME } from '../patches.js';
+import { PAUSE_DURING_PLANNING, TEACHER_REOFFER_ON_RESUME } from '../patches.js';
 import {
   nextTeacherAttempt,
   planTeacherRound,
@@ -99,6 +99,8 @@ async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Pro
   const waiting = new Set(targets.filter((target) => missing.includes(target.file)).map((target) => target.name));
   gen.waitingFor = missing;
   const active = all.filter((candidate) => !waiting.has(candidate.name));
+  // The reads above await activities: the last run of the round before may have failed meanwhile.
+  if (pausing(gen) && patched(PAUSE_DURING_PLANNING)) return false;
   if (active.length === 0) {
     if (!gen.idle) log.info('no active candidates; waiting');
     gen.idle = true;
