@@ -14,6 +14,8 @@ export interface RecordedHistory {
   readonly workflowId: string;
   readonly workflowType: string;
   readonly history: History;
+  /** The file it was loaded from (loadHistories). */
+  readonly file: string;
 }
 
 const fileName = (scenario: string, workflowId: string, runIndex: number) =>
@@ -77,8 +79,10 @@ export async function loadHistories(): Promise<RecordedHistory[]> {
   const files = await jsonFiles(HISTORIES_DIR);
   return Promise.all(
     files.map(async (file) => {
-      const data = JSON.parse(await readFile(file, 'utf8')) as Omit<RecordedHistory, 'history'> & { history: unknown };
-      return { ...data, history: historyFromJSON(data.history) };
+      const data = JSON.parse(await readFile(file, 'utf8')) as Omit<RecordedHistory, 'history' | 'file'> & {
+        history: unknown;
+      };
+      return { ...data, history: historyFromJSON(data.history), file };
     }),
   );
 }
