@@ -31,6 +31,24 @@ export default tseslint.config(
     },
   },
   {
+    // Layers point down: the workers and everything below them never reach up into the CLI.
+    files: ['src/**/*.ts'],
+    ignores: ['src/client/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/client/*', '!@temporalio/client'],
+              message: 'src/client is the CLI, the top layer: move what both need below it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Workflow code is replayed: no Node built-ins, no I/O libraries, no clocks of its own. It
     // applies to every file the workflow bundle takes in, wherever it lives (rules, ledger folds, config).
     files: workflowBundleFiles(import.meta.dirname),

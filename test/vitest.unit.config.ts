@@ -20,7 +20,7 @@ export default defineConfig({
       'test/workflows/details*.test.ts',
       'test/client/report/**/*.test.ts',
       'test/client/carry-from-ledger.test.ts',
-      'test/client/handling-order.test.ts',
+      'test/workflows/history-handling-order.test.ts',
       'test/client/registry-words.test.ts',
       'test/client/seed-state-dir.test.ts',
       'test/client/loop-id.test.ts',

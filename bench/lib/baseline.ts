@@ -7,7 +7,7 @@ import { summarize, type Summary } from './stats.js';
  * Spawn a node command as a lane's activity spawns a step (detached: a process group of its own)
  * that prints its own start (performance.timeOrigin): ms from the spawn to the command's start.
  */
-export async function spawnToCommandStart(): Promise<number | null> {
+async function spawnToCommandStart(): Promise<number | null> {
   const spawned = Date.now();
   const result = await execa(process.execPath, ['-e', 'process.stdout.write(String(performance.timeOrigin))'], {
     detached: true,

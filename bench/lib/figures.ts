@@ -31,7 +31,7 @@ export function figure(
 }
 
 /** A number as the table shows it: three significant digits, thousands grouped. */
-export function formatValue(value: number | null, unit: string): string {
+function formatValue(value: number | null, unit: string): string {
   if (value === null) return 'n/a';
   const abs = Math.abs(value);
   const digits = abs >= 100 ? 0 : abs >= 10 ? 1 : abs >= 1 ? 2 : 3;

@@ -16,13 +16,13 @@ export function eventMs(event: HistoryEvent): number {
 }
 
 /** `WORKFLOW_TASK_STARTED` for EVENT_TYPE_WORKFLOW_TASK_STARTED. */
-export function eventTypeName(event: HistoryEvent): string {
+function eventTypeName(event: HistoryEvent): string {
   const name = E[event.eventType ?? 0] ?? 'UNKNOWN';
   return name.replace(/^EVENT_TYPE_/, '');
 }
 
 /** When an activity of one type was scheduled, started and completed (its first attempt that completed). */
-export interface ActivityTimes {
+interface ActivityTimes {
   readonly scheduled: number;
   readonly started: number | null;
   readonly completed: number | null;

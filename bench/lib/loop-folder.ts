@@ -15,7 +15,7 @@ const shell = (script: string): string[] => ['/bin/sh', path.join(BENCH_STACK, s
 /** fixture: test/fixture-stack's steps; bench: its split and teacher steps, with bench/stack's shell trainer and evaluators. */
 export type Stack = 'fixture' | 'bench';
 
-export function stackCommands(stack: Stack): Record<string, string[] | null> {
+function stackCommands(stack: Stack): Record<string, string[] | null> {
   return {
     train: stack === 'fixture' ? node('train.mjs') : shell('train.sh'),
     evaluate: stack === 'fixture' ? node('evaluate.mjs') : shell('evaluate.sh'),

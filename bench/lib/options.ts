@@ -2,8 +2,8 @@
 // with a flag (`--history-runs 1000`) or its variable (BENCH_HISTORY_RUNS=1000); a flag wins.
 import { Command, CommanderError, Option } from 'commander';
 
-export const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy', 'growth', 'fleet'] as const;
-export type Section = (typeof SECTIONS)[number];
+const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy', 'growth', 'fleet'] as const;
+type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
   readonly quick: boolean;

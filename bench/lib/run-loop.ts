@@ -6,7 +6,6 @@ import type { Client } from '@temporalio/client';
 import { startLoop } from '../../src/client/loop-control.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
-import type { LoopView } from '../../src/workflows/loop-view.js';
 import { stateQuery, stopSignal } from '../../src/workflows/messages.js';
 import type { LoopFolder } from './loop-folder.js';
 
@@ -89,9 +88,4 @@ export async function runRounds(options: {
   const result = (await handle.result()) as GenerationResult;
   done = complete ? done : await options.finished();
   return { startedAt, doneAt, done, doneAtStop, complete, result };
-}
-
-/** The state query, for sections that poll the loop itself. */
-export async function viewOf(client: Client, loopId: string): Promise<LoopView> {
-  return client.workflow.getHandle(loopWorkflowId(loopId)).query(stateQuery);
 }

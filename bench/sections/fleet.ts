@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { parse, stringify } from 'yaml';
-import { runChain } from '../../src/client/history.js';
+import { runHistories } from '../../src/ledger-copy/history-runs.js';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
@@ -49,7 +49,7 @@ async function boxCpu(): Promise<{ busy: number; total: number } | null> {
 }
 
 /** One measured generation: a size, or a step of the ceiling search. */
-export interface FleetRun {
+interface FleetRun {
   readonly name: string;
   readonly lanes: number;
   readonly jobMs: readonly [number, number];
@@ -209,7 +209,7 @@ async function openFleet(ctx: BenchContext, name: string, dynamicConfig: Record<
       const spans = traced.flatMap((job) => (job.train ? [job.train, job.evaluate] : [job.evaluate]));
       const startsIn = window ? traced.filter((job) => job.start > window.from && job.start <= window.to).length : 0;
       const windowS = window ? (window.to - window.from) / 1000 : Number.NaN;
-      const chain = await runChain(client, loopWorkflowId(name));
+      const chain = await runHistories(client, loopWorkflowId(name));
       const wft = workflowTaskStats(chain, window ?? { from: run.startedAt, to: run.doneAt });
       const delta = (pick: (c: typeof before) => { own: number } | null) => {
         const a = pick(before);

@@ -371,10 +371,7 @@ const METRICS: readonly Metric[] = [
 ];
 
 /** The figures of a growth run: each metric per size, then its growth between sizes. Pure. */
-export function growthFigures(
-  results: readonly SizeResult[],
-  startupMs: number,
-): { figures: Figure[]; notes: string[] } {
+function growthFigures(results: readonly SizeResult[], startupMs: number): { figures: Figure[]; notes: string[] } {
   const figures: Figure[] = [
     figure(
       'growth',

@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import { execa } from 'execa';
-import { runChain } from '../../src/client/history.js';
+import { runHistories } from '../../src/ledger-copy/history-runs.js';
 import { exportLedger, lastLoopState } from '../../src/client/ledger-export.js';
 import { loopStatus } from '../../src/client/loop-control.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
@@ -221,7 +221,7 @@ export async function runHistory(
     );
 
     // ---- section 3: the generation's history, every run of the chain ----
-    const chain = await runChain(client, loopWorkflowId(LOOP_ID));
+    const chain = await runHistories(client, loopWorkflowId(LOOP_ID));
     const totals = chain.map((events) => events.length);
     const total = totals.reduce((sum, count) => sum + count, 0);
     const evals = run.result.view.test_evals;

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
-import { runChain } from '../../src/client/history.js';
+import { runHistories } from '../../src/ledger-copy/history-runs.js';
 import { loopWorkflowId, trainingRunWorkflowId } from '../../src/workflows/ids.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import {
@@ -175,7 +175,7 @@ export async function runUtilisation(ctx: BenchContext, placement: Placement): P
     const meanWork = totalWork / traced.length;
 
     // ---- the histories: where a dispatch's time goes ----
-    const chain = await runChain(client, loopWorkflowId(LOOP_ID));
+    const chain = await runHistories(client, loopWorkflowId(LOOP_ID));
     const generation = generationTimeline(chain);
     const childIdOf = (job: TracedJob): string => {
       const id = job.kind === 'run' ? jobOfConfig(job.key) : null;

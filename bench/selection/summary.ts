@@ -36,7 +36,7 @@ export function estimate(values: readonly number[]): Estimate {
   return { mean, ci95: (1.96 * Math.sqrt(variance)) / Math.sqrt(n) };
 }
 
-export function summarizeRule(results: readonly GenerationResult[], rule: RuleName): RuleSummary {
+function summarizeRule(results: readonly GenerationResult[], rule: RuleName): RuleSummary {
   const pick = (field: (outcome: Outcome) => number): Estimate =>
     estimate(results.map((result) => field(result.outcomes[rule])));
   return {

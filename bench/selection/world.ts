@@ -24,7 +24,7 @@ export interface WorldOptions {
 }
 
 /** One error class's items of one held-out set: each item's difficulty. */
-export interface ClassItems {
+interface ClassItems {
   readonly difficulty: Float64Array;
 }
 

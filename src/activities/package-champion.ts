@@ -35,7 +35,7 @@ export async function packageChampion(input: PackageInput): Promise<PackageOutco
 }
 
 /** The package command line for one champion. */
-export function packageCommand(base: readonly string[], champion: PackageChampion, stateDir: string): string[] {
+function packageCommand(base: readonly string[], champion: PackageChampion, stateDir: string): string[] {
   const source =
     champion.manifest === undefined
       ? ['--checkpoint', champion.checkpoint, '--config', champion.config_path]

@@ -7,7 +7,10 @@ export interface ProbeResult {
   readonly cudaVisibleDevices: string | null;
 }
 
-/** Run one command on this worker (no shell) and report how it went: proves a lane can run subprocesses. */
+/**
+ * Run one command on this worker (no shell) and report how it went: proves a lane can run subprocesses.
+ * @public registered as an activity through the module namespace (`...probe`)
+ */
 export async function probeLane(command: readonly string[]): Promise<ProbeResult> {
   const [program, ...args] = command;
   if (!program) throw new Error('probeLane needs a command');

@@ -7,10 +7,10 @@ import type { LoopConfig } from '../config/loop-config.js';
 import { checkOutDir } from './out-dir.js';
 
 /** The owner file in each folder a loop holds. */
-export const OWNER_FILE = '.loop-owner';
+const OWNER_FILE = '.loop-owner';
 
 /** What an owner file says. */
-export interface FolderOwner {
+interface FolderOwner {
   readonly loop_id: string;
   readonly namespace: string;
   readonly since: string;
@@ -27,7 +27,7 @@ interface OwnedFolder {
  * The folder every expansion of a teacher path lies in: the folder of the path up to its first
  * `{` (`teachers/gen-{generation}/insample.jsonl` -> `teachers`), or of the path itself.
  */
-export function teacherFolder(teacherPath: string): string {
+function teacherFolder(teacherPath: string): string {
   const brace = teacherPath.indexOf('{');
   return path.dirname(brace < 0 ? teacherPath : teacherPath.slice(0, brace));
 }

@@ -5,7 +5,7 @@ import { stateJson, type StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { HistoryRuns } from '../ledger-copy/history-runs.js';
 import { historyRows, loopLedger, type LoopLedger } from '../ledger-copy/loop-ledger.js';
-import { NoSuchLoopError } from './history.js';
+import { NoSuchLoopError } from './no-such-loop.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 
 /**

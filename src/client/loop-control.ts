@@ -23,7 +23,7 @@ import {
 } from '../workflows/messages.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
-import { NoSuchLoopError } from './history.js';
+import { NoSuchLoopError } from './no-such-loop.js';
 import { configQueues, latestRunConfig, loopQueues, queuesWithoutPoller, type LoopQueue } from './pollers.js';
 import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
 import { statusInWords } from './status-words.js';

@@ -13,7 +13,7 @@ import {
 // limit in the workflow task that starts it, where nobody sees it. So `start` checks the longest
 // id the loop could ever derive before it starts anything.
 
-export const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const LOOP_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 /** Temporal's longest workflow id (the server's `limit.maxIDLength`, 1,000 unless an operator lowered it). */
 export const WORKFLOW_ID_MAX = 1_000;

@@ -6,7 +6,7 @@ import { loadLoopConfig } from '../config/load-loop-config.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { stateFromLedger } from '../ledger/from-ledger.js';
 import { connectClient, type ConnectionFlags } from './connect.js';
-import { NoSuchLoopError } from './history.js';
+import { NoSuchLoopError } from './no-such-loop.js';
 import { exportLedger, lastLoopState, ledgerSources } from './ledger-export.js';
 import { checkNotInStateDir, checkOutDir, checkOverwrite, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';

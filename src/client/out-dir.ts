@@ -6,7 +6,7 @@ import { access, lstat, mkdir, readlink, realpath, stat } from 'node:fs/promises
 import path from 'node:path';
 
 /** An output folder that cannot be used, and why. */
-export class OutDirError extends Error {
+class OutDirError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'OutDirError';

@@ -13,9 +13,9 @@ import { ORCHESTRATOR_QUEUE, PACKAGE_QUEUE } from '../workflows/queues.js';
  * lasts up to a minute (the server's long-poll expiry) before it polls again, so a minute plus a
  * margin: a live idle worker never reads as gone.
  */
-export const POLLER_FRESH_MS = 90_000;
+const POLLER_FRESH_MS = 90_000;
 
-export type QueueKind = 'orchestrator' | 'lane' | 'package';
+type QueueKind = 'orchestrator' | 'lane' | 'package';
 
 /** One task queue of a loop, and what kind of worker serves it. */
 export interface LoopQueue {
@@ -41,7 +41,7 @@ export function configQueues(config: Pick<LoopConfig, 'lanes' | 'commands'>): Lo
 }
 
 /** The command that starts a worker for a queue. */
-export function workerCommand(queue: LoopQueue): string {
+function workerCommand(queue: LoopQueue): string {
   if (queue.kind === 'orchestrator') return 'champion-loop worker orchestrator';
   if (queue.kind === 'package') return 'champion-loop worker package';
   const lane = new RegExp(`^${DEFAULT_QUEUE_PREFIX.replace(/\./g, '\\.')}\\.(.+)\\.gpu(\\d+)$`).exec(queue.queue);
@@ -71,7 +71,7 @@ function millis(time: proto.google.protobuf.ITimestamp | null | undefined): numb
 }
 
 /** Whether a worker polled the queue lately (POLLER_FRESH_MS; DescribeTaskQueue). */
-export async function hasPoller(client: Client, queue: LoopQueue, now = Date.now()): Promise<boolean> {
+async function hasPoller(client: Client, queue: LoopQueue, now = Date.now()): Promise<boolean> {
   const { TaskQueueType, TaskQueueKind } = proto.temporal.api.enums.v1;
   let response: proto.temporal.api.workflowservice.v1.IDescribeTaskQueueResponse;
   try {

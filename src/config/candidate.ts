@@ -9,7 +9,7 @@ export interface Candidate {
 }
 
 /** The override that makes a candidate a student of the generation's teacher file. */
-export const TEACHER_OVERRIDE = 'gate_soft_targets';
+const TEACHER_OVERRIDE = 'gate_soft_targets';
 
 /**
  * The teacher file a student candidate distils from, `{generation}` expanded, or null for an

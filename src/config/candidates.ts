@@ -4,7 +4,7 @@ import { nonEmptyString } from './fields.js';
 import { parseYamlWith } from './yaml-text.js';
 
 /** Candidate names become file and directory names and parts of run ids; '.' and '..' cannot match. */
-export const CANDIDATE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const CANDIDATE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 const NAME_EXPECTED = "must be a safe file name: letters, digits, '_', '-', '.' (first a letter or digit)";
 
@@ -57,9 +57,6 @@ export const candidatesFileSchema = z.strictObject(
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'a mapping with a "candidates" list' : undefined) },
 );
-
-/** The candidates file as written: base config paths not yet resolved. */
-export type CandidatesFile = z.output<typeof candidatesFileSchema>;
 
 /** Parses candidates.yaml text; throws a ConfigError naming the file, field and what was expected. */
 export function parseCandidates(text: string, file: string): Candidate[] {

@@ -2,7 +2,7 @@
 export type DurationText = `${number}${'ms' | 's' | 'm' | 'h' | 'd'}`;
 
 /** What a duration must look like; also what Temporal's ms-style strings accept. */
-export const DURATION_PATTERN = /^([1-9][0-9]*)(ms|s|m|h|d)$/;
+const DURATION_PATTERN = /^([1-9][0-9]*)(ms|s|m|h|d)$/;
 
 /** How the error messages describe a valid duration. */
 export const DURATION_EXPECTED = "a duration like '500ms', '90s', '10m', '24h' or '2d'";

@@ -7,13 +7,13 @@ import { notifySchema } from '../notify/settings.js';
 import { parseYamlWith } from './yaml-text.js';
 
 /** The trainer's line (exit 1) that makes a run `no_eligible_checkpoint` rather than `train_failed`. */
-export const NO_CHECKPOINT_MARKER = 'no eligible checkpoint';
+const NO_CHECKPOINT_MARKER = 'no eligible checkpoint';
 
 /** loop.yaml `timeouts.no_progress` when it is not set: how long a trainer may write nothing before it is killed. */
 export const DEFAULT_NO_PROGRESS: DurationText = '2h';
 
 /** How every command error message shows the expected form. */
-export const COMMAND_EXPECTED = 'a list of arguments, e.g. [python, -m, raina_laya.choice_train]';
+const COMMAND_EXPECTED = 'a list of arguments, e.g. [python, -m, raina_laya.choice_train]';
 
 /** The seed's commands: what a Python stack written for it runs. */
 export const DEFAULT_COMMANDS = {
@@ -27,7 +27,7 @@ export const DEFAULT_COMMANDS = {
 } as const satisfies Record<string, readonly string[]>;
 
 /** Host names become part of task queue names. */
-export const HOST_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
+const HOST_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 function argv(orNull = '') {
   return z
@@ -189,12 +189,6 @@ export type LoopConfigFile = z.output<typeof loopConfigSchema>;
 
 /** A loaded loop.yaml: defaults applied, `workdir` and every path field absolute. */
 export type LoopConfig = Omit<LoopConfigFile, 'workdir'> & { readonly workdir: string };
-
-/** One GPU lane after loading: every field present. */
-export type LaneConfig = LoopConfig['lanes'][number];
-
-/** The commands of the subprocess contract, by step. */
-export type CommandsConfig = LoopConfig['commands'];
 
 /** Parses loop.yaml text (no file access, paths left as written); throws a ConfigError. */
 export function parseLoopConfig(text: string, file: string): LoopConfigFile {

@@ -86,7 +86,7 @@ export class FileProblemError extends Error {
 }
 
 /** The dotted form of a schema path. */
-export function fieldOf(path: readonly PropertyKey[]): string {
+function fieldOf(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 

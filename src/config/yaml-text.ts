@@ -4,7 +4,7 @@ import { ConfigError } from './errors.js';
 import { checkAgainst, type PathProblem, type Problem } from './problems.js';
 
 /** A position in a YAML file, one-based. */
-export interface YamlPosition {
+interface YamlPosition {
   readonly line: number;
   readonly column: number;
 }
@@ -85,7 +85,7 @@ export function parseYamlWith<S extends z.ZodType>(
 }
 
 /** Adds line and column to each problem and puts them in file order (unplaced ones last). */
-export function placeProblems(problems: readonly PathProblem[], locate: Locate): Problem[] {
+function placeProblems(problems: readonly PathProblem[], locate: Locate): Problem[] {
   const placed = problems.map((problem) => {
     const position = locate(problem.path);
     return position === undefined ? problem : { ...problem, line: position.line, column: position.column };

@@ -3,7 +3,7 @@ import { filePath } from './fields.js';
 import { parseJsonWith } from './json-text.js';
 
 /** One checkpoint of a batch evaluation; teacher batches also carry the config and its sha256. */
-export const evalJobSchema = z.looseObject(
+const evalJobSchema = z.looseObject(
   {
     checkpoint: filePath,
     output: filePath,
@@ -19,7 +19,7 @@ export const evalJobSchema = z.looseObject(
 );
 
 /** The batch evaluator's jobs file (`--jobs J`): one entry per checkpoint. */
-export const jobsFileSchema = z
+const jobsFileSchema = z
   .array(evalJobSchema, { error: 'a list of jobs' })
   .min(1, { error: 'a non-empty list of jobs' });
 

@@ -3,7 +3,7 @@ import { checkAgainst, type Problem } from '../config/problems.js';
 import { ContractError } from './errors.js';
 
 /** Parses JSON text; a syntax error becomes a ContractError naming the file (and line, when known). */
-export function readJsonText(text: string, file: string): unknown {
+function readJsonText(text: string, file: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -3,7 +3,7 @@ import { filePath } from './fields.js';
 import { parseJsonWith } from './json-text.js';
 
 /** An ensemble manifest: the (config, checkpoint) pairs whose gate margins are averaged. */
-export const manifestSchema = z.looseObject(
+const manifestSchema = z.looseObject(
   {
     members: z
       .array(z.looseObject({ config: filePath, checkpoint: filePath }, { error: 'an object {config, checkpoint}' }), {

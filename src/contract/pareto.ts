@@ -3,7 +3,7 @@ import { parseJsonWith } from './json-text.js';
 import { checkpointNameSchema } from './selection.js';
 
 /** pareto.json: the checkpoints on training's own validation front. */
-export const paretoSchema = z.looseObject(
+const paretoSchema = z.looseObject(
   {
     checkpoints: z.array(z.looseObject({ checkpoint: checkpointNameSchema }, { error: 'an object {checkpoint}' }), {
       error: 'a list of {checkpoint} objects',

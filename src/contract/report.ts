@@ -18,7 +18,7 @@ function isCount(value: unknown): value is number {
 }
 
 /** Counts after the reject band; items inside the band are neither passed nor failed. */
-export const decidedSchema = z
+const decidedSchema = z
   .looseObject(
     {
       fail_to_pass_count: count,
@@ -39,7 +39,7 @@ export const decidedSchema = z
   });
 
 /** The evaluator's report (one checkpoint on one role); unknown keys are kept. */
-export const reportSchema = z
+const reportSchema = z
   .looseObject(
     {
       pass_count: count,
@@ -68,9 +68,6 @@ export const reportSchema = z
 
 /** An evaluator report as read: the contract's fields checked, every other key kept. */
 export type Report = z.output<typeof reportSchema>;
-
-/** Decided counts of a report with a reject band. */
-export type DecidedCounts = z.output<typeof decidedSchema>;
 
 /** Parses an evaluator report; throws a ContractError naming the file and the field. */
 export function parseReport(text: string, file: string): Report {

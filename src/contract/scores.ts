@@ -4,7 +4,7 @@ import { ContractError } from './errors.js';
 import { jsonSyntaxProblem } from './json-text.js';
 
 /** One scored item: its gate margin (> 0 means "pass") and its 0/1 target (1 = pass item). */
-export const scoresRowSchema = z.looseObject(
+const scoresRowSchema = z.looseObject(
   {
     margin: z.number({ error: 'a finite number' }),
     target: z.literal([0, 1], { error: '0 or 1 (1 = pass item)' }),

@@ -16,7 +16,7 @@ export const checkpointNameSchema = z
   .refine(isCheckpointName, { error: CHECKPOINT_EXPECTED });
 
 /** selection.json: the checkpoint training selected on validation. */
-export const selectionSchema = z.looseObject(
+const selectionSchema = z.looseObject(
   {
     checkpoint: checkpointNameSchema,
     epoch: count.optional(),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { parseJsonWith } from './json-text.js';
 
 /** validation-epoch-NNNN.json: one epoch's validation metrics, kept whole in eval rows. */
-export const validationEpochSchema = z.record(z.string(), z.unknown(), {
+const validationEpochSchema = z.record(z.string(), z.unknown(), {
   error: 'a JSON object of validation metrics',
 });
 

@@ -7,7 +7,7 @@ import { PROJECT_ROOT } from './project-root.js';
 import { ensureTemporalCli } from './provision.js';
 
 /** The project's own dev server, as temporal-dev.yaml describes it. */
-export const DEV_CONFIG_FILE = path.join(PROJECT_ROOT, 'temporal-dev.yaml');
+const DEV_CONFIG_FILE = path.join(PROJECT_ROOT, 'temporal-dev.yaml');
 
 /** Another dev-server config than temporal-dev.yaml (a test's: free ports, a temp database). */
 export const DEV_CONFIG_ENV = 'CHAMPION_LOOP_DEV_CONFIG';

@@ -23,7 +23,7 @@ const devConfigSchema = z.strictObject({
 export type DevServerConfig = z.infer<typeof devConfigSchema>;
 
 /** Parse `temporal-dev.yaml` text; a bad file names the field and what was expected. */
-export function parseDevServerConfig(text: string, file: string): DevServerConfig {
+function parseDevServerConfig(text: string, file: string): DevServerConfig {
   const parsed = devConfigSchema.safeParse(parse(text));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -39,7 +39,7 @@ export async function loadDevServerConfig(file: string): Promise<DevServerConfig
 }
 
 /** Flags shared by the dev server we start and the ones tests start (namespace, attributes, pragmas, dynamic config). */
-export function sharedServerFlags(config: DevServerConfig): string[] {
+function sharedServerFlags(config: DevServerConfig): string[] {
   return [
     ...Object.entries(config.search_attributes).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
     ...Object.entries(config.sqlite_pragmas).flatMap(([name, value]) => ['--sqlite-pragma', `${name}=${value}`]),

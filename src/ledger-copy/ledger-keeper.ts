@@ -19,7 +19,7 @@ import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
 import { HistoryRuns } from './history-runs.js';
 import { CopyIndex } from './copy-index.js';
 
-export const LEDGER_COPY_INTERVAL_MS = 2_000;
+const LEDGER_COPY_INTERVAL_MS = 2_000;
 
 interface Copy {
   readonly index: CopyIndex;

@@ -3,13 +3,7 @@ import type { GenerationInput } from '../workflows/generation.js';
 import type { ReserveReport, RunReport, TeacherReport } from '../workflows/messages.js';
 import type { PackagingInput } from '../workflows/packaging.js';
 import { foldSettingsOf, generationRow, initialLoopState, recordRow, type LoopState } from './loop-state.js';
-import {
-  finishPackage,
-  idlePackaging,
-  requestPackage,
-  stopPackagingAtOnce,
-  type PackagingState,
-} from './packaging-fold.js';
+import { finishPackage, requestPackage, stopPackagingAtOnce, type PackagingState } from './packaging-fold.js';
 import {
   foldAdvance,
   foldReserveReport,
@@ -55,22 +49,6 @@ export interface GenerationRunHistory {
   /** When the run's first workflow task started: the workflow's own clock at its first step. */
   readonly firstTaskTime: string;
   readonly events: readonly GenerationEvent[];
-}
-
-/**
- * The ledger rows of a loop's generation workflow (its runs, oldest first) and the state they fold
- * to. Each run folds from the state its input carries, as the workflow itself does, so the runs
- * still in history give their rows even when older runs are gone (retention, delete).
- */
-export function foldGenerationHistory(runs: readonly GenerationRunHistory[]): { rows: LedgerRow[]; state: LoopState } {
-  let state = initialLoopState();
-  const rows: LedgerRow[] = [];
-  for (const run of runs) {
-    const folded = foldGenerationRun(run);
-    rows.push(...folded.rows);
-    state = folded.state;
-  }
-  return { rows, state };
 }
 
 /** One run of the generation workflow: the rows its history holds, from the state it started with. */
@@ -161,18 +139,6 @@ export type PackagingEvent =
 export interface PackagingRunHistory {
   readonly input: PackagingInput;
   readonly events: readonly PackagingEvent[];
-}
-
-/** The package rows of a loop's packaging workflow (all its runs, oldest first). */
-export function foldPackagingHistory(runs: readonly PackagingRunHistory[]): PackageRow[] {
-  let state: PackagingState = idlePackaging;
-  const rows: PackageRow[] = [];
-  for (const run of runs) {
-    const folded = foldPackagingRun(run, state);
-    state = folded.state;
-    rows.push(...folded.rows);
-  }
-  return rows;
 }
 
 /** One run of the packaging workflow, from the state it carries (or, on its first run, `previous`). */

@@ -294,7 +294,7 @@ export function generationRow(state: LoopState, reason: string, baseSeed: number
 }
 
 /** The split file of a generation, where the loop builds it. */
-export function splitPath(stateDir: string, generation: number): string {
+function splitPath(stateDir: string, generation: number): string {
   return `${stateDir}/splits/gen-${padGeneration(generation)}.yaml`;
 }
 

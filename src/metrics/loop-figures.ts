@@ -73,7 +73,7 @@ export function zeroCounts(): Sample[] {
 }
 
 /** A package row's outcome label: `finished` splits on the exit code. */
-export function packageOutcome(row: PackageRow): string {
+function packageOutcome(row: PackageRow): string {
   if (row.event !== 'finished') return row.event;
   return row.exit_code === 0 ? 'succeeded' : 'failed';
 }

@@ -4,7 +4,7 @@
 // Every metric has a `loop` label (the loop id); the extra labels are listed per metric.
 
 /** How a metric changes: a gauge is set to the latest figure, a counter only adds. */
-export type LoopMetricKind = 'gauge' | 'counter';
+type LoopMetricKind = 'gauge' | 'counter';
 
 export interface LoopMetricSpec {
   readonly kind: LoopMetricKind;

@@ -22,7 +22,7 @@ import {
 } from './loop-figures.js';
 
 /** How often at most a loop's `state` query is asked for the jobs and lanes figures. */
-export const VIEW_INTERVAL_MS = 5_000;
+const VIEW_INTERVAL_MS = 5_000;
 
 export interface LoopMetricsOptions {
   readonly meter: MetricMeter;

@@ -6,7 +6,7 @@ import path from 'node:path';
 // worker that restarts goes on from the first row not yet delivered (at least once: a crash
 // between a delivery and this write delivers that event again).
 
-export const NOTIFY_FILE = 'notify.json';
+const NOTIFY_FILE = 'notify.json';
 
 export interface WebhookCursor {
   /** Rows of ledger.jsonl this webhook has been told about (their events delivered or refused). */
@@ -16,7 +16,7 @@ export interface WebhookCursor {
   readonly updated: string;
 }
 
-export interface NotifyFile {
+interface NotifyFile {
   readonly webhooks: Record<string, WebhookCursor>;
 }
 

@@ -10,7 +10,7 @@ export function payloadOf(event: NotifyEvent, format: WebhookSettings['format'])
 }
 
 /** Slack's text payload; the event id rides along for receivers that de-duplicate. */
-export function slackPayload(event: NotifyEvent): { text: string; event_id: string } {
+function slackPayload(event: NotifyEvent): { text: string; event_id: string } {
   return { text: `${SLACK_MARKS[event.type]} ${slackEscape(event.text)}`, event_id: event.id };
 }
 

@@ -18,10 +18,10 @@ export const NOTIFY_EVENTS = [
 export type NotifyEventType = (typeof NOTIFY_EVENTS)[number];
 
 /** Payload formats: the event as plain JSON, or Slack's `{"text": ...}`. */
-export const NOTIFY_FORMATS = ['json', 'slack'] as const;
+const NOTIFY_FORMATS = ['json', 'slack'] as const;
 
 /** `runs_failing` fires when this many training runs in a row failed, unless loop.yaml says otherwise. */
-export const DEFAULT_RUNS_FAILING = 3;
+const DEFAULT_RUNS_FAILING = 3;
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENV_EXPECTED = 'the name of an environment variable holding the URL (letters, digits, _), not the URL itself';

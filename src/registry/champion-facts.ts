@@ -61,7 +61,7 @@ async function reserveVerdicts(champion: PackageChampion, stateDir: string): Pro
  * existing file or folder, relative paths taken from the workdir (the fixture stack and the
  * seed's script print it last). What the command writes is its own business (docs/contract.md).
  */
-export async function packagePathFromLog(log: string, workdir: string): Promise<string | null> {
+async function packagePathFromLog(log: string, workdir: string): Promise<string | null> {
   let text: string;
   try {
     text = await readFile(log, 'utf8');

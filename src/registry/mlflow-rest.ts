@@ -20,7 +20,7 @@ export class MlflowError extends Error {
 }
 
 /** The non-retryable failure type of a request MLflow refused for good (bad name, bad source). */
-export const MLFLOW_REFUSED = 'MlflowRefused';
+const MLFLOW_REFUSED = 'MlflowRefused';
 
 /** Whether retrying later may succeed: the server down, slow, overloaded, or refusing credentials that a worker restart may fix. */
 function transient(status: number): boolean {

@@ -7,7 +7,7 @@ import { nonEmptyString } from '../config/fields.js';
 // so a secret written here would sit in every history.
 
 /** The alias moved to each newly registered champion when loop.yaml names none. */
-export const DEFAULT_ALIAS = 'champion';
+const DEFAULT_ALIAS = 'champion';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ENV_EXPECTED = 'the name of an environment variable (letters, digits, _), not its value';

@@ -27,10 +27,10 @@ export interface Registration {
 }
 
 /** The tag that makes registering idempotent: one model version per loop and champion. */
-export const KEY_TAG = 'champion_loop_key';
+const KEY_TAG = 'champion_loop_key';
 
 /** Stable across retries and replays of the activity, and across packaging the same champion again. */
-export function championKey(loopId: string, champion: PackageChampion): string {
+function championKey(loopId: string, champion: PackageChampion): string {
   return `${loopId}/g${champion.generation}/${champion.run_id}/${champion.checkpoint_name}`;
 }
 

@@ -10,7 +10,7 @@ import type { MlflowSettings } from './mlflow-settings.js';
 import type { RegisterChampionInput } from './register-champion.js';
 
 /** How the last registration ended, for the `packaging` query. */
-export type RegistrationOutcome = {
+type RegistrationOutcome = {
   readonly generation: number;
   readonly run_id: string;
   readonly checkpoint_name: string;

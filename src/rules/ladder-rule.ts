@@ -68,7 +68,7 @@ export function ladderRound(count: number, step: number): number {
 }
 
 /** Counts rounded to the steps, as the ledger records them under the `ladder` rule. */
-export function ladderRecorded(counts: Counts, steps: LadderSteps): Counts {
+function ladderRecorded(counts: Counts, steps: LadderSteps): Counts {
   return {
     fail_to_pass_count: ladderRound(counts.fail_to_pass_count, steps.f2p),
     pass_to_fail_count: ladderRound(counts.pass_to_fail_count, steps.p2f),

@@ -4,10 +4,10 @@ import { normalCdf, normalQuantile } from './normal.js';
 import type { RateCounts } from './types.js';
 
 /** The power the reserve check is sized against: the customary 80%. */
-export const RESERVE_POWER = 0.8;
+const RESERVE_POWER = 0.8;
 
 /** The least rise a reserve check must see to mean anything: one point, when the test rate is lower. */
-export const TOO_SMALL_FLOOR = 0.01;
+const TOO_SMALL_FLOOR = 0.01;
 
 /**
  * What a reserve check could see: per error class, the smallest rise of the error rate on reserve

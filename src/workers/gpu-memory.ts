@@ -16,10 +16,7 @@ export type GpuReading =
   | { readonly kind: 'error'; readonly reason: string };
 
 /** The query the guard runs (values in MiB, no header, no units). */
-export const NVIDIA_SMI_ARGS = [
-  '--query-gpu=index,memory.total,memory.used,memory.free',
-  '--format=csv,noheader,nounits',
-];
+const NVIDIA_SMI_ARGS = ['--query-gpu=index,memory.total,memory.used,memory.free', '--format=csv,noheader,nounits'];
 
 /** Parse `nvidia-smi --query-gpu=index,memory.total,memory.used,memory.free --format=csv,noheader,nounits`. */
 export function parseGpuMemory(csv: string): GpuMemory[] {

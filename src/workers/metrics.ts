@@ -2,7 +2,7 @@ import type { MetricMeter } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
 
 /** The variable that turns worker metrics on when `--metrics-port` is not given. */
-export const METRICS_PORT_VARIABLE = 'CHAMPION_LOOP_METRICS_PORT';
+const METRICS_PORT_VARIABLE = 'CHAMPION_LOOP_METRICS_PORT';
 
 /** A metrics port that is not a TCP port number. */
 export class MetricsPortError extends Error {

@@ -54,8 +54,7 @@ import {
 } from './messages.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
 
-export type { GenerationCarry, GenerationInput, GenerationResult } from './generation/carry.js';
-export type { InFlight, Job, ReserveJob, RunJob, TeacherJob } from './generation/jobs.js';
+export type { GenerationInput, GenerationResult } from './generation/carry.js';
 
 /** The generation workflow: `champion-loop/<loop>`, one run per generation (and more when history grows). */
 export async function generation(input: GenerationInput): Promise<GenerationResult> {

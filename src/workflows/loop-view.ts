@@ -2,7 +2,7 @@ import type { StateJson } from '../ledger/loop-state.js';
 import type { ReservePower } from '../rules/reserve-power.js';
 
 /** One job running on a lane. */
-export interface InFlightView {
+interface InFlightView {
   readonly jobId: string;
   readonly kind: 'run' | 'reserve' | 'teacher';
   readonly childId: string;
@@ -40,7 +40,7 @@ export interface LoopView extends StateJson {
   readonly last_reserve_power?: ReservePower | null;
 }
 
-export interface FailingView {
+interface FailingView {
   readonly reason: string;
   readonly since: string;
   readonly rounds: number;

@@ -21,7 +21,7 @@ import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
 import { BOUNDED_SIGNALS, MODEL_REGISTRY, STOP_NOW_UNPACKAGED } from './patches.js';
 import { PACKAGE_QUEUE } from './queues.js';
-import { championWithinBounds, isPackageChampion } from './report-shapes.js';
+import { takenChampion } from './report-shapes.js';
 import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
 
 export interface PackagingInput {
@@ -63,17 +63,16 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
   setHandler(championSignal, (champion) => {
     // After a stop at once nothing runs any more (the exporter stops folding there too).
     if (stopping) return;
-    // Sent by hand without a champion's shape: logged, never queued (the exporter skips it too).
-    if (!isPackageChampion(champion)) {
-      log.warn('ignoring a malformed champion signal', { input: JSON.stringify(champion ?? null).slice(0, 200) });
+    // Sent by hand without a champion's shape, or over the bounds: logged, never queued, so it
+    // never reaches the state or a continue-as-new input (a ledger read from history skips it too).
+    const taken = takenChampion(champion, () => patched(BOUNDED_SIGNALS));
+    if (taken === null) {
+      log.warn('ignoring a champion signal: not a champion, or over its size bound', {
+        input: JSON.stringify(champion ?? null).slice(0, 200),
+      });
       return;
     }
-    // Over the bounds (sent by hand): never reaches the state or a continue-as-new input (the exporter skips it too).
-    if (!championWithinBounds(champion) && patched(BOUNDED_SIGNALS)) {
-      log.warn('ignoring a champion signal over its size bound', { input: JSON.stringify(champion).slice(0, 200) });
-      return;
-    }
-    state = requestPackage(state, champion).state;
+    state = requestPackage(state, taken).state;
   });
   setHandler(stopNowSignal, () => {
     stopping = true;

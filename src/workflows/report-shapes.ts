@@ -65,7 +65,7 @@ export function isPackageChampion(value: unknown): value is PackageChampion {
  * The reason an advance signal carries: its text, or `requested` when it has none (no input, an
  * empty text, or not a text at all), as the seed records an advance without a reason.
  */
-export function advanceReasonOf(value: unknown): string {
+function advanceReasonOf(value: unknown): string {
   return typeof value === 'string' && value.trim() !== '' ? value : 'requested';
 }
 
@@ -108,4 +108,45 @@ export const MAX_CHAMPION_CHARS = 65_536;
 /** Whether a champion for packaging is within the loop's bounds (one sent by hand may not be). */
 export function championWithinBounds(champion: PackageChampion): boolean {
   return JSON.stringify(champion).length <= MAX_CHAMPION_CHARS;
+}
+
+// What the loop folds of what was sent: one rule for the workflow's handlers and for a ledger
+// read from history (workflows/history). `bounds` says whether the code that handled it bounds
+// signals (patch bounded-signals); it is asked only when bounding would change something.
+
+/** The run report the generation folds; null for one it skips (malformed, or over the bounds). */
+export function foldedRunReport(sent: unknown, bounds: () => boolean): RunReport | null {
+  if (!isRunReport(sent)) return null;
+  const bounded = boundedRunReport(sent);
+  return bounded !== sent && bounds() ? bounded : sent;
+}
+
+/** The advance reason the generation folds: cut when over MAX_REASON_CHARS. */
+export function foldedAdvanceReason(sent: unknown, bounds: () => boolean): string {
+  const text = advanceReasonOf(sent);
+  return text.length > MAX_REASON_CHARS && bounds() ? boundedReason(text) : text;
+}
+
+/** The champion the packaging workflow takes; null for one it skips (malformed, or over the bounds). */
+export function takenChampion(sent: unknown, bounds: () => boolean): PackageChampion | null {
+  if (!isPackageChampion(sent)) return null;
+  return championWithinBounds(sent) || !bounds() ? sent : null;
+}
+
+/** How a child ended without a report. */
+export type ChildLoss =
+  { readonly how: 'terminated' | 'cancelled' | 'timed-out' } | { readonly how: 'failed'; readonly message: string };
+
+/** Why a child ended without a report, in the words of a given-up run row's error. */
+export function childLostWhy(loss: ChildLoss): string {
+  switch (loss.how) {
+    case 'terminated':
+      return 'was terminated';
+    case 'cancelled':
+      return 'was cancelled';
+    case 'timed-out':
+      return 'timed out';
+    case 'failed':
+      return `failed: ${loss.message}`;
+  }
 }

@@ -22,7 +22,7 @@ import { PREPARE_RUN_LOCALLY } from './patches.js';
 import { reportBack } from './report-back.js';
 
 /** One training run of one candidate in one round, as the generation planned it. */
-export interface RunPlan {
+interface RunPlan {
   readonly generation: number;
   readonly round: number;
   readonly seed: number;

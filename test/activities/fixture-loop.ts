@@ -13,7 +13,7 @@ import { runIdFor } from '../../src/rules/ids.js';
 import { trainingSeed } from '../../src/rules/seeds.js';
 
 /** The fixture training stack's folder. */
-export const STACK = fileURLToPath(new URL('../fixture-stack/', import.meta.url));
+const STACK = fileURLToPath(new URL('../fixture-stack/', import.meta.url));
 
 /** The fixture trainer's marker line for "no eligible checkpoint". */
 export const NO_CHECKPOINT = 'no eligible checkpoint';
@@ -77,7 +77,7 @@ export function alive(pid: number): boolean {
 }
 
 /** Pids of the running (not zombie) processes of a process group, read from /proc. */
-export function groupMembers(pgid: number): number[] {
+function groupMembers(pgid: number): number[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .map(Number)

@@ -3,7 +3,7 @@ import { execa, type Options } from 'execa';
 import type { TestServer } from '../helpers/test-server.js';
 
 /** bin/champion-loop.js, the command as installed. */
-export const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
 
 /** Run `champion-loop ARGS` as a person would; never throws, the result says how it ended. */
 export function championLoop(args: readonly string[], options: Options = {}) {

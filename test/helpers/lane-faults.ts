@@ -15,7 +15,7 @@ function rootOf(loop: ProcessLoop, loopId: string, step: RunStep): string {
 }
 
 /** The trainer (or evaluator) process of one run in one loop, once it runs. */
-export async function stepProcessOf(
+async function stepProcessOf(
   loop: ProcessLoop,
   loopId: string,
   runId: string,

@@ -106,7 +106,7 @@ export async function processesMentioning(text: string): Promise<{ pid: number; 
 }
 
 /** The parts of a loop's view that say where it stands, for a timed-out wait. */
-export function describeView(view: LoopView | undefined): string {
+function describeView(view: LoopView | undefined): string {
   if (!view) return 'no answer to the state query';
   const {
     generation,

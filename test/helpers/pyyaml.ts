@@ -68,8 +68,3 @@ export function pyyamlDump(cases: readonly PyyamlCase[]): PyyamlResult[] {
   });
   return JSON.parse(output) as PyyamlResult[];
 }
-
-/** `yaml.safe_dump(yaml.safe_load(text), sort_keys=False)` for each text, in one python3 run. */
-export function pyyamlRoundTrip(texts: readonly string[]): PyyamlResult[] {
-  return pyyamlDump(texts.map((text) => ({ text })));
-}

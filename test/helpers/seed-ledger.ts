@@ -41,7 +41,7 @@ export interface SeedLedgerOptions {
 }
 
 /** What the rows fold to, and what a loop carrying them on must do. */
-export interface SeedExpectation {
+interface SeedExpectation {
   readonly generation: number;
   /** `run_id/checkpoint_name` */
   readonly champion: string | null;

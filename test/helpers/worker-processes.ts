@@ -42,7 +42,7 @@ export interface WorkerProcess {
 }
 
 /** The worker's command-line arguments after `champion-loop`. */
-export function workerArgs(worker: WorkerKind, options: Pick<WorkerProcessOptions, 'address' | 'namespace'>): string[] {
+function workerArgs(worker: WorkerKind, options: Pick<WorkerProcessOptions, 'address' | 'namespace'>): string[] {
   const connection = ['--address', options.address, '--namespace', options.namespace];
   if (worker.kind === 'gpu') {
     return [

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
-export const DASHBOARD_FILE = fileURLToPath(new URL('../../examples/grafana/champion-loop.json', import.meta.url));
+const DASHBOARD_FILE = fileURLToPath(new URL('../../examples/grafana/champion-loop.json', import.meta.url));
 
 /** What the tests read of a Grafana dashboard. */
 export interface Dashboard {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 // A webhook receiver on localhost for the notification tests: a real HTTP server whose answer
 // to each request the test decides (fail, hang, answer slowly), recording every request.
 
-export interface Received {
+interface Received {
   readonly path: string;
   readonly body: unknown;
   /** The status it was answered with; null while unanswered (or never answered). */
@@ -13,7 +13,7 @@ export interface Received {
 }
 
 /** How to answer one request: a status (after `delayMs`), or 'hang' (never answer). */
-export type Answer = { status: number; delayMs?: number; body?: string } | 'hang';
+type Answer = { status: number; delayMs?: number; body?: string } | 'hang';
 
 export interface Receiver {
   readonly url: string;

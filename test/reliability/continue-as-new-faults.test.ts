@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generationHistories } from '../../src/client/history.js';
+import { runHistories } from '../../src/ledger-copy/history-runs.js';
+import { generationRunOf } from '../../src/workflows/history/index.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { expectSameLedger, laneFaultLoop, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';
 import { loseLaneWhile, type LaneFault } from '../helpers/lane-faults.js';
@@ -37,9 +39,9 @@ describe('continue-as-new forced mid-generation while a lane is lost', () => {
     });
     const compared = expectSameLedger(disturbed, baseline);
 
-    const chain = await generationHistories(loop.client, 'can-lane-kill');
+    const chain = (await runHistories(loop.client, loopWorkflowId('can-lane-kill'))).map(generationRunOf);
     expect(chain.length).toBeGreaterThanOrEqual(3);
-    expect((await generationHistories(loop.client, 'undisturbed')).length).toBe(1);
+    expect((await runHistories(loop.client, loopWorkflowId('undisturbed'))).length).toBe(1);
     // The lost child was carried over at least once, and its lane-unavailable report reached a later run than the one that launched it.
     const carrying = chain.filter((run) =>
       run.input.carry?.inFlight.some((flight) => flight.childId.endsWith('/g001/r0002/a')),

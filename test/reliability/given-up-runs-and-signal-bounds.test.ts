@@ -142,12 +142,16 @@ describe('given-up runs and signal bounds', () => {
       { name: 'stuck', overrides: { fixture_train: 'hang' } },
       { name: 'c' },
     ]);
+    // Paused again with nothing in flight: on a busy box the round after it may have been planned
+    // (and failed) before the first of them ended, so `resume` is sent only once all have.
     const next = await harness.waitFor(
       loopId,
       (view) =>
         view.round > failing.round &&
         (view.failing?.rounds ?? 0) > (failing.failing?.rounds ?? 0) &&
-        Boolean(view.failing?.paused_until),
+        Boolean(view.failing?.paused_until) &&
+        view.in_flight.length === 0 &&
+        view.queued === 0,
       60_000,
     );
     expect(next.failing?.since).toBe(failing.failing?.since);

@@ -57,12 +57,6 @@ export async function recordScenario(client: Client, scenario: string, perType =
   return written;
 }
 
-/**
- * Histories of older workflow code, kept when a change went behind `patched` so its old path
- * still replays: `kept/<change-id>/`. The recorder leaves them alone.
- */
-export const KEPT_DIR = path.join(HISTORIES_DIR, 'kept');
-
 async function jsonFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
   const nested = await Promise.all(
@@ -74,7 +68,11 @@ async function jsonFiles(dir: string): Promise<string[]> {
   return [...own, ...nested.flat()].sort();
 }
 
-/** Every committed history, the kept ones of older code included. */
+/**
+ * Every committed history, the kept ones of older code included: histories of older workflow
+ * code are kept when a change went behind `patched` so its old path still replays
+ * (`kept/<change-id>/`); the recorder leaves them alone.
+ */
 export async function loadHistories(): Promise<RecordedHistory[]> {
   const files = await jsonFiles(HISTORIES_DIR);
   return Promise.all(

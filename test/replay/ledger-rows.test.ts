@@ -6,7 +6,7 @@ import { foldGenerationRun, foldPackagingRun } from '../../src/ledger/history-fo
 import { ledgerLine, mergeByTime } from '../../src/ledger/ledger-lines.js';
 import { idlePackaging, type PackagingState } from '../../src/ledger/packaging-fold.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
-import { generationRunOf, packagingRunOf } from '../../src/client/history.js';
+import { generationRunOf, packagingRunOf } from '../../src/workflows/history/index.js';
 import { generation, packaging } from '../../src/workflows/index.js';
 import { HISTORIES_DIR, loadHistories, type RecordedHistory } from './histories.js';
 

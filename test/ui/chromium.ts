@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 /** Debian's Chromium; `.ci/run` installs it when missing (no browser download). */
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 
 /** Where UI tests leave their screenshots for a person to look at (ignored by git). */
 export const SCREENSHOTS = fileURLToPath(new URL('./__screenshots__/', import.meta.url));

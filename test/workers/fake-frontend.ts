@@ -9,7 +9,7 @@ export function tlsFixture(name: string): string {
 }
 
 /** One gRPC call as the fake frontend saw it. */
-export interface SeenCall {
+interface SeenCall {
   readonly method: string;
   readonly authorization: string | undefined;
   /** The common name of the client certificate presented, if any. */

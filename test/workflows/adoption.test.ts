@@ -3,7 +3,8 @@
 // that closed before it could be adopted is settled from its outcome. A real dev server, real
 // workers and the fixture stack; `temporal workflow terminate` ends the run that started the child.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runChain, type HistoryEvent } from '../../src/client/history.js';
+import { runHistories } from '../../src/ledger-copy/history-runs.js';
+import type { HistoryEvent } from '../../src/workflows/history/index.js';
 import { CHILD_OUTCOME } from '../../src/activities/child-outcome.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { adoptSignal, runReportedSignal, stopSignal } from '../../src/workflows/messages.js';
@@ -55,7 +56,7 @@ describe('a child the run that started it no longer waits for', () => {
     expect(rowsOf(rows, 'run').map((row) => row.run_id)).toContain('champ-g001-r0001-slow');
     expect(stateOf(state)).toEqual(stateOf(result.view));
     expectCopyMatches(copy, rows, loopId);
-    const chain = await runChain(harness.client, loopWorkflowId(loopId));
+    const chain = await runHistories(harness.client, loopWorkflowId(loopId));
     return chain[chain.length - 1] ?? [];
   }
 

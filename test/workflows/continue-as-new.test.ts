@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { generationHistories, runChain, type HistoryEvent } from '../../src/client/history.js';
+import { runHistories } from '../../src/ledger-copy/history-runs.js';
+import { generationRunOf, type HistoryEvent } from '../../src/workflows/history/index.js';
 import { lastLoopState } from '../../src/client/ledger-export.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';
@@ -38,8 +39,8 @@ async function runLoop(settings?: Record<string, unknown>) {
     const { rows, state } = await harness.ledger('same');
     // What `status` shows of the stopped loop, read from its newest runs only.
     const status = (await lastLoopState(harness.client, 'same')).state;
-    const chain = await generationHistories(harness.client, 'same');
-    const histories = await runChain(harness.client, loopWorkflowId('same'));
+    const histories = await runHistories(harness.client, loopWorkflowId('same'));
+    const chain = histories.map(generationRunOf);
     const jsonl = rows.map((row) => JSON.stringify(row)).join('\n');
     const folded = stateFromLedger(jsonl, 'ledger.jsonl', foldSettingsOf(harness.config), harness.config.state_dir);
     return { result, rows, state, status, folded, chain, histories };

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { advanceLoop } from '../../src/client/loop-control.js';
-import { NoSuchLoopError } from '../../src/client/history.js';
+import { NoSuchLoopError } from '../../src/client/no-such-loop.js';
 import type { LedgerRow, ReserveCheckRow } from '../../src/ledger/rows.js';
 import { reserveVerdict } from '../../src/rules/index.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';

@@ -5,7 +5,7 @@ import { jsonText, readJson } from './files.js';
 import type { GateModel } from './model.js';
 import { checkedFeatures } from './settings.js';
 
-export const CHECKPOINT_FORMAT = 'spam-gate-checkpoint/1';
+const CHECKPOINT_FORMAT = 'spam-gate-checkpoint/1';
 
 /** What a checkpoint records besides its weights: where it came from. */
 export type Provenance = Record<string, unknown>;

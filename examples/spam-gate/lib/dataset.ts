@@ -13,9 +13,9 @@ export interface DatasetSpec {
   readonly max_per_group: number;
 }
 
-export const ALL_GROUPS = ['easy-ham-1', 'easy-ham-2', 'hard-ham-1', 'spam-1', 'spam-2'] as const;
+const ALL_GROUPS = ['easy-ham-1', 'easy-ham-2', 'hard-ham-1', 'spam-1', 'spam-2'] as const;
 
-export const DEFAULT_DATASET: DatasetSpec = { corpus: 'spam-assassin', groups: [...ALL_GROUPS], max_per_group: 0 };
+const DEFAULT_DATASET: DatasetSpec = { corpus: 'spam-assassin', groups: [...ALL_GROUPS], max_per_group: 0 };
 
 const FILES = ['dataset.yaml', 'dataset.yml', 'dataset.json'];
 

@@ -61,7 +61,7 @@ export function auc(rows: readonly Scored[]): number | null {
   return value === null ? null : round6(value);
 }
 
-export const CURVE_THRESHOLDS = [-2, -1, -0.5, 0, 0.5, 1, 2] as const;
+const CURVE_THRESHOLDS = [-2, -1, -0.5, 0, 0.5, 1, 2] as const;
 
 /** Error counts at thresholds around the boundary: how the gate trades one error for the other. */
 export function gateCurve(

@@ -16,7 +16,7 @@ export function hash32(text: string): number {
 }
 
 /** A mulberry32 generator of numbers in [0, 1). */
-export function generator(seed: number): () => number {
+function generator(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -25,7 +25,7 @@ export function oneOf<T extends string | number>(value: unknown, fallback: T, al
   return match;
 }
 
-export const DEFAULT_FEATURES: FeatureSettings = { ngram: 1, hash_dimension: 65536, max_body_chars: 20000 };
+const DEFAULT_FEATURES: FeatureSettings = { ngram: 1, hash_dimension: 65536, max_body_chars: 20000 };
 
 export function checkedFeatures(values: Readonly<Record<string, unknown>>, what: string): FeatureSettings {
   return {

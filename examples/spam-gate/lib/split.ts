@@ -11,7 +11,7 @@ export interface Split {
   readonly roles: Readonly<Record<string, readonly string[]>>;
 }
 
-export const ROLES = ['development', 'validation', 'test', 'reserve'] as const;
+const ROLES = ['development', 'validation', 'test', 'reserve'] as const;
 const FORMAT = 'spam-gate-split/1';
 
 /** Split files are JSON (which is YAML too): JSON.parse keeps every step's start-up short. */
@@ -70,7 +70,7 @@ export function carve(split: Split, from: string, role: string, fraction: number
 }
 
 /** A message id starts with its corpus folder, which fixes its class. */
-export function targetOfId(id: string): 0 | 1 {
+function targetOfId(id: string): 0 | 1 {
   return targetOfGroup(id.slice(0, id.indexOf('/')));
 }
 

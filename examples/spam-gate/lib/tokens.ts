@@ -13,7 +13,7 @@ function isWordChar(code: number): boolean {
  * hash32 of each lower-case word. Hashed while scanning because a corpus has millions of words
  * and building a string for each would dominate every step's run time.
  */
-export function wordHashes(text: string): number[] {
+function wordHashes(text: string): number[] {
   const hashes: number[] = [];
   let h = 0x811c9dc5;
   let length = 0;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
  * hashing; symbolic links are not followed. A new, removed, grown or rewritten file changes the
  * mark; a missing path counts as nothing.
  */
-export async function outputMark(paths: readonly string[]): Promise<string> {
+async function outputMark(paths: readonly string[]): Promise<string> {
   const mark = { entries: 0, bytes: 0n, mtimes: 0n };
   for (const path of paths) await addPath(path, mark);
   return `${mark.entries}:${mark.bytes}:${mark.mtimes}`;

@@ -9,7 +9,7 @@ import {
 
 // The failure types are defined with the signals, where workflows (which name them in retry
 // policies) may import them; activities raise them through the helpers below.
-export { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, STALE_RUN_DIR, STEP_FAILED };
+export { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, STALE_RUN_DIR };
 
 /** A command that does not exist or cannot be executed: retrying cannot help. */
 export function commandNotFound(message: string): ApplicationFailure {

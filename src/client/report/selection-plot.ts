@@ -19,7 +19,7 @@ const HEIGHT = 360;
 const PLOT = { left: 64, top: 16, right: 600, bottom: 312 };
 
 /** The rules as an inline SVG scatter, axes from 0 to a little above the largest value. */
-export function selectionPlot(points: readonly SelectionPoint[]): Html {
+function selectionPlot(points: readonly SelectionPoint[]): Html {
   const maxX = Math.max(1, ...points.map((point) => point.promotions)) * 1.15;
   const maxY = Math.max(0.001, ...points.map((point) => point.optimism)) * 1.15;
   const x = (value: number): number => PLOT.left + (value / maxX) * (PLOT.right - PLOT.left);

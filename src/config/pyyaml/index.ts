@@ -6,8 +6,6 @@
 
 // The public API; each job lives in a module of its own beside this one.
 export { dumpPyYaml } from './emit.js';
-export { floatText } from './float.js';
 export { fromJsonSafe, toJsonSafe } from './json.js';
 export { loadPyYaml } from './read.js';
-export { resolvePlain } from './resolve.js';
-export { PyFloat, type PyMap, type PyScalar, PyTimestamp, type PyValue } from './types.js';
+export { PyFloat, type PyMap, PyTimestamp, type PyValue } from './types.js';

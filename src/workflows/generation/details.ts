@@ -16,7 +16,7 @@ import type { Generation } from './state.js';
 export type ComparedBlock = CompareKey;
 
 /** One job running on a lane, as the page says it. */
-export interface RunningJob {
+interface RunningJob {
   readonly lane: string;
   /** What it does: "train + evaluate `champ-g001-r0002-base`", "reserve check of ...". */
   readonly what: string;
@@ -113,7 +113,7 @@ function reserveLines(input: DetailsInput): string[] {
 }
 
 /** Why the loop is not starting work, if it is not; null while it works. */
-export function idleReason(input: DetailsInput): string | null {
+function idleReason(input: DetailsInput): string | null {
   const { state, failing } = input;
   const running = input.jobs.length;
   if (input.stopNow) return `Stopping at once: cancelling ${plural(running, 'running job')}.`;

@@ -23,13 +23,12 @@ import { trainingSeed } from '../../rules/seeds.js';
 import { failureText } from '../lane-failure.js';
 import { UPDATE_REFUSED, type ReserveReport, type RunReport, type TeacherReport } from '../messages.js';
 import {
-  advanceReasonOf,
-  boundedReason,
-  boundedRunReport,
+  childLostWhy,
+  foldedAdvanceReason,
+  foldedRunReport,
   isReserveReport,
   isRunReport,
   isTeacherReport,
-  MAX_REASON_CHARS,
 } from '../report-shapes.js';
 import { addMember, type EnsembleMember } from '../round-ensembles.js';
 import { runFinal } from '../round-progress.js';
@@ -160,17 +159,15 @@ function ignoreMalformed(signal: string, input: unknown): void {
 }
 
 export function onRunReport(gen: Generation, signal: string, sent: RunReport): void {
-  if (!isRunReport(sent)) return ignoreMalformed(signal, sent);
-  // Bounded before it reaches state (the ledger exporter bounds it the same way).
-  const bounded = boundedRunReport(sent);
-  const report = bounded !== sent && patched(BOUNDED_SIGNALS) ? bounded : sent;
+  // Bounded before it reaches state (workflows/report-shapes.ts, foldedRunReport).
+  const report = foldedRunReport(sent, () => patched(BOUNDED_SIGNALS));
   if (report === null)
-    return ignoreMalformed(signal, {
-      childId: sent.childId,
-      jobId: sent.jobId,
-      evals: sent.evals.length,
-      unscored: sent.unscored.length,
-    });
+    return ignoreMalformed(
+      signal,
+      isRunReport(sent)
+        ? { childId: sent.childId, jobId: sent.jobId, evals: sent.evals.length, unscored: sent.unscored.length }
+        : sent,
+    );
   const flight = takeReported(gen, report.childId);
   // Reports only count from children this loop waits for, so none is counted twice.
   if (!flight || flight.job.kind !== 'run') return;
@@ -236,13 +233,12 @@ export function onAdvance(gen: Generation, reason: unknown): void {
     log.warn('advance signal without a text reason; advancing as requested', {
       input: JSON.stringify(reason ?? null).slice(0, 200),
     });
-  const text = advanceReasonOf(reason);
   // A reason of megabytes (`temporal workflow signal --input-file`) would fail every workflow task
-  // that writes it (memo, continue-as-new input): cut, as the ledger exporter cuts it.
+  // that writes it (memo, continue-as-new input): cut (workflows/report-shapes.ts, foldedAdvanceReason).
   if (gen.failing) gen.failing = { ...gen.failing, until: 0 };
   gen.state = foldAdvance(
     gen.state,
-    text.length > MAX_REASON_CHARS && patched(BOUNDED_SIGNALS) ? boundedReason(text) : text,
+    foldedAdvanceReason(reason, () => patched(BOUNDED_SIGNALS)),
   );
   gen.dirty = true;
 }
@@ -300,7 +296,7 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
   else {
     log.error(`giving up on a job after ${MAX_ATTEMPTS} attempts`, { jobId: flight.job.jobId });
     // Its round must not wait for it forever. A run never trained ends as a train_failed row with
-    // why (the ledger exporter folds the same row from the child-lost event: client/history.ts).
+    // why (a ledger read from history folds the same row from the child-lost event: workflows/history).
     const { job } = flight;
     if (job.kind === 'run') {
       const run =
@@ -314,7 +310,7 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
                 runId: runIdFor(job.generation, job.round, job.candidate.name),
               },
               childId,
-              childLostWhy(error),
+              lostWhyOf(error),
               now(),
             )
           : null;
@@ -332,14 +328,14 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
   gen.dirty = true;
 }
 
-/** Why a child ended without a report, in the words the ledger exporter reads from its history event (client/history.ts). */
-function childLostWhy(error: unknown): string {
+/** Why a child ended without a report, in the words a ledger read from history gives its event (workflows/history). */
+function lostWhyOf(error: unknown): string {
   if (typeof error === 'string') return error;
   if (error instanceof ChildWorkflowFailure) {
-    if (error.cause instanceof TerminatedFailure) return 'was terminated';
-    if (error.cause instanceof CancelledFailure) return 'was cancelled';
-    if (error.cause instanceof TimeoutFailure) return 'timed out';
-    if (error.cause) return `failed: ${error.cause.message}`;
+    if (error.cause instanceof TerminatedFailure) return childLostWhy({ how: 'terminated' });
+    if (error.cause instanceof CancelledFailure) return childLostWhy({ how: 'cancelled' });
+    if (error.cause instanceof TimeoutFailure) return childLostWhy({ how: 'timed-out' });
+    if (error.cause) return childLostWhy({ how: 'failed', message: error.cause.message });
   }
   return failureText(error);
 }

@@ -14,7 +14,7 @@ import { unit } from './random.mjs';
 /** @typedef {{ id: string, index: number, target: 0 | 1, difficulty: number }} Item */
 
 /** @type {DatasetSpec} */
-export const DEFAULT_DATASET = { items: 1000, pass_rate: 0.7, salt: 'fixture' };
+const DEFAULT_DATASET = { items: 1000, pass_rate: 0.7, salt: 'fixture' };
 
 /**
  * @param {string} dataRoot
@@ -43,7 +43,7 @@ export function checkedSpec(value) {
 }
 
 /** @param {number} index */
-export function itemId(index) {
+function itemId(index) {
   return `item-${String(index).padStart(6, '0')}`;
 }
 

@@ -29,7 +29,7 @@ import { roleItems } from './split.mjs';
  */
 
 /** How long `slow` sleeps before scoring when fixture_eval_sleep_ms does not say. */
-export const SLOW_EVAL_MS = 5000;
+const SLOW_EVAL_MS = 5000;
 
 /** @param {EvalJob} job */
 export async function runEvalJob(job) {

@@ -16,7 +16,7 @@ const GENERIC = ['ok', 'fail', 'hang', 'crash'];
 const EVALUATE = ['ok', 'fail', 'hang', 'malformed_report', 'no_report', 'partial', 'slow', 'degraded'];
 
 /** @type {Record<Step, readonly string[]>} */
-export const MODES = {
+const MODES = {
   SPLIT: GENERIC,
   TRAIN: [...GENERIC, 'no_eligible_checkpoint', 'malformed_selection', 'missing_selection', 'slow'],
   EVALUATE,

@@ -84,7 +84,7 @@ export function gateAuc(rows) {
   return round6((rankSum - (positives * (positives + 1)) / 2) / (positives * negatives));
 }
 
-export const CURVE_THRESHOLDS = [-1, -0.5, 0, 0.5, 1];
+const CURVE_THRESHOLDS = [-1, -0.5, 0, 0.5, 1];
 
 /**
  * Error counts at a few thresholds around the gate's boundary.

@@ -6,7 +6,7 @@
  * @param {string} text
  * @returns {number}
  */
-export function hash32(text) {
+function hash32(text) {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i += 1) {
     h ^= text.charCodeAt(i);

@@ -14,7 +14,7 @@ import { shuffled } from './random.mjs';
 /** @typedef {import('./dataset.mjs').Item} Item */
 /** @typedef {{ dataset: DatasetSpec, seed: number, roles: Record<string, string[]> }} Split */
 
-export const ROLES = ['development', 'validation', 'test', 'reserve'];
+const ROLES = ['development', 'validation', 'test', 'reserve'];
 const FORMAT = 'fixture-split/1';
 
 /**
