@@ -9,11 +9,10 @@ import {
   foldReserveReport,
   foldRunReport,
   givenUpRunRow,
-  MAX_CHILD_ATTEMPTS,
+  lastAttempt,
+  untrainedRun,
   type GivenUpRun,
 } from './report-fold.js';
-import { runIdFor } from '../rules/ids.js';
-import { trainingSeed } from '../rules/seeds.js';
 import type { LedgerRow, PackageRow } from './rows.js';
 
 // The ledger rebuilt from Temporal history alone: the same folds the workflows run, applied to
@@ -65,15 +64,8 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
   const untrained = new Map<string, { run: GivenUpRun; attempt: number }>();
   if (carry) for (const flight of carry.inFlight) inFlight.add(flight.childId);
   for (const { job, childId } of carry?.inFlight ?? []) {
-    if (job.kind !== 'run' || job.run !== null) continue;
-    const run = {
-      generation: job.generation,
-      round: job.round,
-      seed: trainingSeed(job.round),
-      candidate: job.candidate.name,
-      runId: runIdFor(job.generation, job.round, job.candidate.name),
-    };
-    untrained.set(childId, { run, attempt: job.attempt });
+    const run = job.kind === 'run' ? untrainedRun(job) : null;
+    if (run) untrained.set(childId, { run, attempt: job.attempt });
   }
   if (opening) {
     const recorded = recordRow(state, opening, settings);
@@ -89,8 +81,7 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
         break;
       case 'child-lost': {
         const given = untrained.get(event.workflowId);
-        if (!inFlight.delete(event.workflowId) || !event.givenUpRows || !given || given.attempt < MAX_CHILD_ATTEMPTS)
-          break;
+        if (!inFlight.delete(event.workflowId) || !event.givenUpRows || !given || !lastAttempt(given.attempt)) break;
         const folded = foldRunReport(
           state,
           { run: givenUpRunRow(given.run, event.workflowId, event.why ?? '', event.time ?? ''), evals: [] },

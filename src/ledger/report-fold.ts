@@ -1,3 +1,5 @@
+import { runIdFor } from '../rules/ids.js';
+import { trainingSeed } from '../rules/seeds.js';
 import type { EvalRow } from '../rules/types.js';
 import { recordRow, reserveCheckRow, type FoldSettings, type LoopState } from './loop-state.js';
 import type { LedgerRow, RunRow } from './rows.js';
@@ -72,6 +74,33 @@ export interface GivenUpRun {
   readonly seed: number | null;
   readonly candidate: string;
   readonly runId: string;
+}
+
+/** Whether a child that ended without a report was its job's last attempt: the job is given up. */
+export function lastAttempt(attempt: number): boolean {
+  return attempt >= MAX_CHILD_ATTEMPTS;
+}
+
+/** A run job as the given-up rule reads it (a job of the generation, or the input of its child). */
+export interface RunJobFacts {
+  readonly generation: number;
+  readonly round: number;
+  readonly candidate: { readonly name: string };
+  /** Its run row when it was trained already (an evaluation-only retry, an ensemble). */
+  readonly run: RunRow | null;
+  readonly reportRun?: boolean;
+}
+
+/** The run a job leaves as a given-up row when its last attempt ends without a report; null for a job whose run row exists. */
+export function untrainedRun(job: RunJobFacts): GivenUpRun | null {
+  if (job.run !== null || job.reportRun === true) return null;
+  return {
+    generation: job.generation,
+    round: job.round,
+    seed: trainingSeed(job.round),
+    candidate: job.candidate.name,
+    runId: runIdFor(job.generation, job.round, job.candidate.name),
+  };
 }
 
 /** The run row of a run given up after its last attempt (`childId`) ended without a report: `train_failed`, with why. */

@@ -16,10 +16,10 @@ import {
   foldReserveReport,
   foldRunReport,
   givenUpRunRow,
+  lastAttempt,
   MAX_CHILD_ATTEMPTS,
+  untrainedRun,
 } from '../../ledger/report-fold.js';
-import { runIdFor } from '../../rules/ids.js';
-import { trainingSeed } from '../../rules/seeds.js';
 import { failureText } from '../lane-failure.js';
 import { UPDATE_REFUSED, type ReserveReport, type RunReport, type TeacherReport } from '../messages.js';
 import {
@@ -37,9 +37,6 @@ import { teacherRunFinal } from '../teacher-plan.js';
 import type { RunRow } from '../../ledger/rows.js';
 import { nextAttempt, type InFlight, type RunJob } from './jobs.js';
 import { laneDown, now, take, type Generation } from './state.js';
-
-/** A child gives up on a job after this many attempts that ended without a report. */
-const MAX_ATTEMPTS = MAX_CHILD_ATTEMPTS;
 
 function takeFlight(gen: Generation, childId: string): InFlight | undefined {
   const index = gen.inFlight.findIndex((flight) => flight.childId === childId);
@@ -292,27 +289,17 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
   const flight = takeFlight(gen, childId);
   if (!flight) return;
   log.warn('child ended without a report; the job runs again', { childId, error: failureText(error) });
-  if (flight.job.attempt < MAX_ATTEMPTS) gen.queue.unshift(nextAttempt(flight.job));
+  if (!lastAttempt(flight.job.attempt)) gen.queue.unshift(nextAttempt(flight.job));
   else {
-    log.error(`giving up on a job after ${MAX_ATTEMPTS} attempts`, { jobId: flight.job.jobId });
+    log.error(`giving up on a job after ${MAX_CHILD_ATTEMPTS} attempts`, { jobId: flight.job.jobId });
     // Its round must not wait for it forever. A run never trained ends as a train_failed row with
     // why (a ledger read from history folds the same row from the child-lost event: workflows/history).
     const { job } = flight;
     if (job.kind === 'run') {
+      const untrained = untrainedRun(job);
       const run =
-        job.run === null && patched(GIVEN_UP_RUN_ROWS)
-          ? givenUpRunRow(
-              {
-                generation: job.generation,
-                round: job.round,
-                seed: trainingSeed(job.round),
-                candidate: job.candidate.name,
-                runId: runIdFor(job.generation, job.round, job.candidate.name),
-              },
-              childId,
-              lostWhyOf(error),
-              now(),
-            )
+        untrained !== null && patched(GIVEN_UP_RUN_ROWS)
+          ? givenUpRunRow(untrained, childId, lostWhyOf(error), now())
           : null;
       if (run) {
         log.error('run given up: recorded train_failed', {

@@ -2,7 +2,7 @@
 // order it handled them, each decided by the rules the workflow's own handlers apply
 // (report-shapes.ts: foldedRunReport, foldedAdvanceReason, childLostWhy).
 import type { GenerationEvent, GenerationRunHistory } from '../../ledger/history-fold.js';
-import type { GivenUpRun } from '../../ledger/report-fold.js';
+import { untrainedRun, type GivenUpRun } from '../../ledger/report-fold.js';
 import { CHILD_OUTCOME, type ChildOutcome } from '../../activities/child-outcome.js';
 import { trainingRunWorkflowId } from '../ids.js';
 import type { JobInput } from '../job-input.js';
@@ -177,19 +177,11 @@ function untrainedRunOf(
   input: TrainingRunInput | undefined,
 ): { run?: GivenUpRun; attempt?: number } {
   const plan = input?.plan;
-  if (!plan || input.run !== null || input.reportRun === true) return {};
+  const run = plan ? untrainedRun({ ...plan, run: input.run, reportRun: input.reportRun ?? false }) : null;
+  if (!plan || !run) return {};
   const base = trainingRunWorkflowId(input.loopId, plan.generation, plan.round, plan.candidate.name, 1);
   const attempt = workflowId === base ? 1 : Number(workflowId.slice(base.length + 1));
-  return {
-    run: {
-      generation: plan.generation,
-      round: plan.round,
-      seed: plan.seed,
-      candidate: plan.candidate.name,
-      runId: plan.runId,
-    },
-    attempt,
-  };
+  return { run, attempt };
 }
 
 /** Why a child ended without a report, as the workflow words it (report-shapes.ts, childLostWhy). */
