@@ -409,11 +409,14 @@ connectionOptions(
     .argument('<kind>', 'orchestrator | gpu | package')
     .option('--device <n>', 'gpu: the physical GPU this lane serves')
     .option('--host <name>', "gpu: the host part of the lane's task queue (default: this machine's host name)")
-    .option('--slots <n>', 'gpu: jobs this lane runs at once', '1')
+    .option(
+      '--config <loop.yaml>',
+      "gpu: take the lane's slots and min_free_gib from its entry (same --host and --device) in this loop.yaml",
+    )
+    .option('--slots <n>', 'gpu: jobs this lane runs at once (default 1; with --config it must agree with loop.yaml)')
     .option(
       '--min-free-gib <gib>',
-      'gpu: free GPU memory a job needs before the lane takes it; each running job holds it until it ends',
-      '30',
+      'gpu: free GPU memory a job needs before the lane takes it; each running job holds it until it ends (default 30; with --config it must agree)',
     )
     .option(
       '--min-free-pids <n>',

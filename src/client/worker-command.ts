@@ -2,6 +2,10 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { warnOnShortRetention } from './retention.js';
 import { connectionSettings, describeConnection } from '../workers/connection.js';
+import { hostname } from 'node:os';
+import { loadLoopConfig } from '../config/load-loop-config.js';
+import { readGpuMemory } from '../workers/gpu-memory.js';
+import { admissionLine, laneCapacity, type LaneCapacity } from '../workers/lane-capacity.js';
 import { createLaneWorker } from '../workers/lane-worker.js';
 import { installMetrics, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker, flushLedgerCopies } from '../workers/orchestrator-worker.js';
@@ -12,11 +16,17 @@ import type { ConnectionFlags } from './connect.js';
 export interface WorkerCommandOptions extends ConnectionFlags {
   readonly device?: string;
   readonly host?: string;
-  readonly slots: string;
-  readonly minFreeGib: string;
+  readonly slots?: string;
+  readonly minFreeGib?: string;
+  readonly config?: string;
   readonly minFreePids: string;
   readonly cpu?: boolean;
   readonly metricsPort?: string;
+}
+
+/** A flag's number, or undefined when the flag was not given. */
+function optionalNumber(text: string | undefined, flag: string, min: number): number | undefined {
+  return text === undefined ? undefined : number(text, flag, min);
 }
 
 function number(text: string | undefined, flag: string, min: number): number {
@@ -26,10 +36,33 @@ function number(text: string | undefined, flag: string, min: number): number {
   return value;
 }
 
+interface LaneSettings {
+  readonly device: number;
+  readonly host: string;
+  readonly capacity: LaneCapacity;
+  readonly cpu: boolean;
+}
+
+/** A GPU lane's device, host and capacity (from its loop.yaml entry with --config, else the flags). */
+async function laneSettings(options: WorkerCommandOptions): Promise<LaneSettings> {
+  const device = number(options.device, '--device', 0);
+  const host = options.host ?? hostname();
+  const capacity = laneCapacity(
+    {
+      slots: optionalNumber(options.slots, '--slots', 1),
+      minFreeGiB: optionalNumber(options.minFreeGib, '--min-free-gib', 0),
+    },
+    options.config ? { config: await loadLoopConfig(options.config), file: options.config, host, device } : null,
+  );
+  return { device, host, capacity, cpu: options.cpu === true };
+}
+
 /** Run one worker until SIGINT/SIGTERM; on either, running subprocesses are killed and the worker drains. */
 export async function runWorker(kind: string, options: WorkerCommandOptions): Promise<void> {
   if (!['orchestrator', 'gpu', 'package'].includes(kind))
     throw new Error(`unknown worker kind '${kind}': use orchestrator, gpu or package`);
+  // A lane's capacity is settled before anything connects: flags that disagree with loop.yaml are refused at once.
+  const lane = kind === 'gpu' ? await laneSettings(options) : null;
   const settings = connectionSettings(options);
   // The runtime (and with it the metrics endpoint) must exist before the first connection.
   const port = metricsPort(options.metricsPort);
@@ -44,18 +77,22 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
       what = 'orchestrator (workflows, CPU activities)';
       break;
     case 'gpu': {
-      const lane = await createLaneWorker({
+      const { device, host, capacity, cpu } = lane as LaneSettings;
+      const created = await createLaneWorker({
         ...common,
-        device: number(options.device, '--device', 0),
-        ...(options.host ? { host: options.host } : {}),
-        slots: number(options.slots, '--slots', 1),
-        minFreeGiB: number(options.minFreeGib, '--min-free-gib', 0),
+        device,
+        host,
+        slots: capacity.slots,
+        minFreeGiB: capacity.minFreeGiB,
         minFreePids: number(options.minFreePids, '--min-free-pids', 0),
-        cpu: options.cpu === true,
+        cpu,
         log: (message) => console.log(`[lane] ${message}`),
       });
-      worker = lane.worker;
-      what = `${options.cpu ? 'CPU' : 'GPU'} lane ${lane.queue}`;
+      // How it admits jobs, from a first reading of its device: a lane without a memory guard says so.
+      const reading = cpu ? ({ kind: 'no-gpu', reason: 'a CPU lane' } as const) : await readGpuMemory(device);
+      console.log(admissionLine(created.queue, capacity, reading, cpu));
+      worker = created.worker;
+      what = `${cpu ? 'CPU' : 'GPU'} lane ${created.queue}`;
       break;
     }
     default:
