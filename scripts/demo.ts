@@ -46,7 +46,8 @@ const workers: ResultPromise[] = [
     (lane) =>
       [
         `lane-${lane.device}`,
-        ['worker', 'gpu', '--cpu', '--host', lane.host, '--device', String(lane.device), '--slots', String(lane.slots)],
+        // The lane's capacity comes from its entry in the loop's loop.yaml, as on a GPU box.
+        ['worker', 'gpu', '--cpu', '--config', CONFIG, '--host', lane.host, '--device', String(lane.device)],
       ] as const,
   ),
   ['package', ['worker', 'package']],
