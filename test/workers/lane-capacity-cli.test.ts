@@ -37,6 +37,22 @@ describe('worker gpu --config loop.yaml', () => {
     );
   }, 120_000);
 
+  /** `worker gpu --config loop.yaml` of lane box/`device`, with `PATH` (where nvidia-smi is, or not). */
+  function startLane(device: number, PATH: string): { output: () => string; stop: () => Promise<unknown> } {
+    const args = ['worker', 'gpu', '--config', loopFile, '--host', 'box', '--device', String(device)];
+    const connection = ['--address', server.address, '--namespace', server.namespace];
+    const worker = execa(process.execPath, [BIN, ...args, ...connection], { reject: false, all: true, env: { PATH } });
+    let output = '';
+    worker.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    return {
+      output: () => output,
+      stop: async () => {
+        worker.kill('SIGTERM');
+        return worker;
+      },
+    };
+  }
+
   afterAll(async () => {
     await server?.dispose();
     await rm(dir, { recursive: true, force: true });
@@ -71,73 +87,31 @@ describe('worker gpu --config loop.yaml', () => {
     // A device with 35 GiB (35,840 MiB) of 80 GiB free.
     await writeFile(smi, '#!/bin/sh\necho "0, 81920, 46080, 35840"\n');
     await chmod(smi, 0o755);
-    const worker = execa(
-      process.execPath,
-      [
-        BIN,
-        'worker',
-        'gpu',
-        '--config',
-        loopFile,
-        '--host',
-        'box',
-        '--device',
-        '0',
-        '--address',
-        server.address,
-        '--namespace',
-        server.namespace,
-      ],
-      { reject: false, all: true, env: { PATH: `${bin}:/usr/bin:/bin` } },
-    );
-    let output = '';
-    worker.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const lane = startLane(0, `${bin}:/usr/bin:/bin`);
     try {
       await expect
-        .poll(() => output, { timeout: 60_000, interval: 250 })
+        .poll(lane.output, { timeout: 60_000, interval: 250 })
         .toContain('waiting for GPU memory: device 0 has 35.0 GiB free, a job needs 40 GiB');
-      expect(output).toContain(
+      expect(lane.output()).toContain(
         `GPU lane champion-loop.box.gpu0: device 0 has 35.0 of 80.0 GiB free; it takes a job while 40 GiB is free beyond what its running jobs hold, up to 2 jobs at once (capacity from ${loopFile} lanes[0] (host box, device 0))`,
       );
     } finally {
-      worker.kill('SIGTERM');
-      await worker;
+      await lane.stop();
     }
   });
 
   it('says a GPU lane on a box without nvidia-smi has no memory guard', async () => {
     const empty = path.join(dir, 'empty-bin');
     await mkdir(empty, { recursive: true });
-    const worker = execa(
-      process.execPath,
-      [
-        BIN,
-        'worker',
-        'gpu',
-        '--config',
-        loopFile,
-        '--host',
-        'box',
-        '--device',
-        '1',
-        '--address',
-        server.address,
-        '--namespace',
-        server.namespace,
-      ],
-      { reject: false, all: true, env: { PATH: empty } },
-    );
-    let output = '';
-    worker.all?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const lane = startLane(1, empty);
     try {
       await expect
-        .poll(() => output, { timeout: 60_000, interval: 250 })
+        .poll(lane.output, { timeout: 60_000, interval: 250 })
         .toContain(
           'GPU lane champion-loop.box.gpu1: nvidia-smi not found: no memory guard, it admits by slots alone, up to 1 job at once',
         );
     } finally {
-      worker.kill('SIGTERM');
-      await worker;
+      await lane.stop();
     }
   });
 });
