@@ -89,8 +89,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
         log: (message) => console.log(`[lane] ${message}`),
       });
       // How it admits jobs, from a first reading of its device: a lane without a memory guard says so.
-      const reading = cpu ? ({ kind: 'no-gpu', reason: 'a CPU lane' } as const) : await readGpuMemory(device);
-      console.log(admissionLine(created.queue, capacity, reading, cpu));
+      console.log(admissionLine(created.queue, capacity, cpu ? null : await readGpuMemory(device)));
       worker = created.worker;
       what = `${cpu ? 'CPU' : 'GPU'} lane ${created.queue}`;
       break;

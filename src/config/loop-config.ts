@@ -60,13 +60,17 @@ function path(expected: string, fallback: string) {
   return nonEmptyString(expected).default(fallback);
 }
 
+/** A lane's jobs at once, and the free GPU memory a job needs, when loop.yaml does not say (a GPU worker started without loop.yaml too). */
+export const DEFAULT_LANE_SLOTS = 1;
+export const DEFAULT_MIN_FREE_GIB = 30;
+
 const laneSchema = z.strictObject(
   {
     host: z
       .string({ error: "a host name: letters, digits, '_', '-', '.'" })
       .regex(HOST_PATTERN, { error: "a host name: letters, digits, '_', '-', '.'" }),
     device: intAtLeast(0, 'a GPU index (an integer >= 0)'),
-    slots: intAtLeast(1, 'a number of concurrent jobs (an integer >= 1)').default(1),
+    slots: intAtLeast(1, 'a number of concurrent jobs (an integer >= 1)').default(DEFAULT_LANE_SLOTS),
     min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').optional(),
   },
   { error: (issue) => (issue.code === 'invalid_type' ? 'a lane: {host, device, slots?, min_free_gib?}' : undefined) },
@@ -163,7 +167,7 @@ export const loopConfigSchema = z
       // so a default config (and every history it starts) stays as it was.
       max_run_events: intAtLeast(50).optional(),
       score_cache_dir: nonEmptyString('a directory path, or null for no score cache').nullable().default(null),
-      min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').default(30),
+      min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').default(DEFAULT_MIN_FREE_GIB),
       no_checkpoint_marker: nonEmptyString("the trainer's log line that means 'no eligible checkpoint'").default(
         NO_CHECKPOINT_MARKER,
       ),

@@ -2,7 +2,7 @@
 // them, the lane's entry in loop.yaml (`slots`, `min_free_gib`), which the generation dispatches
 // by too. Flags of `worker gpu` are for a lane started without its loop.yaml; given beside it,
 // they must agree with it. Pure: the worker command reads the files and the device.
-import type { LoopConfig } from '../config/loop-config.js';
+import { DEFAULT_LANE_SLOTS, DEFAULT_MIN_FREE_GIB, type LoopConfig } from '../config/loop-config.js';
 import type { GpuReading } from './gpu-memory.js';
 
 /** A lane's capacity and where it came from. */
@@ -19,9 +19,6 @@ export interface CapacityFlags {
   readonly minFreeGiB?: number;
 }
 
-/** Without loop.yaml and without flags: one job at a time, 30 GiB free (loop.yaml's defaults). */
-const DEFAULT_CAPACITY = { slots: 1, minFreeGiB: 30 } as const;
-
 /** The lane's capacity: loop.yaml's entry for (host, device) when a loop.yaml is given, else the flags. */
 export function laneCapacity(
   flags: CapacityFlags,
@@ -34,8 +31,9 @@ export function laneCapacity(
 ): LaneCapacity {
   if (lane === null) {
     return {
-      slots: flags.slots ?? DEFAULT_CAPACITY.slots,
-      minFreeGiB: flags.minFreeGiB ?? DEFAULT_CAPACITY.minFreeGiB,
+      // Without loop.yaml and without flags: loop.yaml's defaults.
+      slots: flags.slots ?? DEFAULT_LANE_SLOTS,
+      minFreeGiB: flags.minFreeGiB ?? DEFAULT_MIN_FREE_GIB,
       source: flags.slots === undefined && flags.minFreeGiB === undefined ? 'defaults' : 'flags',
     };
   }
@@ -62,11 +60,11 @@ export function laneCapacity(
   return { slots: entry.slots, minFreeGiB, source: where };
 }
 
-/** The line a lane says at start: how it admits jobs, given a first reading of its device. */
-export function admissionLine(queue: string, capacity: LaneCapacity, reading: GpuReading, cpu: boolean): string {
+/** The line a lane says at start: how it admits jobs, given a first reading of its device (null: a CPU lane, no device). */
+export function admissionLine(queue: string, capacity: LaneCapacity, reading: GpuReading | null): string {
   const slots = `up to ${capacity.slots} job${capacity.slots === 1 ? '' : 's'} at once`;
   const from = `(capacity from ${capacity.source})`;
-  if (cpu) return `CPU lane ${queue}: no GPU, no memory guard: ${slots} ${from}`;
+  if (reading === null) return `CPU lane ${queue}: no GPU, no memory guard: ${slots} ${from}`;
   switch (reading.kind) {
     case 'no-gpu':
       return `GPU lane ${queue}: ${reading.reason}: no memory guard, it admits by slots alone, ${slots} ${from}; on a box without GPUs start it with --cpu`;

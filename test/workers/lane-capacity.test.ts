@@ -61,24 +61,24 @@ describe('the line a lane says at start', () => {
       'utf8',
     );
     const memory = parseGpuMemory(csv)[0]!;
-    expect(admissionLine(queue, capacity, { kind: 'gpu', memory }, false)).toBe(
+    expect(admissionLine(queue, capacity, { kind: 'gpu', memory })).toBe(
       'GPU lane champion-loop.gpu-a.gpu0: device 0 has 139.8 of 140.4 GiB free; it takes a job while 30 GiB is free beyond what its running jobs hold, up to 3 jobs at once (capacity from loop.yaml lanes[0] (host gpu-a, device 0))',
     );
   });
 
   it('says a GPU lane without nvidia-smi has no memory guard and admits by slots alone', () => {
-    const line = admissionLine(queue, capacity, { kind: 'no-gpu', reason: 'nvidia-smi not found' }, false);
+    const line = admissionLine(queue, capacity, { kind: 'no-gpu', reason: 'nvidia-smi not found' });
     expect(line).toContain('nvidia-smi not found: no memory guard, it admits by slots alone, up to 3 jobs at once');
     expect(line).toContain('start it with --cpu');
   });
 
   it('says a lane that cannot read its device takes nothing, and a CPU lane that it has no guard', () => {
     expect(
-      admissionLine(queue, capacity, { kind: 'error', reason: 'nvidia-smi -i 0 exit 6: No devices were found' }, false),
+      admissionLine(queue, capacity, { kind: 'error', reason: 'nvidia-smi -i 0 exit 6: No devices were found' }),
     ).toContain(
       "cannot read its device's memory (nvidia-smi -i 0 exit 6: No devices were found): it takes no job until it can",
     );
-    expect(admissionLine(queue, { ...capacity, slots: 1 }, { kind: 'no-gpu', reason: 'a CPU lane' }, true)).toBe(
+    expect(admissionLine(queue, { ...capacity, slots: 1 }, null)).toBe(
       'CPU lane champion-loop.gpu-a.gpu0: no GPU, no memory guard: up to 1 job at once (capacity from loop.yaml lanes[0] (host gpu-a, device 0))',
     );
   });
