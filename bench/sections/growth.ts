@@ -17,7 +17,7 @@ import { loopReport } from '../../src/client/report-command.js';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
-import { foldRows, lastRowTime } from '../../src/ledger/from-ledger.js';
+import { foldRows, updatedTime } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf, stateJson } from '../../src/ledger/loop-state.js';
 import { appendLedgerRows, readLedgerCopy, writeStateCopy } from '../../src/ledger-copy/copy-files.js';
 import { CopyIndex } from '../../src/ledger-copy/copy-index.js';
@@ -143,7 +143,7 @@ export async function runGrowth(
       const copyRows = made.value.rows.slice(0, split);
       const tail = made.value.rows.slice(split);
       const folded = foldRows(copyRows, settings);
-      const expectedState = stateJson(folded, config.state_dir, lastRowTime(copyRows));
+      const expectedState = stateJson(folded, config.state_dir, updatedTime(copyRows));
       await appendLedgerRows(config.state_dir, copyRows);
       await writeStateCopy(config.state_dir, expectedState);
       const copyBytes = (await stat(path.join(config.state_dir, 'ledger.jsonl'))).size;
@@ -171,7 +171,7 @@ export async function runGrowth(
 
       // A loop whose last run is still in history (stopped): what `status` reads (no --config there).
       const kept = `growth-${size}`;
-      const carry: GenerationCarry = { ...firstCarry(config, lastRowTime(copyRows)), state: folded, opening: null };
+      const carry: GenerationCarry = { ...firstCarry(config, updatedTime(copyRows)), state: folded, opening: null };
       const handle = await client.workflow.start('generation', {
         workflowId: loopWorkflowId(kept),
         taskQueue: NO_WORKER_QUEUE,

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { LoopConfig } from '../config/loop-config.js';
-import { lastRowTime } from '../ledger/from-ledger.js';
+import { updatedTime } from '../ledger/from-ledger.js';
 import { stateJson, type StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { HistoryRuns } from '../ledger-copy/history-runs.js';
@@ -49,7 +49,7 @@ export async function historyLedger(client: Client, loopId: string): Promise<{ r
   const history = await new HistoryRuns(client).read(loopId);
   if (history.input === null || history.state === null) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
   const rows = historyRows(history);
-  return { rows, state: stateJson(history.state, history.input.config.state_dir, lastRowTime(rows)) };
+  return { rows, state: stateJson(history.state, history.input.config.state_dir, updatedTime(rows)) };
 }
 
 /** One line saying what of the ledger history no longer holds, or null when history holds it all. */

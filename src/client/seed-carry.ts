@@ -8,7 +8,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { exists } from '../activities/support/move-aside.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { LedgerLineError } from '../ledger/ledger-lines.js';
-import { lastRowTime } from '../ledger/from-ledger.js';
+import { updatedTime } from '../ledger/from-ledger.js';
 import { stateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { ledgerCopyPath, LEDGER_FILE, stateCopyPath } from '../ledger-copy/copy-files.js';
@@ -199,7 +199,7 @@ export async function carryOverSeed(config: LoopConfig, seedStateDir: string, st
       await writeWhole(copy, seedText);
       await writeWhole(
         stateCopyPath(own),
-        `${JSON.stringify(stateJson(carry.state, own, lastRowTime(rows)), null, 2)}\n`,
+        `${JSON.stringify(stateJson(carry.state, own, updatedTime(rows)), null, 2)}\n`,
       );
     }
     copiedTo = copy;

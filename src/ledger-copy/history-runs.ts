@@ -4,7 +4,7 @@ import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { generationRunOf, packagingRunOf, type HistoryEvent } from '../workflows/history/index.js';
-import { lastRowTime } from '../ledger/from-ledger.js';
+import { updatedTime } from '../ledger/from-ledger.js';
 import { foldGenerationRun, foldPackagingRun } from '../ledger/history-fold.js';
 import type { LoopState } from '../ledger/loop-state.js';
 import { idlePackaging, type PackagingState } from '../ledger/packaging-fold.js';
@@ -178,7 +178,7 @@ export class HistoryRuns {
       if (folded.resetFrom !== null) replaced.add(folded.resetFrom);
       newest ??= folded;
       if (folded.input.carry === undefined) since = run.start;
-      if (folded.rows.length > 0) updated = lastRowTime(folded.rows);
+      if (folded.rows.length > 0) updated = updatedTime(folded.rows);
       if (updated !== '' || since > 0) break;
     }
     if (newest === null) return null;
@@ -189,7 +189,7 @@ export class HistoryRuns {
       const rows = foldPackagingRun(packagingRunOf(events), idlePackaging).rows.filter(
         (row) => Date.parse(row.time) >= since,
       );
-      const last = lastRowTime(rows);
+      const last = updatedTime(rows);
       if (last === '') continue;
       // ISO times of one format order as text ('' before any).
       if (last > updated) updated = last;

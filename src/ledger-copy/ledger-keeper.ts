@@ -2,7 +2,7 @@
 // of the loop and appends the rows the copy lacks. It reads history and writes files only, so it
 // adds no event to any workflow's history.
 import type { Client } from '@temporalio/client';
-import { rowTime } from '../ledger/ledger-lines.js';
+import { updatedTime } from '../ledger/from-ledger.js';
 import { stateJson, type LoopState } from '../ledger/loop-state.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import type { LedgerRow } from '../ledger/rows.js';
@@ -27,8 +27,8 @@ interface Copy {
   rows: number;
   /** The file as this keeper left it: another inode or size means someone changed it since. */
   file: CopyFileId | null;
-  /** The last row of the copy, for state.json's `updated`. */
-  last: LedgerRow | undefined;
+  /** The newest time a row of the copy records: state.json's `updated`. */
+  updated: string;
   stateText: string;
 }
 
@@ -115,7 +115,7 @@ export class LedgerKeeper {
     }
     if (!copy) {
       const rows = await readLedgerCopy(stateDir, { repair: true });
-      copy = { index: new CopyIndex(rows), rows: rows.length, file: null, last: rows[rows.length - 1], stateText: '' };
+      copy = { index: new CopyIndex(rows), rows: rows.length, file: null, updated: updatedTime(rows), stateText: '' };
       this.copies.set(stateDir, copy);
     }
     const missing = copy.index.missing(history.segments);
@@ -129,9 +129,8 @@ export class LedgerKeeper {
     copy.index.appended(missing);
     copy.rows += missing.length;
     copy.file = await copyFileId(stateDir);
-    copy.last = missing[missing.length - 1] ?? copy.last;
-    const last = copy.last;
-    const state = stateJson(history.state, stateDir, last ? rowTime(last) : '');
+    copy.updated = updatedTime(missing, copy.updated);
+    const state = stateJson(history.state, stateDir, copy.updated);
     const stateText = JSON.stringify(state);
     if (stateText !== copy.stateText) {
       await writeStateCopy(stateDir, state);

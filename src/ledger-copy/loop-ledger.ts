@@ -1,5 +1,5 @@
 // A loop's whole ledger: history while it exists, the state dir's copy for what history lost.
-import { foldRows, lastRowTime } from '../ledger/from-ledger.js';
+import { foldRows, updatedTime } from '../ledger/from-ledger.js';
 import { mergeByTime, missingGenerations, missingRows } from '../ledger/ledger-lines.js';
 import { foldSettingsOf, stateJson, type StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
@@ -48,7 +48,7 @@ export async function loopLedger(
     );
   return {
     rows,
-    state: stateJson(state, stateDir, lastRowTime(rows)),
+    state: stateJson(state, stateDir, updatedTime(rows)),
     stateDir,
     config: config ?? null,
     fromCopyOnly: missingRows(fromHistory, copy).length,

@@ -20,10 +20,17 @@ export function foldRows(rows: readonly LedgerRow[], settings: FoldSettings): Lo
   return state;
 }
 
-/** When the last row happened: state.json's `updated`. */
-export function lastRowTime(rows: readonly LedgerRow[]): string {
-  const last = rows[rows.length - 1];
-  return last ? rowTime(last) : '';
+/**
+ * state.json's `updated`: the newest time a row records (`since` when none is newer; '' for no rows). Not the last row's: rows
+ * come in the order the workflow handled them, and a run row's time is when its trainer finished,
+ * which can be before the time of a row handled earlier in the same workflow task.
+ */
+export function updatedTime(rows: readonly LedgerRow[], since = ''): string {
+  // ISO times of one format order as text.
+  return rows.reduce((newest, row) => {
+    const time = rowTime(row);
+    return time > newest ? time : newest;
+  }, since);
 }
 
 /**
@@ -32,5 +39,5 @@ export function lastRowTime(rows: readonly LedgerRow[]): string {
  */
 export function stateFromLedger(text: string, file: string, settings: FoldSettings, stateDir: string): StateJson {
   const { rows } = parseLedger(text, file);
-  return stateJson(foldRows(rows, settings), stateDir, lastRowTime(rows));
+  return stateJson(foldRows(rows, settings), stateDir, updatedTime(rows));
 }

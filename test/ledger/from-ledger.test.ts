@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { LedgerLineError, stateFromLedger } from '../../src/ledger/from-ledger.js';
+import { LedgerLineError, stateFromLedger, updatedTime } from '../../src/ledger/from-ledger.js';
+import type { LedgerRow } from '../../src/ledger/rows.js';
 
 const counts = (f2p: number, p2f: number, rejected?: number) => ({
   fail_to_pass_count: f2p,
@@ -105,6 +106,21 @@ describe('stateFromLedger', () => {
       's',
     );
     expect(state.champion?.run_id).toBe('y');
+  });
+
+  it("gives state.json's `updated` as the newest time a row records, not the last row's", () => {
+    // Rows come in handling order: a run whose trainer finished first can be handled after an eval.
+    const rows = [
+      evalRow('a', '2026-12-01T16:10:42.873Z', [1, 1], null),
+      { ...evalRow('b', '2026-12-01T16:10:42.862Z', [1, 1], null), type: 'run' },
+    ] as unknown as LedgerRow[];
+    expect(updatedTime(rows)).toBe('2026-12-01T16:10:42.873Z');
+    expect(updatedTime([], '2026-12-01T16:00:00.000Z')).toBe('2026-12-01T16:00:00.000Z');
+    expect(updatedTime(rows, '2026-12-01T17:00:00.000Z')).toBe('2026-12-01T17:00:00.000Z');
+    expect(updatedTime([])).toBe('');
+    const text = rows.map((row) => JSON.stringify(row)).join('\n');
+    const settings = { mode: 'default', saturationEvals: 1, maxReserveChecks: 1 } as const;
+    expect(stateFromLedger(text, 'l', settings, 's').updated).toBe('2026-12-01T16:10:42.873Z');
   });
 
   it('names the line that is not a ledger row', () => {
