@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { DEFAULT_NO_PROGRESS } from '../config/loop-config.js';
 import { durationMs } from '../config/duration.js';
 import { describeEnd, runLoopStep } from './support/loop-step.js';
@@ -6,15 +7,16 @@ import { exists, moveAside } from './support/move-aside.js';
 import { readOwner, writeOwner } from './support/owner.js';
 import { appendLogLine } from './support/reports.js';
 import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
-import { collectCheckpoints, epochsRun, selectedCheckpoint } from './support/run-dir.js';
+import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type ResumePoint } from './support/run-dir.js';
 import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
 import { returnCode } from './support/subprocess.js';
 import type { TrainInput, TrainOutcome } from './types.js';
 
 /**
  * Trains one run (docs/behaviour.md, training). The run directory is marked as this owner's before the
- * trainer creates it; a directory of ours from a crashed earlier attempt is moved aside and the
- * run trained afresh, while anybody else's directory is refused untouched. The reports of an
+ * trainer creates it; a directory of ours from a lost earlier attempt is resumed from its newest
+ * complete epoch when loop.yaml sets `resume_flag` (docs/contract.md, "Resuming a lost run"), else
+ * moved aside and the run trained afresh, while anybody else's directory is refused untouched. The reports of an
  * earlier training of the run (`<state_dir>/evals/<run_id>/`) are moved aside with it: they
  * scored checkpoints this training replaces, and evaluation reuses every report it finds.
  *
@@ -28,18 +30,29 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   const started = new Date().toISOString();
   const dir = runDir(paths, runId);
   const marked = await readOwner(paths.stateDir, runId);
+  let resume: ResumePoint | null = null;
   if (await exists(dir)) {
     if (marked !== owner) {
       const whose = marked === null ? 'it has no owner marker' : `its owner marker names ${marked}`;
       throw badInput(`run directory ${dir} is not this loop's (${whose}); it is left untouched`, STALE_RUN_DIR);
     }
-    await moveAside(dir);
+    // An earlier attempt of ours was lost (its lane died, it was preempted): with a resume flag
+    // its epochs are kept and training goes on from the newest complete one.
+    if (input.resumeFlag !== undefined) resume = await resumePoint(dir);
+    if (resume === null) await moveAside(dir);
   }
-  await moveAside(evalsDir(paths.stateDir, runId));
+  // Reports of checkpoints a resumed run keeps still score them; a fresh training replaces them.
+  if (resume === null) await moveAside(evalsDir(paths.stateDir, runId));
   if (marked !== owner) {
     await writeOwner(paths.stateDir, runId, owner);
   }
   const log = trainLog(paths.stateDir, runId);
+  if (resume !== null) {
+    await appendLogLine(
+      log,
+      `train: resuming ${runId} from epoch ${resume.epoch} (${resume.checkpoint}), the newest epoch an earlier attempt completed (loop.yaml resume_flag)`,
+    );
+  }
   const noProgress = input.noProgress ?? DEFAULT_NO_PROGRESS;
   const result = await runLoopStep(paths, {
     step: 'train',
@@ -50,6 +63,7 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
       ...['--output-root', paths.runsRoot],
       ...['--run-id', runId],
       ...scoreCacheArgs(paths),
+      ...(resume === null || input.resumeFlag === undefined ? [] : [input.resumeFlag, join(dir, resume.checkpoint)]),
     ],
     log,
     progress: { watch: [dir], quietMs: durationMs(noProgress) },

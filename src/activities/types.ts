@@ -65,6 +65,11 @@ export interface TrainInput {
   readonly noCheckpointMarker: string;
   /** loop.yaml `timeouts.no_progress`, e.g. `2h`; absent (inputs from before the setting): its default. */
   readonly noProgress?: string;
+  /**
+   * loop.yaml `resume_flag`, e.g. `--resume-from`: a run directory an earlier attempt left is
+   * resumed from its newest complete epoch with `<flag> <checkpoint>`. Absent: trained afresh.
+   */
+  readonly resumeFlag?: string;
 }
 
 /** How training ended, in the run row's terms, plus what ranking ensembles needs later. */

@@ -171,6 +171,12 @@ export const loopConfigSchema = z
       no_checkpoint_marker: nonEmptyString("the trainer's log line that means 'no eligible checkpoint'").default(
         NO_CHECKPOINT_MARKER,
       ),
+      // Optional, absent = a run whose training attempt was lost is trained afresh (docs/contract.md,
+      // "Resuming a lost run"); no default written in, so a default config stays as it was.
+      resume_flag: z
+        .string({ error: "the trainer's flag that takes a checkpoint to resume from, e.g. --resume-from" })
+        .regex(/^-/, { error: "the trainer's flag that takes a checkpoint to resume from, e.g. --resume-from" })
+        .optional(),
       lanes: lanesSchema,
       commands: commandsSchema.prefault({}),
       timeouts: timeoutsSchema.prefault({}),

@@ -33,6 +33,8 @@ interface RunPlan {
 
 export interface TrainingRunInput extends JobInput {
   readonly noCheckpointMarker: string;
+  /** loop.yaml `resume_flag`; absent when it is not set (and in inputs from before the setting). */
+  readonly resumeFlag?: string;
   readonly plan: RunPlan;
   /** Set when an earlier child trained the run and only evaluations are left. */
   readonly run: RunRow | null;
@@ -140,6 +142,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
           owner,
           noCheckpointMarker: input.noCheckpointMarker,
           noProgress: timeouts.no_progress,
+          ...(input.resumeFlag === undefined ? {} : { resumeFlag: input.resumeFlag }),
         });
       } catch (error) {
         if (isCancellation(error)) throw error;

@@ -105,6 +105,41 @@ describe('trainRun', () => {
     expect(await readdir(join(paths.runsRoot, `${input.runId}.aside-1`))).not.toContain('selection.json');
   });
 
+  it('with loop.yaml resume_flag resumes its own lost run from the newest complete epoch: no epoch trained twice', async () => {
+    const paths = await fixtureLoop();
+    const input = { ...(await preparedTrain(paths, 'base')), resumeFlag: '--resume-from' };
+    const dir = join(paths.runsRoot, input.runId);
+    // Killed after epoch 2 (as a lost lane's trainer is); epoch 3's checkpoint half there, as if cut short.
+    setSubprocessEnv({ FIXTURE_FAIL_TRAIN: `crash:${input.runId}` });
+    expect(await trainRun(input)).toMatchObject({ status: 'train_failed', epochs_run: 2 });
+    await writeFile(join(dir, 'checkpoint-0003.pt'), '{"half');
+    setSubprocessEnv({});
+    const outcome = await trainRun(input);
+    expect(outcome).toMatchObject({ status: 'trained', train_rc: 0, epochs_run: 4 });
+    expect(await readdir(paths.runsRoot)).toEqual([input.runId]);
+    const log = await readFile(join(paths.stateDir, 'logs', `${input.runId}.train.log`), 'utf8');
+    expect(log).toContain(`train: resuming ${input.runId} from epoch 2 (checkpoint-0002.pt)`);
+    expect(log).toContain(`"--resume-from","${join(dir, 'checkpoint-0002.pt')}"`);
+    expect(log.match(/^epoch \d+\/4/gm)).toEqual(['epoch 1/4', 'epoch 2/4', 'epoch 3/4', 'epoch 4/4']);
+    // Epoch 3 trained again from epoch 2's checkpoint: its checkpoint is whole now.
+    expect(JSON.parse(await readFile(join(dir, 'checkpoint-0003.pt'), 'utf8'))).toBeTypeOf('object');
+  });
+
+  it('with loop.yaml resume_flag but no complete epoch, moves its run directory aside and trains afresh', async () => {
+    const paths = await fixtureLoop();
+    const input = { ...(await preparedTrain(paths, 'base')), resumeFlag: '--resume-from' };
+    setSubprocessEnv({ FIXTURE_FAIL_TRAIN: `crash:${input.runId}` });
+    expect((await trainRun(input)).status).toBe('train_failed');
+    const dir = join(paths.runsRoot, input.runId);
+    // Both epochs' metrics torn, as a trainer killed mid-write leaves them.
+    for (const epoch of ['0001', '0002']) await writeFile(join(dir, `validation-epoch-${epoch}.json`), '{"ep');
+    setSubprocessEnv({});
+    expect(await trainRun(input)).toMatchObject({ status: 'trained', epochs_run: 4 });
+    expect((await readdir(paths.runsRoot)).sort()).toEqual([input.runId, `${input.runId}.aside-1`]);
+    const log = await readFile(join(paths.stateDir, 'logs', `${input.runId}.train.log`), 'utf8');
+    expect(log).not.toContain('resuming');
+  });
+
   it("refuses somebody else's run directory and leaves it untouched", async () => {
     const paths = await fixtureLoop();
     const input = await preparedTrain(paths, 'base');

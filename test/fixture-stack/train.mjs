@@ -4,10 +4,10 @@
  * Train a fixture model: per epoch a checkpoint, validation metrics and validation scores,
  * then selection.json and pareto.json. Fault modes come from fixture_train or FIXTURE_FAIL_TRAIN.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
-import { CliArgs } from './lib/args.mjs';
+import { CliArgs, UsageError } from './lib/args.mjs';
 import { runMain } from './lib/cli.mjs';
 import { readConfig } from './lib/config.mjs';
 import { crash, fail, faultMode, hang, sleep } from './lib/faults.mjs';
@@ -19,7 +19,13 @@ import { paretoEpochs, selectEpoch } from './lib/selection.mjs';
 import { readSplit, roleItems } from './lib/split.mjs';
 
 await runMain('train', async (argv) => {
-  const args = new CliArgs(argv, { config: 'one', 'output-root': 'one', 'run-id': 'one', 'score-cache-dir': 'one' });
+  const args = new CliArgs(argv, {
+    config: 'one',
+    'output-root': 'one',
+    'run-id': 'one',
+    'score-cache-dir': 'one',
+    'resume-from': 'one',
+  });
   const config = readConfig(args.need('config'));
   const runId = args.need('run-id');
   const runDir = join(args.need('output-root'), runId);
@@ -38,9 +44,10 @@ await runMain('train', async (argv) => {
       `${teacher ? ` teacher=${config.softTargets}` : ''}${cache ? ` score-cache-dir=${cache}` : ''}\n`,
   );
   mkdirSync(runDir, { recursive: true });
-  /** @type {import('./lib/selection.mjs').EpochMetrics[]} */
-  const epochs = [];
-  for (let epoch = 1; epoch <= config.epochs; epoch += 1) {
+  // --resume-from CHECKPOINT: epochs up to the checkpoint's are kept, as the lost attempt left them.
+  const epochs = resumedEpochs(runDir, args.get('resume-from'));
+  if (epochs.length > 0) process.stdout.write(`resuming after epoch ${epochs.length}\n`);
+  for (let epoch = epochs.length + 1; epoch <= config.epochs; epoch += 1) {
     await sleep(sleepMs);
     const checkpoint = epochModel(config, epoch, teacher);
     const stem = String(epoch).padStart(4, '0');
@@ -80,6 +87,23 @@ await runMain('train', async (argv) => {
   else if (mode !== 'missing_selection') writeAtomic(join(runDir, 'selection.json'), jsonText(selection));
   process.stdout.write(`selected ${selection.checkpoint} pareto=${pareto.map((p) => p.checkpoint).join(',')}\n`);
 });
+
+/**
+ * The validation metrics of every epoch up to the one of the checkpoint to resume from ([] for none).
+ * @param {string} runDir
+ * @param {string | undefined} checkpoint
+ * @returns {import('./lib/selection.mjs').EpochMetrics[]}
+ */
+function resumedEpochs(runDir, checkpoint) {
+  if (checkpoint === undefined) return [];
+  const match = /checkpoint-(\d+)\.pt$/.exec(checkpoint);
+  if (match?.[1] === undefined || !existsSync(checkpoint))
+    throw new UsageError(`--resume-from ${checkpoint}: no checkpoint`);
+  const last = Number.parseInt(match[1], 10);
+  return Array.from({ length: last }, (_, index) =>
+    JSON.parse(readFileSync(join(runDir, `validation-epoch-${String(index + 1).padStart(4, '0')}.json`), 'utf8')),
+  );
+}
 
 /** @param {number} epoch */
 function checkpointName(epoch) {

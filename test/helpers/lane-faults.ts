@@ -55,8 +55,11 @@ export async function loseLaneWhile(
   runId: string,
   signal: 'SIGKILL' | 'SIGTERM',
   step: RunStep = 'train',
+  /** Waited for once the step runs, before the fault (e.g. until training has written some epochs). */
+  ready?: () => Promise<void>,
 ): Promise<LaneFault> {
   const trainer = await stepProcessOf(loop, loopId, runId, step);
+  await ready?.();
   const pgid = await processGroup(trainer.pid);
   expect(pgid, `the ${step} process of ${runId} has a process group`).not.toBeNull();
   const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);

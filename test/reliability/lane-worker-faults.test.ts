@@ -1,6 +1,6 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { runIdFor } from '../../src/rules/ids.js';
 import {
@@ -80,6 +80,41 @@ describe('a lane worker lost while it trains', () => {
     expect(log.match(/^--- .* train: /gm)).toHaveLength(1);
     console.log(`lane kill -9 while evaluating: ${faults.map(describeFault).join('; ')}`);
     console.log(`lane kill -9 while evaluating: ${faults.length} fault injected, ${compared} rows compared`);
+  });
+
+  it('kill -9 of a lane worker after two epochs, with loop.yaml resume_flag: the run resumes on another lane from its newest epoch, no epoch trained twice', async () => {
+    const faults: LaneFault[] = [];
+    const runDir = path.join(loop.configFor('lane-kill-resume').runs_root, TARGET);
+    const disturbed = await runBounded(loop, 'lane-kill-resume', {
+      rounds: ROUNDS,
+      settings: { resume_flag: '--resume-from' },
+      during: async () => {
+        const twoEpochs = () =>
+          vi.waitFor(() => access(path.join(runDir, 'validation-epoch-0002.json')), { timeout: 60_000, interval: 100 });
+        faults.push(await loseLaneWhile(loop, 'lane-kill-resume', TARGET, 'SIGKILL', 'train', twoEpochs));
+      },
+    });
+    // The same runs, checkpoints and evaluations as the loop left alone.
+    const compared = expectSameLedger(disturbed, baseline);
+    const log = await readFile(
+      path.join(loop.configFor('lane-kill-resume').state_dir, 'logs', `${TARGET}.train.log`),
+      'utf8',
+    );
+    const resumed = /^--- \S+ train: resuming \S+ from epoch (\d+) /m.exec(log);
+    expect(resumed, log).not.toBeNull();
+    const from = Number(resumed?.[1]);
+    expect(from).toBeGreaterThanOrEqual(2);
+    // Every epoch trained once: up to the resume point by the lost attempt, the rest after it.
+    const epochs = [...log.matchAll(/^epoch (\d+)\/(\d+) /gm)].map((match) => Number(match[1]));
+    const total = Number(/^epoch \d+\/(\d+) /m.exec(log)?.[1]);
+    expect(epochs).toEqual(Array.from({ length: total }, (_, index) => index + 1));
+    // Two attempts of the trainer: the lost one and the resumed one.
+    expect(log.match(/^--- \S+ train: \[/gm)).toHaveLength(2);
+    expect(await readdir(path.dirname(runDir))).not.toContain(`${TARGET}.aside-1`);
+    console.log(
+      `lane kill -9 with resume: resumed after epoch ${from} of ${total}; ${faults.map(describeFault).join('; ')}`,
+    );
+    console.log(`lane kill -9 with resume: ${faults.length} fault injected, ${compared} rows compared`);
   });
 
   it('SIGTERM to a lane worker kills its running subprocess group before the worker exits; the work is retried on another lane', async () => {

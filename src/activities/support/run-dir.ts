@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readPareto, readScores, readSelection } from '../../contract/read.js';
 import { gateAuc } from '../../rules/gate-auc.js';
@@ -33,6 +33,55 @@ export async function epochsRun(dir: string): Promise<number> {
   } catch {
     return 0;
   }
+}
+
+/** An epoch an earlier training attempt completed: its checkpoint and its validation metrics are there. */
+export interface ResumePoint {
+  readonly epoch: number;
+  /** The checkpoint's file (or folder) name in the run directory. */
+  readonly checkpoint: string;
+}
+
+/** A checkpoint as training writes it: `checkpoint-NNNN` with at most one extension (no temp or hidden file). */
+const CHECKPOINT_NAME = /^checkpoint-(\d+)(\.[A-Za-z0-9]+)?$/;
+const VALIDATION_NAME = /^validation-epoch-(\d+)\.json$/;
+
+/**
+ * The epochs a run directory's entries show complete, newest first: both a checkpoint and the
+ * epoch's `validation-epoch-NNNN.json` are there (a trainer writes the checkpoint first, so an
+ * epoch cut short has at most its checkpoint). Pure: the caller checks the metrics parse.
+ */
+export function completeEpochs(names: readonly string[]): ResumePoint[] {
+  const validated = new Set<number>();
+  const checkpoints = new Map<number, string>();
+  for (const name of [...names].sort()) {
+    const validation = VALIDATION_NAME.exec(name);
+    if (validation?.[1] !== undefined) validated.add(Number.parseInt(validation[1], 10));
+    const checkpoint = CHECKPOINT_NAME.exec(name);
+    if (checkpoint?.[1] === undefined) continue;
+    const epoch = Number.parseInt(checkpoint[1], 10);
+    if (!checkpoints.has(epoch)) checkpoints.set(epoch, name);
+  }
+  return [...checkpoints]
+    .filter(([epoch]) => validated.has(epoch))
+    .map(([epoch, checkpoint]) => ({ epoch, checkpoint }))
+    .sort((a, b) => b.epoch - a.epoch);
+}
+
+/**
+ * Where a lost training attempt can be resumed from: the newest complete epoch whose validation
+ * metrics parse as JSON (one torn by a trainer killed mid-write is passed over); null for none.
+ */
+export async function resumePoint(dir: string): Promise<ResumePoint | null> {
+  for (const point of completeEpochs(await readdir(dir))) {
+    try {
+      JSON.parse(await readFile(validationFile(dir, point.checkpoint, 'json'), 'utf8'));
+      return point;
+    } catch {
+      // Torn or unreadable: an earlier epoch is the newest complete one.
+    }
+  }
+  return null;
 }
 
 /** `validation-epoch-NNNN.<suffix>` of a checkpoint's epoch. */

@@ -80,6 +80,7 @@ const childStarts: ChildStarts = {
         {
           ...base,
           noCheckpointMarker: gen.config.no_checkpoint_marker,
+          ...(gen.config.resume_flag === undefined ? {} : { resumeFlag: gen.config.resume_flag }),
           plan: {
             generation: job.generation,
             round: job.round,

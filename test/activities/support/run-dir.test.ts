@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   collectCheckpoints,
+  completeEpochs,
   epochsRun,
+  resumePoint,
   selectedCheckpoint,
   validationGateAuc,
 } from '../../../src/activities/support/run-dir.js';
@@ -18,6 +20,42 @@ async function runDir(files: Record<string, string>): Promise<string> {
 }
 
 describe('run directory', () => {
+  it('finds the complete epochs of a lost attempt, newest first: a checkpoint and its validation metrics', () => {
+    expect(
+      completeEpochs([
+        'checkpoint-0001.pt',
+        'validation-epoch-0001.json',
+        'validation-epoch-0001.scores.jsonl',
+        'checkpoint-0002.pt',
+        'validation-epoch-0002.json',
+        // Cut short: the checkpoint without its metrics; a temp file; a moved-aside one; a folder-style checkpoint.
+        'checkpoint-0003.pt',
+        '.checkpoint-0004.pt.123.tmp',
+        'validation-epoch-0004.json',
+        'checkpoint-0005.pt.aside-1',
+        'validation-epoch-0005.json',
+        'checkpoint-0010',
+        'validation-epoch-0010.json',
+      ]),
+    ).toEqual([
+      { epoch: 10, checkpoint: 'checkpoint-0010' },
+      { epoch: 2, checkpoint: 'checkpoint-0002.pt' },
+      { epoch: 1, checkpoint: 'checkpoint-0001.pt' },
+    ]);
+    expect(completeEpochs(['selection.json', 'validation-epoch-0001.json', 'model-0001.pt'])).toEqual([]);
+  });
+
+  it('resumes from the newest epoch whose metrics parse: one torn by a kill mid-write is passed over', async () => {
+    const dir = await runDir({
+      'checkpoint-0001.pt': '{}',
+      'validation-epoch-0001.json': '{"epoch": 1}',
+      'checkpoint-0002.pt': '{}',
+      'validation-epoch-0002.json': '{"epo',
+    });
+    expect(await resumePoint(dir)).toEqual({ epoch: 1, checkpoint: 'checkpoint-0001.pt' });
+    expect(await resumePoint(await runDir({ 'checkpoint-0001.pt': '{}' }))).toBeNull();
+  });
+
   it('collects pareto checkpoints first, then the selected one, without duplicates', async () => {
     const dir = await runDir({
       'pareto.json': JSON.stringify({ checkpoints: [{ checkpoint: 'c-0003.pt' }, { checkpoint: 'c-0001.pt' }] }),
