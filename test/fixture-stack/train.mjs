@@ -100,9 +100,12 @@ function resumedEpochs(runDir, checkpoint) {
   if (match?.[1] === undefined || !existsSync(checkpoint))
     throw new UsageError(`--resume-from ${checkpoint}: no checkpoint`);
   const last = Number.parseInt(match[1], 10);
-  return Array.from({ length: last }, (_, index) =>
-    JSON.parse(readFileSync(join(runDir, `validation-epoch-${String(index + 1).padStart(4, '0')}.json`), 'utf8')),
-  );
+  return Array.from({ length: last }, (_, index) => {
+    const file = join(runDir, `validation-epoch-${String(index + 1).padStart(4, '0')}.json`);
+    /** @type {import('./lib/selection.mjs').EpochMetrics} */
+    const metrics = JSON.parse(readFileSync(file, 'utf8'));
+    return metrics;
+  });
 }
 
 /** @param {number} epoch */
