@@ -4,14 +4,14 @@
  * Train a fixture model: per epoch a checkpoint, validation metrics and validation scores,
  * then selection.json and pareto.json. Fault modes come from fixture_train or FIXTURE_FAIL_TRAIN.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 import { CliArgs, UsageError } from './lib/args.mjs';
 import { runMain } from './lib/cli.mjs';
 import { readConfig } from './lib/config.mjs';
 import { crash, fail, faultMode, hang, sleep } from './lib/faults.mjs';
-import { jsonlText, jsonText, writeAtomic, writeText } from './lib/files.mjs';
+import { jsonlText, jsonText, readJson, writeAtomic, writeText } from './lib/files.mjs';
 import { NO_CHECKPOINT } from './lib/markers.mjs';
 import { epochModel, readTeacher, scoreItems } from './lib/model.mjs';
 import { counts, f1Scores, gateAuc } from './lib/metrics.mjs';
@@ -102,9 +102,8 @@ function resumedEpochs(runDir, checkpoint) {
   const last = Number.parseInt(match[1], 10);
   return Array.from({ length: last }, (_, index) => {
     const file = join(runDir, `validation-epoch-${String(index + 1).padStart(4, '0')}.json`);
-    /** @type {import('./lib/selection.mjs').EpochMetrics} */
-    const metrics = JSON.parse(readFileSync(file, 'utf8'));
-    return metrics;
+    // The trainer's own files, written by an earlier attempt of it.
+    return /** @type {import('./lib/selection.mjs').EpochMetrics} */ (readJson(file, 'validation metrics'));
   });
 }
 
