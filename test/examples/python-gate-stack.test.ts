@@ -110,6 +110,41 @@ describe.skipIf(unavailable !== null)('the python-gate commands', () => {
     expect(pareto.checkpoints.map((entry) => entry.checkpoint)).toContain(selection.checkpoint);
   });
 
+  it('resumes a killed training from a checkpoint (--resume-from) and ends with the model a run never lost has', async () => {
+    const train = (id: string, configPath: string, extra: readonly string[] = []) =>
+      step('train', ['--config', configPath, '--output-root', join(dir, 'runs'), '--run-id', id, ...extra]);
+    expect((await train('whole', await config('whole'))).exitCode).toBe(0);
+    // Slow epochs, so that the kill comes after epoch 2 and before the run ends (sleeping changes no weight).
+    const slow = await config('lost', { epoch_sleep_s: 0.5 });
+    const lost = train('lost', slow);
+    await expect
+      .poll(() => existsSync(join(runDir('lost'), 'validation-epoch-0002.json')), { timeout: 30_000, interval: 50 })
+      .toBe(true);
+    lost.kill('SIGKILL');
+    expect((await lost).signal).toBe('SIGKILL');
+    expect(existsSync(join(runDir('lost'), 'selection.json'))).toBe(false);
+    const resumed = await train('lost', slow, ['--resume-from', join(runDir('lost'), 'checkpoint-0002.json')]);
+    expect(resumed.stderr).toBe('');
+    expect(resumed.exitCode).toBe(0);
+    // Epochs 3 and 4 trained, 1 and 2 kept.
+    expect(resumed.stdout.match(/^epoch \d+/gm)).toEqual(['epoch 3', 'epoch 4']);
+    const model = async (id: string, epoch: number) => {
+      const { weights, bias } = JSON.parse(await readFile(join(runDir(id), `checkpoint-000${epoch}.json`), 'utf8')) as {
+        weights: number[];
+        bias: number;
+      };
+      return { weights, bias };
+    };
+    for (let epoch = 1; epoch <= 4; epoch += 1) expect(await model('lost', epoch)).toEqual(await model('whole', epoch));
+    for (const file of ['selection.json', 'pareto.json', 'validation-epoch-0004.json'])
+      expect(await readFile(join(runDir('lost'), file), 'utf8')).toBe(
+        await readFile(join(runDir('whole'), file), 'utf8'),
+      );
+    const refused = await train('other', slow, ['--resume-from', join(runDir('lost'), 'checkpoint-0002.json')]);
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain('not a checkpoint-NNNN.json of');
+  });
+
   it('evaluates a single checkpoint as training scored it, and a batch past a job whose config sha256 differs', async () => {
     const base = join(dir, 'base.yaml');
     const selected = (await readSelection(join(runDir('base'), 'selection.json'))).checkpoint;

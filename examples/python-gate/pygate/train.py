@@ -1,12 +1,18 @@
-"""Train: `--config F --output-root RUNS --run-id ID [--score-cache-dir D]`.
+"""Train: `--config F --output-root RUNS --run-id ID [--score-cache-dir D] [--resume-from CHECKPOINT]`.
 
 Writes RUNS/ID/: per epoch checkpoint-NNNN.json, validation-epoch-NNNN.scores.jsonl and
 validation-epoch-NNNN.json; then pareto.json and selection.json. Exits 1 after printing
 `no eligible checkpoint` when no epoch reaches min_validation_auc.
+
+With `--resume-from RUNS/ID/checkpoint-NNNN.json` (loop.yaml `resume_flag`, given when an
+earlier attempt was lost) it keeps epochs 1..NNNN as that attempt left them and trains the rest
+from that checkpoint's weights, with the batch orders those epochs would have had: the run ends
+with the same model as one that was never lost.
 """
 
 import math
 import os
+import re
 import time
 from pathlib import Path
 
@@ -15,10 +21,10 @@ import numpy as np
 from .cli import Parser, StackError, main, on_signal
 from .config import JobConfig, read_config
 from .device import describe_device
-from .files import read_jsonl, sha256_of, write_json, write_jsonl
+from .files import read_json, read_jsonl, sha256_of, write_json, write_jsonl
 from .loader import BatchOrder
 from .metrics import counts, gate_auc, pareto_epochs
-from .model import margins, write_checkpoint
+from .model import margins, read_checkpoint, write_checkpoint
 from .scores import score_rows
 from .split import Split
 
@@ -44,6 +50,7 @@ def run(argv: list[str]) -> int:
     parser.add_argument("--output-root", required=True)
     parser.add_argument("--run-id", required=True)
     parser.add_argument("--score-cache-dir")  # accepted, as the seed's trainer does; nothing to cache here
+    parser.add_argument("--resume-from")
     args = parser.parse_args(argv)
     config = read_config(args.config)
     split = Split(config.split)
@@ -73,9 +80,15 @@ def run(argv: list[str]) -> int:
     on_signal(order.stop)
     about = {"run_id": args.run_id, "seed": seed, "config_sha256": config.sha256, "teacher_sha256": teacher_sha256,
              "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES")}
-    history = []
+    history: list[dict] = []
+    if args.resume_from is not None:
+        weights, bias, history = resumed(run_dir, args.resume_from, width)
+        print(f"resuming after epoch {len(history)} from {args.resume_from}", flush=True)
     try:
-        for epoch in range(1, epochs + 1):
+        # The batch orders of the epochs kept, drawn and dropped: the rest get the orders they would have had.
+        for _ in history:
+            order.next_epoch()
+        for epoch in range(len(history) + 1, epochs + 1):
             time.sleep(float(config["epoch_sleep_s"]))
             visit = np.array(order.next_epoch())
             for start in range(0, visit.size, batch):
@@ -100,6 +113,19 @@ def run(argv: list[str]) -> int:
                                             "false_negatives": best["fail_to_pass_count"]})
     print(f"selected {checkpoint_name(best)}; front {', '.join(checkpoint_name(e) for e in front)}", flush=True)
     return 0
+
+
+def resumed(run_dir: Path, checkpoint: str, width: int) -> tuple[np.ndarray, float, list[dict]]:
+    """The weights of the checkpoint to resume from and the validation metrics of its epoch and every earlier one."""
+    match = re.fullmatch(r"checkpoint-(\d+)\.json", Path(checkpoint).name)
+    if match is None or Path(checkpoint).parent.resolve() != run_dir.resolve():
+        raise StackError(f"--resume-from {checkpoint}: not a checkpoint-NNNN.json of {run_dir}")
+    weights, bias = read_checkpoint(checkpoint)
+    if weights.size != width:
+        raise StackError(f"--resume-from {checkpoint}: {weights.size} weights, the config has {width} features")
+    last = int(match.group(1))
+    history = [read_json(run_dir / f"validation-epoch-{epoch:04d}.json", "validation metrics") for epoch in range(1, last + 1)]
+    return weights, bias, history
 
 
 def checkpoint_name(epoch: int | dict) -> str:
