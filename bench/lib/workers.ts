@@ -5,7 +5,7 @@ import path from 'node:path';
 import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { execa, type ResultPromise } from 'execa';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
-import { createLaneWorker } from '../../src/workers/lane-worker.js';
+import { createLaneWorker, type LaneWorker } from '../../src/workers/lane-worker.js';
 import { createOrchestratorWorker } from '../../src/workers/orchestrator-worker.js';
 import type { LaneSpec } from './loop-folder.js';
 
@@ -32,6 +32,7 @@ export async function inProcessWorkers(options: {
       ? null
       : await createOrchestratorWorker({ ...common, workflowBundle: options.bundle });
   const workers: Worker[] = orchestrator ? [orchestrator] : [];
+  const lanes: LaneWorker[] = [];
   for (const lane of options.lanes) {
     const created = await createLaneWorker({
       ...common,
@@ -43,12 +44,15 @@ export async function inProcessWorkers(options: {
       readGpu: () => Promise.resolve({ kind: 'no-gpu', reason: 'bench' }),
     });
     workers.push(created.worker);
+    lanes.push(created);
   }
   const running = workers.map((worker) => worker.run());
   return {
     orchestrator,
     pids: new Map(),
     async stop() {
+      // A lane's shutdown waits for its jobs: stopped at once, they end now.
+      for (const lane of lanes) lane.stopNow('the bench is over');
       for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await Promise.allSettled(running);
       await connection.close();

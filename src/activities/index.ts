@@ -8,7 +8,7 @@ import { missingFiles } from './missing-files.js';
 import { packageChampion } from './package-champion.js';
 import { evaluateReserve } from './evaluate-reserve.js';
 import { buildSplit } from './build-split.js';
-import { withSubprocessEnv } from './support/subprocess.js';
+import { withStepScope, type StepScope } from './support/subprocess.js';
 import { buildTeacher } from './build-teacher.js';
 import { trainRun } from './train-run.js';
 import { waitForChange } from './wait-for-change.js';
@@ -50,14 +50,14 @@ export const packageActivities = { packageChampion };
 export { setSubprocessEnv } from './support/subprocess.js';
 
 /**
- * Not an activity: a lane's activities whose subprocesses get `env` (e.g. its
- * CUDA_VISIBLE_DEVICES), so that several lanes can share one process.
+ * Not an activity: a lane's activities whose subprocesses run in the lane's scope (its
+ * CUDA_VISIBLE_DEVICES, kill grace and stop), so that several lanes can share one process.
  */
-export function createLaneActivities(env: Readonly<Record<string, string>>): typeof laneActivities {
+export function createLaneActivities(scope: StepScope): typeof laneActivities {
   return {
-    trainRun: (input) => withSubprocessEnv(env, () => trainRun(input)),
-    evaluateRun: (input) => withSubprocessEnv(env, () => evaluateRun(input)),
-    evaluateReserve: (input) => withSubprocessEnv(env, () => evaluateReserve(input)),
-    buildTeacher: (input) => withSubprocessEnv(env, () => buildTeacher(input)),
+    trainRun: (input) => withStepScope(scope, () => trainRun(input)),
+    evaluateRun: (input) => withStepScope(scope, () => evaluateRun(input)),
+    evaluateReserve: (input) => withStepScope(scope, () => evaluateReserve(input)),
+    buildTeacher: (input) => withStepScope(scope, () => buildTeacher(input)),
   };
 }

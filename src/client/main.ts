@@ -405,18 +405,24 @@ program
 connectionOptions(
   program
     .command('worker')
-    .description('run a worker: the orchestrator, one GPU lane, or the package worker')
+    .description(
+      'run a worker: the orchestrator, one GPU lane, or the package worker. A lane stops at once on SIGTERM/SIGINT (its jobs are retried) and drains on SIGUSR2 (no new job; the running ones finish, then it exits)',
+    )
     .argument('<kind>', 'orchestrator | gpu | package')
     .option('--device <n>', 'gpu: the physical GPU this lane serves')
     .option('--host <name>', "gpu: the host part of the lane's task queue (default: this machine's host name)")
     .option(
       '--config <loop.yaml>',
-      "gpu: take the lane's slots and min_free_gib from its entry (same --host and --device) in this loop.yaml",
+      "gpu: take the lane's slots, min_free_gib and kill_grace from its entry (same --host and --device) in this loop.yaml",
     )
     .option('--slots <n>', 'gpu: jobs this lane runs at once (default 1; with --config it must agree with loop.yaml)')
     .option(
       '--min-free-gib <gib>',
       'gpu: free GPU memory a job needs before the lane takes it; each running job holds it until it ends (default 30; with --config it must agree)',
+    )
+    .option(
+      '--kill-grace <duration>',
+      "gpu: how long a stopped job's processes get between SIGTERM and SIGKILL (default 25s; with --config it must agree)",
     )
     .option(
       '--min-free-pids <n>',

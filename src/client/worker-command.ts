@@ -3,10 +3,11 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { warnOnShortRetention } from './retention.js';
 import { connectionSettings, describeConnection } from '../workers/connection.js';
 import { hostname } from 'node:os';
+import { DURATION_EXPECTED, isDuration } from '../config/duration.js';
 import { loadLoopConfig } from '../config/load-loop-config.js';
 import { readGpuMemory } from '../workers/gpu-memory.js';
 import { admissionLine, laneCapacity, type LaneCapacity } from '../workers/lane-capacity.js';
-import { createLaneWorker } from '../workers/lane-worker.js';
+import { createLaneWorker, type LaneWorker } from '../workers/lane-worker.js';
 import { installMetrics, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker, flushLedgerCopies } from '../workers/orchestrator-worker.js';
 import { createPackageWorker } from '../workers/package-worker.js';
@@ -18,6 +19,7 @@ export interface WorkerCommandOptions extends ConnectionFlags {
   readonly host?: string;
   readonly slots?: string;
   readonly minFreeGib?: string;
+  readonly killGrace?: string;
   readonly config?: string;
   readonly minFreePids: string;
   readonly cpu?: boolean;
@@ -27,6 +29,11 @@ export interface WorkerCommandOptions extends ConnectionFlags {
 /** A flag's number, or undefined when the flag was not given. */
 function optionalNumber(text: string | undefined, flag: string, min: number): number | undefined {
   return text === undefined ? undefined : number(text, flag, min);
+}
+
+function optionalDuration(text: string | undefined, flag: string): string | undefined {
+  if (text !== undefined && !isDuration(text)) throw new Error(`${flag} must be ${DURATION_EXPECTED} (got ${text})`);
+  return text;
 }
 
 function number(text: string | undefined, flag: string, min: number): number {
@@ -51,10 +58,34 @@ async function laneSettings(options: WorkerCommandOptions): Promise<LaneSettings
     {
       slots: optionalNumber(options.slots, '--slots', 1),
       minFreeGiB: optionalNumber(options.minFreeGib, '--min-free-gib', 0),
+      killGrace: optionalDuration(options.killGrace, '--kill-grace'),
     },
     options.config ? { config: await loadLoopConfig(options.config), file: options.config, host, device } : null,
   );
   return { device, host, capacity, cpu: options.cpu === true };
+}
+
+/**
+ * A lane's signals: SIGTERM, SIGINT and SIGQUIT stop it at once (each running step's group gets
+ * SIGTERM, then SIGKILL after the kill grace; the jobs are retried); SIGUSR2 drains it (no new
+ * job, the running ones finish, then it exits). The SDK's own handlers shut the worker down on
+ * each of them too, which for a lane waits for its jobs.
+ */
+function stopLaneOnSignals(lane: LaneWorker): void {
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const) {
+    process.on(signal, () => {
+      console.log(
+        `[lane] ${signal}: stopping ${lane.queue} now; running steps get SIGTERM, then SIGKILL after the kill grace`,
+      );
+      lane.stopNow(signal);
+    });
+  }
+  process.on('SIGUSR2', () => {
+    const running = lane.drain();
+    console.log(
+      `[lane] SIGUSR2: draining ${lane.queue}: it takes no new job; ${running} running job${running === 1 ? '' : 's'} finish${running === 1 ? 'es' : ''}, then the worker exits (SIGTERM stops ${running === 1 ? 'it' : 'them'} now)`,
+    );
+  });
 }
 
 /** Run one worker until SIGINT/SIGTERM; on either, running subprocesses are killed and the worker drains. */
@@ -85,9 +116,11 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
         slots: capacity.slots,
         minFreeGiB: capacity.minFreeGiB,
         minFreePids: number(options.minFreePids, '--min-free-pids', 0),
+        killGraceMs: capacity.killGraceMs,
         cpu,
         log: (message) => console.log(`[lane] ${message}`),
       });
+      stopLaneOnSignals(created);
       // How it admits jobs, from a first reading of its device: a lane without a memory guard says so.
       console.log(admissionLine(created.queue, capacity, cpu ? null : await readGpuMemory(device)));
       worker = created.worker;

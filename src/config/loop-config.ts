@@ -63,6 +63,11 @@ function path(expected: string, fallback: string) {
 /** A lane's jobs at once, and the free GPU memory a job needs, when loop.yaml does not say (a GPU worker started without loop.yaml too). */
 export const DEFAULT_LANE_SLOTS = 1;
 export const DEFAULT_MIN_FREE_GIB = 30;
+/**
+ * How long a lane gives a stopped job's processes between SIGTERM and SIGKILL when loop.yaml
+ * does not say: inside the 30 s a spot VM gets on GKE (AWS gives 120 s: set `kill_grace` higher there).
+ */
+export const DEFAULT_KILL_GRACE: DurationText = '25s';
 
 const laneSchema = z.strictObject(
   {
@@ -72,8 +77,13 @@ const laneSchema = z.strictObject(
     device: intAtLeast(0, 'a GPU index (an integer >= 0)'),
     slots: intAtLeast(1, 'a number of concurrent jobs (an integer >= 1)').default(DEFAULT_LANE_SLOTS),
     min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').optional(),
+    // Optional, absent = DEFAULT_KILL_GRACE: read by the lane's worker only, never by the loop.
+    kill_grace: z.custom<DurationText>(isDuration, { error: DURATION_EXPECTED }).optional(),
   },
-  { error: (issue) => (issue.code === 'invalid_type' ? 'a lane: {host, device, slots?, min_free_gib?}' : undefined) },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type' ? 'a lane: {host, device, slots?, min_free_gib?, kill_grace?}' : undefined,
+  },
 );
 
 const LANES_EXPECTED = 'a non-empty list of lanes (one per GPU), e.g. [{host: gpu-a, device: 0}]';

@@ -2,13 +2,21 @@
 // them, the lane's entry in loop.yaml (`slots`, `min_free_gib`), which the generation dispatches
 // by too. Flags of `worker gpu` are for a lane started without its loop.yaml; given beside it,
 // they must agree with it. Pure: the worker command reads the files and the device.
-import { DEFAULT_LANE_SLOTS, DEFAULT_MIN_FREE_GIB, type LoopConfig } from '../config/loop-config.js';
+import { durationMs } from '../config/duration.js';
+import {
+  DEFAULT_KILL_GRACE,
+  DEFAULT_LANE_SLOTS,
+  DEFAULT_MIN_FREE_GIB,
+  type LoopConfig,
+} from '../config/loop-config.js';
 import type { GpuReading } from './gpu-memory.js';
 
 /** A lane's capacity and where it came from. */
 export interface LaneCapacity {
   readonly slots: number;
   readonly minFreeGiB: number;
+  /** How long a stopped job's processes get between SIGTERM and SIGKILL (`kill_grace`). */
+  readonly killGraceMs: number;
   /** `loop.yaml lanes[i]` or `flags`: said at start. */
   readonly source: string;
 }
@@ -17,6 +25,8 @@ export interface LaneCapacity {
 export interface CapacityFlags {
   readonly slots?: number;
   readonly minFreeGiB?: number;
+  /** `--kill-grace`, a duration such as `2m`. */
+  readonly killGrace?: string;
 }
 
 /** The lane's capacity: loop.yaml's entry for (host, device) when a loop.yaml is given, else the flags. */
@@ -34,7 +44,8 @@ export function laneCapacity(
       // Without loop.yaml and without flags: loop.yaml's defaults.
       slots: flags.slots ?? DEFAULT_LANE_SLOTS,
       minFreeGiB: flags.minFreeGiB ?? DEFAULT_MIN_FREE_GIB,
-      source: flags.slots === undefined && flags.minFreeGiB === undefined ? 'defaults' : 'flags',
+      killGraceMs: durationMs(flags.killGrace ?? DEFAULT_KILL_GRACE),
+      source: Object.values(flags).every((flag) => flag === undefined) ? 'defaults' : 'flags',
     };
   }
   const index = lane.config.lanes.findIndex((entry) => entry.host === lane.host && entry.device === lane.device);
@@ -47,17 +58,21 @@ export function laneCapacity(
   }
   const where = `${lane.file} lanes[${index}] (host ${entry.host}, device ${entry.device})`;
   const minFreeGiB = entry.min_free_gib;
+  const killGrace = entry.kill_grace ?? DEFAULT_KILL_GRACE;
   const disagree = [
     flags.slots !== undefined && flags.slots !== entry.slots ? `--slots ${flags.slots} but slots ${entry.slots}` : null,
     flags.minFreeGiB !== undefined && flags.minFreeGiB !== minFreeGiB
       ? `--min-free-gib ${flags.minFreeGiB} but min_free_gib ${minFreeGiB}`
+      : null,
+    flags.killGrace !== undefined && durationMs(flags.killGrace) !== durationMs(killGrace)
+      ? `--kill-grace ${flags.killGrace} but kill_grace ${killGrace}${entry.kill_grace === undefined ? ' (its default)' : ''}`
       : null,
   ].filter((text) => text !== null);
   if (disagree.length > 0)
     throw new Error(
       `the worker's flags disagree with ${where}: ${disagree.join('; ')}. loop.yaml sets the lane's capacity (the loop dispatches by it): drop the flag, or change loop.yaml`,
     );
-  return { slots: entry.slots, minFreeGiB, source: where };
+  return { slots: entry.slots, minFreeGiB, killGraceMs: durationMs(killGrace), source: where };
 }
 
 /** The line a lane says at start: how it admits jobs, given a first reading of its device (null: a CPU lane, no device). */

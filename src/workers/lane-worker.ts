@@ -3,7 +3,9 @@ import type { NativeConnection } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createLaneActivities } from '../activities/index.js';
 import * as probe from '../activities/probe-lane.js';
+import { durationMs } from '../config/duration.js';
 import { laneQueue } from '../config/lanes.js';
+import { DEFAULT_KILL_GRACE } from '../config/loop-config.js';
 import { readGpuMemory, type GpuReading } from './gpu-memory.js';
 import { memoryGuardSlots } from './memory-guard.js';
 import { DEFAULT_MIN_FREE_PIDS, readPidsLimit, type PidsReading } from './pids-limit.js';
@@ -18,6 +20,8 @@ export interface LaneWorkerOptions {
   readonly minFreeGiB: number;
   /** Tasks the cgroup's pids limit must still allow before the lane takes a job (default 512; 0: no pids guard). */
   readonly minFreePids?: number;
+  /** How long a stopped step's process group gets between SIGTERM and SIGKILL (default 25 s, inside a 30 s spot notice). */
+  readonly killGraceMs?: number;
   /** A CPU lane (a box without GPUs, the demo): no memory guard, and no GPU visible to its jobs. */
   readonly cpu?: boolean;
   /** How the memory guard reads the device (tests pass a fake nvidia-smi). */
@@ -27,21 +31,62 @@ export interface LaneWorkerOptions {
   readonly log?: (message: string) => void;
 }
 
+/** A lane's SIGTERM-to-SIGKILL grace when neither loop.yaml nor a flag sets one. */
+const DEFAULT_KILL_GRACE_MS = durationMs(DEFAULT_KILL_GRACE);
+
+/** A lane worker and the two ways it ends. */
+export interface LaneWorker {
+  readonly worker: Worker;
+  readonly queue: string;
+  /**
+   * Stop at once (SIGTERM, SIGINT): every running step's process group gets SIGTERM, then SIGKILL
+   * after the kill grace; the worker takes no new job and ends once the steps have (they are retried).
+   */
+  stopNow(reason: string): void;
+  /** Drain: take no new job, let the running ones finish, then end. Returns how many were running. */
+  drain(): number;
+}
+
 /**
  * A GPU lane: polls its device's own task queue, runs training and evaluation subprocesses with
  * CUDA_VISIBLE_DEVICES pinned to that device, and takes work only while the device has room
  * (free memory less what its running jobs hold) and the cgroup's pids limit leaves headroom.
+ * Its worker's shutdown never cancels a running job by itself: `stopNow` stops them, `drain`
+ * lets them finish.
  */
-export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ worker: Worker; queue: string }> {
+export async function createLaneWorker(options: LaneWorkerOptions): Promise<LaneWorker> {
   const queue = laneQueue(options.host ?? hostname(), options.device);
+  const stopping = new AbortController();
+  let running = 0;
+  const counted =
+    <A extends unknown[], R>(activity: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      running += 1;
+      try {
+        return await activity(...args);
+      } finally {
+        running -= 1;
+      }
+    };
+  const jobs = createLaneActivities({
+    env: { CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) },
+    killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+    stopping: stopping.signal,
+  });
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: queue,
     activities: {
-      ...createLaneActivities({ CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) }),
+      trainRun: counted(jobs.trainRun),
+      evaluateRun: counted(jobs.evaluateRun),
+      evaluateReserve: counted(jobs.evaluateReserve),
+      buildTeacher: counted(jobs.buildTeacher),
       ...probe,
     },
+    // A shutdown (the SDK's own on SIGTERM, or a drain) waits for running jobs rather than
+    // cancelling them: a drain lets them finish, and stopNow stops them with the kill grace.
+    shutdownGraceTime: '3650 days',
     // A cancellation (stop --now) reaches a running step with the next heartbeat the worker sends:
     // steps beat every 5 s, and throttled by default the step could run on up to a minute after the stop.
     maxHeartbeatThrottleInterval: '5 seconds',
@@ -66,5 +111,21 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<{ wo
       }),
     },
   });
-  return { worker, queue };
+  return {
+    worker,
+    queue,
+    stopNow: (reason) => {
+      if (!stopping.signal.aborted) stopping.abort(new LaneStoppedError(`lane ${queue} stopped (${reason})`));
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+    },
+    drain: () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      return running;
+    },
+  };
+}
+
+/** Why a running step ended when its lane stopped at once: the job is retried (another lane, or this one again). */
+class LaneStoppedError extends Error {
+  override readonly name = 'LaneStoppedError';
 }

@@ -52,7 +52,7 @@ describe('activities', () => {
   it('gives each lane made by createLaneActivities its own device, even in one process', async () => {
     const paths = await fixtureLoop();
     const report = ['sh', '-c', 'echo "device=$CUDA_VISIBLE_DEVICES"; exit 1', 'train'];
-    const lanes = [0, 1].map((device) => createLaneActivities({ CUDA_VISIBLE_DEVICES: String(device) }));
+    const lanes = [0, 1].map((device) => createLaneActivities({ env: { CUDA_VISIBLE_DEVICES: String(device) } }));
     await Promise.all(
       lanes.map((lane, device) =>
         lane.trainRun({

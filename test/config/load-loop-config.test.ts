@@ -31,7 +31,7 @@ describe('loadLoopConfig', () => {
     expect(config.score_cache_dir).toBeNull();
     expect(config.lanes).toEqual([
       { host: 'gpu-a', device: 0, slots: 1, min_free_gib: 30 },
-      { host: 'gpu-a', device: 1, slots: 1, min_free_gib: 40 },
+      { host: 'gpu-a', device: 1, slots: 1, min_free_gib: 40, kill_grace: '25s' },
     ]);
     expect(config.lanes.map((lane) => laneQueue(lane.host, lane.device))).toEqual([
       'champion-loop.gpu-a.gpu0',

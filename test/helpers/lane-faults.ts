@@ -91,3 +91,47 @@ export async function loseLaneWhile(
   await loop.restart(device);
   return { lane, movedTo: moved.in_flight.find((f) => f.jobId === runId)?.lane ?? '', groupGoneMs, movedMs };
 }
+
+/** What draining a lane did, for the test's printout and checks. */
+export interface LaneDrain {
+  readonly lane: string;
+  /** Jobs seen in flight on the lane from the drain until its worker exited. */
+  readonly jobsSeen: readonly string[];
+  readonly exit: { readonly exitCode: number | null; readonly signal: string | null };
+  /** From SIGUSR2 until the worker exited. */
+  readonly drainedMs: number;
+  readonly output: string;
+}
+
+/**
+ * While `runId` trains, drain its lane (SIGUSR2, as `kill -USR2 <worker>`): the trainer must
+ * finish there, untouched, the lane take no new job, and its worker exit; then it starts again.
+ */
+export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: string): Promise<LaneDrain> {
+  const trainer = await stepProcessOf(loop, loopId, runId, 'train');
+  const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
+  expect(flight, `${runId} is in flight`).toBeDefined();
+  const lane = flight?.lane ?? '';
+  const { device, worker } = loop.laneOf(lane);
+  const sent = Date.now();
+  worker.signal('SIGUSR2');
+  const seen = new Set<string>();
+  let exited = false;
+  const exit = worker.exited.finally(() => {
+    exited = true;
+  });
+  while (!exited) {
+    for (const job of (await loop.view(loopId)).in_flight) if (job.lane === lane) seen.add(job.jobId);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const drain = {
+    lane,
+    jobsSeen: [...seen],
+    exit: await exit,
+    drainedMs: Date.now() - sent,
+    output: worker.output(),
+  };
+  expect((await processesMentioning(rootOf(loop, loopId, 'train'))).filter((p) => p.pid === trainer.pid)).toEqual([]);
+  await loop.restart(device);
+  return drain;
+}

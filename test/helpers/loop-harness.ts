@@ -13,7 +13,7 @@ import type { GenerationResult } from '../../src/workflows/generation.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
 import { stateQuery } from '../../src/workflows/messages.js';
-import { createLaneWorker } from '../../src/workers/lane-worker.js';
+import { createLaneWorker, type LaneWorker } from '../../src/workers/lane-worker.js';
 import { createOrchestratorWorker } from '../../src/workers/orchestrator-worker.js';
 import { createPackageWorker } from '../../src/workers/package-worker.js';
 import { waitForView } from './loop-checks.js';
@@ -167,6 +167,7 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
     await createPackageWorker(common),
   ];
   const lanes: string[] = [];
+  const laneWorkers: LaneWorker[] = [];
   for (let device = 0; device < laneCount; device += 1) {
     const lane = await createLaneWorker({
       ...common,
@@ -177,6 +178,7 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
       readGpu: () => Promise.resolve({ kind: 'no-gpu', reason: 'test' }),
     });
     workers.push(lane.worker);
+    laneWorkers.push(lane);
     lanes.push(lane.queue);
   }
   const running = workers.map((worker) => worker.run());
@@ -201,6 +203,8 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
     ledger: (loopId) => exportLedger(client, loopId),
     writeCandidates,
     async dispose() {
+      // A lane's shutdown waits for its jobs: stopped at once, they end now.
+      for (const lane of laneWorkers) lane.stopNow('the test is over');
       for (const worker of workers) if (worker.getState() === 'RUNNING') worker.shutdown();
       await Promise.allSettled(running);
       await native.close();

@@ -10,7 +10,7 @@ import {
   runBounded,
   type BoundedLoop,
 } from '../helpers/bounded-loop.js';
-import { loseLaneWhile, type LaneFault } from '../helpers/lane-faults.js';
+import { drainLaneWhile, loseLaneWhile, type LaneDrain, type LaneFault } from '../helpers/lane-faults.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
 // Real faults in real processes: the lanes are `champion-loop worker gpu --cpu` processes, killed
@@ -115,6 +115,30 @@ describe('a lane worker lost while it trains', () => {
       `lane kill -9 with resume: resumed after epoch ${from} of ${total}; ${faults.map(describeFault).join('; ')}`,
     );
     console.log(`lane kill -9 with resume: ${faults.length} fault injected, ${compared} rows compared`);
+  });
+
+  it('SIGUSR2 drains a lane worker: its running training finishes there, it takes no new job, then it exits 0', async () => {
+    const drains: LaneDrain[] = [];
+    const disturbed = await runBounded(loop, 'lane-drain', {
+      rounds: ROUNDS,
+      during: async () => {
+        drains.push(await drainLaneWhile(loop, 'lane-drain', TARGET));
+      },
+    });
+    const compared = expectSameLedger(disturbed, baseline);
+    const [drain] = drains;
+    expect(drain?.exit).toEqual({ exitCode: 0, signal: null });
+    expect(drain?.output).toContain('SIGUSR2: draining');
+    // Nothing but the job it was running was on the lane until it exited.
+    expect(drain?.jobsSeen).toEqual([TARGET]);
+    // Trained once, to its end, on the drained lane: never stopped, never retried.
+    const log = await readFile(
+      path.join(loop.configFor('lane-drain').state_dir, 'logs', `${TARGET}.train.log`),
+      'utf8',
+    );
+    expect(log.match(/^--- \S+ train: \[/gm)).toHaveLength(1);
+    expect(log).toContain('selected checkpoint-');
+    console.log(`lane drain: ${drain?.lane} exited ${drain?.drainedMs} ms after SIGUSR2; ${compared} rows compared`);
   });
 
   it('SIGTERM to a lane worker kills its running subprocess group before the worker exits; the work is retried on another lane', async () => {

@@ -14,7 +14,7 @@ const config = parseLoopConfig(
     'min_free_gib: 30',
     'lanes:',
     '  - {host: gpu-a, device: 0, slots: 3}',
-    '  - {host: gpu-a, device: 1, slots: 2, min_free_gib: 40}',
+    '  - {host: gpu-a, device: 1, slots: 2, min_free_gib: 40, kill_grace: 2m}',
   ].join('\n'),
   'loop.yaml',
 );
@@ -25,9 +25,14 @@ describe('a lane capacity', () => {
     expect(laneCapacity({}, laneOf('gpu-a', 0))).toEqual({
       slots: 3,
       minFreeGiB: 30,
+      killGraceMs: 25_000,
       source: 'loop.yaml lanes[0] (host gpu-a, device 0)',
     });
-    expect(laneCapacity({ slots: 2, minFreeGiB: 40 }, laneOf('gpu-a', 1))).toMatchObject({ slots: 2, minFreeGiB: 40 });
+    expect(laneCapacity({ slots: 2, minFreeGiB: 40, killGrace: '120s' }, laneOf('gpu-a', 1))).toMatchObject({
+      slots: 2,
+      minFreeGiB: 40,
+      killGraceMs: 120_000,
+    });
   });
 
   it('refuses flags that disagree with loop.yaml, naming both values', () => {
@@ -37,6 +42,9 @@ describe('a lane capacity', () => {
     expect(() => laneCapacity({ slots: 2, minFreeGiB: 30 }, laneOf('gpu-a', 1))).toThrow(
       '--min-free-gib 30 but min_free_gib 40',
     );
+    expect(() => laneCapacity({ killGrace: '30s' }, laneOf('gpu-a', 0))).toThrow(
+      '--kill-grace 30s but kill_grace 25s (its default)',
+    );
   });
 
   it('refuses a host and device loop.yaml does not list, saying which it lists', () => {
@@ -45,14 +53,24 @@ describe('a lane capacity', () => {
     );
   });
 
-  it("without loop.yaml, is the flags' or the defaults (1 job, 30 GiB)", () => {
-    expect(laneCapacity({}, null)).toEqual({ slots: 1, minFreeGiB: 30, source: 'defaults' });
-    expect(laneCapacity({ minFreeGiB: 0 }, null)).toEqual({ slots: 1, minFreeGiB: 0, source: 'flags' });
+  it("without loop.yaml, is the flags' or the defaults (1 job, 30 GiB, 25 s kill grace)", () => {
+    expect(laneCapacity({}, null)).toEqual({ slots: 1, minFreeGiB: 30, killGraceMs: 25_000, source: 'defaults' });
+    expect(laneCapacity({ minFreeGiB: 0, killGrace: '2m' }, null)).toEqual({
+      slots: 1,
+      minFreeGiB: 0,
+      killGraceMs: 120_000,
+      source: 'flags',
+    });
   });
 });
 
 describe('the line a lane says at start', () => {
-  const capacity = { slots: 3, minFreeGiB: 30, source: 'loop.yaml lanes[0] (host gpu-a, device 0)' };
+  const capacity = {
+    slots: 3,
+    minFreeGiB: 30,
+    killGraceMs: 25_000,
+    source: 'loop.yaml lanes[0] (host gpu-a, device 0)',
+  };
   const queue = 'champion-loop.gpu-a.gpu0';
 
   it("reads an H200's first reading (captured output) and says how it admits", async () => {

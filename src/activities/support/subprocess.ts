@@ -64,19 +64,34 @@ export interface StepResult {
 }
 
 let subprocessEnv: Readonly<Record<string, string>> = {};
-const scopedEnv = new AsyncLocalStorage<Readonly<Record<string, string>>>();
+
+/** What the steps run inside `withStepScope` share: a lane's, so that several lanes can share one process. */
+export interface StepScope {
+  /** Variables their subprocesses get on top of setSubprocessEnv's, e.g. the lane's CUDA_VISIBLE_DEVICES. */
+  readonly env: Readonly<Record<string, string>>;
+  /** How long a step's group gets between SIGTERM and SIGKILL (a step's own `killGraceMs` wins). */
+  readonly killGraceMs?: number;
+  /** Aborted when the lane worker stops at once (SIGTERM): every step's group is stopped as on cancellation. */
+  readonly stopping?: AbortSignal;
+}
+
+const scoped = new AsyncLocalStorage<StepScope>();
+
+/** How long a group gets between SIGTERM and SIGKILL when neither the step nor its scope says. */
+const DEFAULT_KILL_GRACE_MS = 5_000;
 
 /**
  * Sets variables every later step's subprocess in this process gets, e.g. a lane's
- * CUDA_VISIBLE_DEVICES. With several lanes in one process, use withSubprocessEnv instead.
+ * CUDA_VISIBLE_DEVICES. With several lanes in one process, use withStepScope instead.
  */
 export function setSubprocessEnv(env: Readonly<Record<string, string>>): void {
   subprocessEnv = { ...env };
 }
 
-/** Runs `work` with variables its steps' subprocesses get on top of setSubprocessEnv's. */
-export function withSubprocessEnv<T>(env: Readonly<Record<string, string>>, work: () => Promise<T>): Promise<T> {
-  return scopedEnv.run({ ...scopedEnv.getStore(), ...env }, work);
+/** Runs `work` with its steps in `scope` (variables added to an enclosing scope's). */
+export function withStepScope<T>(scope: StepScope, work: () => Promise<T>): Promise<T> {
+  const outer = scoped.getStore();
+  return scoped.run({ ...outer, ...scope, env: { ...outer?.env, ...scope.env } }, work);
 }
 
 /**
@@ -113,7 +128,8 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       `empty command for ${options.step} (${options.source ?? options.step}): give a program and its arguments`,
     );
   }
-  const env = { ...withoutWorkerSecrets(process.env), ...subprocessEnv, ...scopedEnv.getStore(), ...options.env };
+  const scope = scoped.getStore();
+  const env = { ...withoutWorkerSecrets(process.env), ...subprocessEnv, ...scope?.env, ...options.env };
   const problem = await programProblem(program, options.cwd, env);
   if (problem !== null) {
     const what = problem.kind === 'not_found' ? 'command not found' : 'command not executable';
@@ -121,8 +137,16 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       `${what}: ${program} (${options.source ?? options.step}): ${problem.detail}; install it or fix the command in loop.yaml`,
     );
   }
-  throwIfAborted(options.signal);
-  return runInGroup(options, env, await writeLogHeader(options));
+  // A lane that stops at once stops its steps as a cancellation does; the step's own abort wins.
+  const signals = [options.signal, scope?.stopping].filter((signal) => signal !== undefined);
+  const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  const scopedOptions = {
+    ...options,
+    signal,
+    killGraceMs: options.killGraceMs ?? scope?.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
+  };
+  throwIfAborted(signal);
+  return runInGroup(scopedOptions, env, await writeLogHeader(options));
 }
 
 /** Appends one line naming the step and its command; returns where the command's output will begin. */
@@ -188,7 +212,7 @@ async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
   const onAbort = (): void => {
     if (pgid === undefined || killTimer !== undefined) return;
     signalGroup(pgid, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), options.killGraceMs ?? 5_000);
+    killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
   };
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted === true) onAbort();

@@ -10,6 +10,7 @@ import {
   returnCode,
   runStep,
   setSubprocessEnv,
+  withStepScope,
   type StepHeartbeat,
 } from '../../../src/activities/support/subprocess.js';
 import { alive, fixtureLoop } from '../fixture-loop.js';
@@ -164,6 +165,39 @@ describe('runStep', () => {
     expect(alive(pid)).toBe(false);
     // The SIGKILL reaches every member at once; the last ones may take a moment to be gone.
     await expect.poll(() => alive(-pgid), { timeout: 5_000, message: 'the group is alive' }).toBe(false);
+  });
+
+  it("stops the steps of a lane's scope when the lane stops: SIGTERM, then SIGKILL only after the lane's kill grace", async () => {
+    const { dir, log } = await scratch();
+    // A trainer that saves a checkpoint on SIGTERM (1 s here), as a spot VM's notice allows.
+    const saving = ['sh', '-c', 'trap "echo saving; sleep 1; echo saved; exit 143" TERM; sleep 300 & wait'];
+    const stopped = async (killGraceMs: number): Promise<string> => {
+      const lane = new AbortController();
+      let started = false;
+      const running = withStepScope({ env: {}, killGraceMs, stopping: lane.signal }, () =>
+        runStep({
+          step: 'train',
+          command: saving,
+          cwd: dir,
+          log,
+          onStart: () => {
+            started = true;
+          },
+        }),
+      );
+      await expect.poll(() => started, { timeout: 10_000, message: 'the step started' }).toBe(true);
+      // The trap is set once the shell runs its first line.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const reason = new Error('lane stopped (SIGTERM)');
+      lane.abort(reason);
+      expect(await rejection(running)).toBe(reason);
+      return readFile(log, 'utf8');
+    };
+    // A grace longer than the save: the trainer finishes it.
+    expect(await stopped(10_000)).toContain('saved');
+    // A grace shorter than the save: SIGKILL cuts it short.
+    const cut = (await stopped(200)).split('saving').pop() ?? '';
+    expect(cut).not.toContain('saved');
   });
 
   it('leaves no process of the group behind when the command exits', async () => {
