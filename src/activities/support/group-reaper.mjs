@@ -13,9 +13,10 @@
  * its steps itself; the reaper must outlive the worker to clean up after it.
  */
 import process from 'node:process';
+import { killMarked } from './step-survivors.mjs';
 
-/** @type {Set<number>} */
-const groups = new Set();
+/** Running steps' groups and their marks. @type {Map<number, string>} */
+const groups = new Map();
 let pending = '';
 
 for (const signal of /** @type {const} */ (['SIGTERM', 'SIGINT', 'SIGHUP'])) {
@@ -38,21 +39,23 @@ process.stdin.on('error', reapAll);
 
 /** @param {string} line */
 function apply(line) {
-  const pgid = Number(line.slice(1));
+  const [group = '', mark = ''] = line.slice(1).split(' ');
+  const pgid = Number(group);
   // Group 0 and 1 are never a step's: a bad line must not become `kill(-1)`.
   if (!Number.isSafeInteger(pgid) || pgid <= 1) return;
-  if (line.startsWith('+')) groups.add(pgid);
+  if (line.startsWith('+')) groups.set(pgid, mark);
   else if (line.startsWith('-')) groups.delete(pgid);
 }
 
 function reapAll() {
   if (pending !== '') apply(pending.trim());
-  for (const pgid of groups) {
+  for (const [pgid, mark] of groups) {
     try {
       process.kill(-pgid, 'SIGKILL');
     } catch {
       // ESRCH: that group is gone already.
     }
+    if (mark !== '') killMarked(mark);
   }
   process.exit(0);
 }

@@ -7,8 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const REAPER = fileURLToPath(new URL('./group-reaper.mjs', import.meta.url));
 
-/** Groups of steps still running in this process. */
-const live = new Set<number>();
+/** Groups of steps still running in this process, with their steps' marks (step-survivors.mjs). */
+const live = new Map<number, string>();
 let reaper: ChildProcess | null = null;
 
 function send(target: ChildProcess, line: string): void {
@@ -33,7 +33,7 @@ function startReaper(): ChildProcess {
   // Neither the reaper nor its pipe keeps this process alive; its end closes the pipe.
   started.unref();
   (started.stdin as unknown as { unref?: () => void }).unref?.();
-  for (const pgid of live) send(started, `+${pgid}`);
+  for (const [pgid, mark] of live) send(started, `+${pgid} ${mark}`);
   return started;
 }
 
@@ -43,13 +43,13 @@ function ensureReaper(): ChildProcess {
 }
 
 /**
- * Registers a step's process group (its leader's pid) with this process's reaper, started on
- * first use. Call it right after the spawn, in the same tick: the reaper has it before the
+ * Registers a step's process group (its leader's pid) and its mark (the STEP_MARK value its
+ * processes carry) with this process's reaper, started on first use. Call it right after the spawn, in the same tick: the reaper has it before the
  * worker could die.
  */
-export function watchGroup(pgid: number): void {
-  live.add(pgid);
-  send(ensureReaper(), `+${pgid}`);
+export function watchGroup(pgid: number, mark: string): void {
+  live.set(pgid, mark);
+  send(ensureReaper(), `+${pgid} ${mark}`);
 }
 
 /** The group has ended and its leftovers were killed: the reaper forgets it. */

@@ -7,6 +7,7 @@ import process from 'node:process';
 import { CancelledFailure } from '@temporalio/common';
 import { execa } from 'execa';
 import { releaseGroup, watchGroup } from './group-reaper.js';
+import { killMarked, STEP_MARK } from './step-survivors.mjs';
 import { ProgressWatch } from './progress-watch.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
@@ -185,15 +186,20 @@ function spawnInGroup(program: string, args: readonly string[], options: RunStep
   }
 }
 
+/** Steps started by this process: with its pid and the time, each step's mark is its own. */
+let stepsStarted = 0;
+
 async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logStart: number): Promise<StepResult> {
   const [program = '', ...args] = options.command;
   const startedMs = Date.now();
   const started = new Date(startedMs).toISOString();
-  const subprocess = spawnInGroup(program, args, options, env);
+  stepsStarted += 1;
+  const mark = `${process.pid}.${startedMs}.${stepsStarted}`;
+  const subprocess = spawnInGroup(program, args, options, { ...env, [STEP_MARK]: mark });
   const pgid = subprocess.pid;
   // In the same tick as the spawn: from here on the group dies with this process, however it ends.
   if (pgid !== undefined) {
-    watchGroup(pgid);
+    watchGroup(pgid, mark);
     options.onStart?.({ pid: pgid, pgid });
   }
 
@@ -240,9 +246,18 @@ async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
   try {
     const result = await subprocess;
     if (pgid !== undefined) {
-      // What the command left running (its own children) goes with its group.
+      // What the command left running (its own children) goes with its group, and so does what
+      // left the group (setsid) but carries the step's mark; the log says who that was.
       signalGroup(pgid, 'SIGKILL');
+      const survivors = killMarked(mark);
       releaseGroup(pgid);
+      if (survivors.length > 0) {
+        const who = survivors.map((survivor) => `pid ${survivor.pid} (${survivor.command})`).join(', ');
+        await appendFile(
+          options.log,
+          `${options.step}: killed ${survivors.length} process${survivors.length === 1 ? '' : 'es'} the step left running outside its process group: ${who}\n`,
+        ).catch(() => undefined);
+      }
     }
     throwIfAborted(options.signal);
     if (pgid === undefined) {

@@ -4,7 +4,7 @@ import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
 import { execa } from 'execa';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { COMMAND_NOT_FOUND } from '../../../src/activities/support/step-errors.js';
 import {
   returnCode,
@@ -16,6 +16,8 @@ import {
 import { alive, fixtureLoop } from '../fixture-loop.js';
 
 const PARENT = fileURLToPath(new URL('./guarded-parent.ts', import.meta.url));
+/** `DAEMON N`: starts `sleep N` in a session of its own (setsid, out of the step's group), prints `daemon <pid>`. */
+const DAEMON = `${process.execPath} -e "const c = require('node:child_process').spawn('sleep', [process.argv[1]], { detached: true, stdio: 'ignore' }); c.unref(); console.log('daemon ' + c.pid)"`;
 const REAPER = fileURLToPath(new URL('../../../src/activities/support/group-reaper.mjs', import.meta.url));
 
 async function scratch(): Promise<{ dir: string; log: string }> {
@@ -30,6 +32,18 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('expected the promise to reject');
+}
+
+/** The pid DAEMON printed in a step's log, once it has. */
+function daemonPid(log: string): Promise<number> {
+  return vi.waitFor(
+    async () => {
+      const pid = Number(/^daemon (\d+)$/m.exec(await readFile(log, 'utf8').catch(() => ''))?.[1]);
+      if (!(pid > 0)) throw new Error(`no daemon pid in ${log} yet`);
+      return pid;
+    },
+    { timeout: 10_000, interval: 50 },
+  );
 }
 
 describe('runStep', () => {
@@ -200,6 +214,33 @@ describe('runStep', () => {
     expect(cut).not.toContain('saved');
   });
 
+  it('kills what a step left running outside its process group (setsid) when it ends or is stopped, and says so in its log', async () => {
+    const { dir, log } = await scratch();
+    const stopped = new AbortController();
+    for (const [rest, signal] of [
+      ['', undefined],
+      ['; sleep 300', stopped.signal],
+    ] as const) {
+      const marker = String(3000 + Math.floor(Math.random() * 1000));
+      const running = runStep({
+        step: 'train',
+        command: ['sh', '-c', `${DAEMON} ${marker}${rest}`],
+        cwd: dir,
+        log,
+        ...(signal ? { signal, killGraceMs: 200 } : {}),
+      });
+      const daemon = await daemonPid(log);
+      if (signal) stopped.abort(new Error('stop now'));
+      await running.catch(() => undefined);
+      await expect.poll(() => alive(daemon), { timeout: 5_000, message: `daemon ${daemon} is alive` }).toBe(false);
+      const text = await readFile(log, 'utf8');
+      expect(text).toContain(
+        `train: killed 1 process the step left running outside its process group: pid ${daemon} (sleep ${marker})`,
+      );
+      await writeFile(log, '');
+    }
+  });
+
   it('leaves no process of the group behind when the command exits', async () => {
     const { dir, log } = await scratch();
     let pgid = 0;
@@ -258,6 +299,17 @@ describe('group reaper', () => {
       })
       .toEqual({ command: false, group: false });
     await expect.poll(() => alive(reaper), { timeout: 5_000, message: 'the reaper is alive' }).toBe(false);
+  });
+
+  it('kills what a step left running outside its group (setsid) when the worker that started it is killed with SIGKILL', async () => {
+    const { log } = await scratch();
+    const marker = String(4000 + Math.floor(Math.random() * 1000));
+    const { parent } = await guardedParent(log, ['sh', '-c', `${DAEMON} ${marker}; sleep 300`]);
+    const daemon = await daemonPid(log);
+    expect(alive(daemon)).toBe(true);
+    parent.kill('SIGKILL');
+    await parent;
+    await expect.poll(() => alive(daemon), { timeout: 5_000, message: `daemon ${daemon} is alive` }).toBe(false);
   });
 
   it('is started again at once when it is killed, and still takes the running groups down with the worker', async () => {

@@ -1,0 +1,3 @@
+// Types of step-survivors.mjs for the TypeScript side (runStep).
+export declare const STEP_MARK: 'CHAMPION_LOOP_STEP';
+export declare function killMarked(mark: string): { pid: number; command: string }[];
