@@ -141,11 +141,8 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   // A lane that stops at once stops its steps as a cancellation does; the step's own abort wins.
   const signals = [options.signal, scope?.stopping].filter((signal) => signal !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const scopedOptions = {
-    ...options,
-    signal,
-    killGraceMs: options.killGraceMs ?? scope?.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
-  };
+  const killGraceMs = options.killGraceMs ?? scope?.killGraceMs;
+  const scopedOptions = { ...options, signal, ...(killGraceMs === undefined ? {} : { killGraceMs }) };
   throwIfAborted(signal);
   return runInGroup(scopedOptions, env, await writeLogHeader(options));
 }
