@@ -43,7 +43,12 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
   }
   if (view.candidates_error)
     lines.push(`candidates file invalid (keeping ${view.candidates.join(', ')}): ${view.candidates_error}`);
-  if (view.split_error) lines.push(`split failing: ${view.split_error}`);
+  if (view.split_error && view.split_given_up) {
+    lines.push(`split failed, not tried again: ${view.split_error}`);
+    lines.push(
+      `  no training run starts until then; fix the cause, then: temporal workflow signal --workflow-id champion-loop/${view.loop_id} --name resume (or stop and start the loop)`,
+    );
+  } else if (view.split_error) lines.push(`split failing: ${view.split_error}`);
   if (view.failing) {
     const { reason, since, rounds, paused_until } = view.failing;
     lines.push(

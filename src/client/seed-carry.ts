@@ -43,6 +43,7 @@ const REQUIRED: Record<LedgerRow['type'], Record<string, 'string' | 'number' | '
   },
   teacher: { status: 'string', members: 'array', finished: 'string' },
   package: { event: 'string', run_id: 'string', checkpoint_name: 'string', time: 'string' },
+  split: { event: 'string', error: 'string', time: 'string' },
 };
 
 const VALUES: Partial<Record<LedgerRow['type'], Record<string, readonly string[]>>> = {
@@ -52,6 +53,7 @@ const VALUES: Partial<Record<LedgerRow['type'], Record<string, readonly string[]
   reserve_check: { status: ['ok', 'failed'], verdict: ['pass', 'fail', 'error'] },
   teacher: { status: ['ok', 'failed'] },
   package: { event: ['launched', 'finished', 'dropped', 'launch_failed'] },
+  split: { event: ['failed'] },
 };
 
 function kindOf(value: unknown): string {

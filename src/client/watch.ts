@@ -37,7 +37,13 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
   }
   if (next.candidates_error && next.candidates_error !== previous.candidates_error)
     events.push(`candidates file invalid, keeping the previous list: ${next.candidates_error}`);
-  if (next.split_error && next.split_error !== previous.split_error) events.push(`split failing: ${next.split_error}`);
+  if (
+    next.split_error &&
+    (next.split_error !== previous.split_error || next.split_given_up !== previous.split_given_up)
+  )
+    events.push(
+      `${next.split_given_up ? 'split failed, not tried again until resume' : 'split failing'}: ${next.split_error}`,
+    );
   if (next.failing && next.failing.rounds !== previous.failing?.rounds) {
     events.push(
       `failing: every run of the last ${next.failing.rounds} round${next.failing.rounds === 1 ? '' : 's'} failed: ${next.failing.reason}${next.failing.paused_until ? `; no new round until ${next.failing.paused_until}` : ''}`,

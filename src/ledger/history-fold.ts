@@ -13,7 +13,7 @@ import {
   untrainedRun,
   type GivenUpRun,
 } from './report-fold.js';
-import type { LedgerRow, PackageRow } from './rows.js';
+import type { LedgerRow, PackageRow, SplitRow } from './rows.js';
 
 // The ledger rebuilt from Temporal history alone: the same folds the workflows run, applied to
 // the events their histories hold (inputs, children started and lost, signals, activity results).
@@ -41,7 +41,9 @@ export type GenerationEvent =
   | { readonly kind: 'run-reported'; readonly report: RunReport }
   | { readonly kind: 'reserve-reported'; readonly report: ReserveReport }
   | { readonly kind: 'teacher-reported'; readonly report: TeacherReport }
-  | { readonly kind: 'advance'; readonly reason: string };
+  | { readonly kind: 'advance'; readonly reason: string }
+  /** The generation's split failed and was given up: the row the workflow wrote into its memo. */
+  | { readonly kind: 'split-failed'; readonly row: SplitRow };
 
 export interface GenerationRunHistory {
   readonly input: GenerationInput;
@@ -114,6 +116,9 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
       }
       case 'advance':
         state = foldAdvance(state, event.reason);
+        break;
+      case 'split-failed':
+        rows.push(event.row);
         break;
     }
   }

@@ -102,6 +102,7 @@ export function rowTime(row: LedgerRow): string {
     case 'generation':
       return row.started;
     case 'package':
+    case 'split':
       return row.time;
     default:
       return row.finished;

@@ -114,5 +114,20 @@ export interface PackageRow {
   readonly error?: string;
 }
 
+/**
+ * The generation's split failed and the loop gave it up: no training run starts in this generation
+ * until an operator signals `resume`, the loop is stopped and started, or it advances. Not a seed
+ * row (the seed stops with an error there).
+ */
+export interface SplitRow {
+  readonly type: 'split';
+  readonly event: 'failed';
+  readonly generation: number;
+  readonly split_seed: number;
+  /** Why, as `status` says it: the command or limit, and what to do. */
+  readonly error: string;
+  readonly time: string;
+}
+
 export type LedgerRow =
-  GenerationRow | RunRow | EvalRow | ChampionRow | ParetoSetRow | ReserveCheckRow | TeacherRow | PackageRow;
+  GenerationRow | RunRow | EvalRow | ChampionRow | ParetoSetRow | ReserveCheckRow | TeacherRow | PackageRow | SplitRow;

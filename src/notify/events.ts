@@ -89,6 +89,16 @@ export class EventReader {
         // A check that finished after the champion changed decides nothing (docs/ledger.md).
         if (row.stale_champion) return [];
         return [event('reserve_verdict', row.generation, row.finished, reserveText(row), reserveDetails(row))];
+      case 'split':
+        return [
+          event(
+            'split_failed',
+            row.generation,
+            row.time,
+            `the split of generation ${row.generation} failed and is not tried again; no training runs until it is fixed and the loop is resumed: ${row.error}`,
+            { split_seed: row.split_seed, error: row.error },
+          ),
+        ];
       case 'generation':
         return [
           event(

@@ -20,6 +20,7 @@ const SLACK_MARKS: Readonly<Record<NotifyEvent['type'], string>> = {
   generation_turnover: ':arrows_counterclockwise:',
   package_outcome: ':package:',
   runs_failing: ':rotating_light:',
+  split_failed: ':no_entry:',
 };
 
 /** Slack reads `&`, `<` and `>` as markup: these three are escaped, nothing else. */

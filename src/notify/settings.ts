@@ -13,6 +13,7 @@ export const NOTIFY_EVENTS = [
   'generation_turnover',
   'package_outcome',
   'runs_failing',
+  'split_failed',
 ] as const;
 
 export type NotifyEventType = (typeof NOTIFY_EVENTS)[number];

@@ -127,7 +127,15 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
         await condition(allHandlersFinished);
         log.info('generation advance', { from: gen.state.generation, reason: opening.reason });
         // Queued jobs belong to the old generation; running ones finish and report into the new run.
-        const carry = { ...toCarry(gen), ...freshGenerationPlans(), opening, split: null, round: 0, queue: [] };
+        const carry = {
+          ...toCarry(gen),
+          ...freshGenerationPlans(),
+          opening,
+          split: null,
+          splitFailed: null,
+          round: 0,
+          queue: [],
+        };
         return continueAsNew<typeof generation>({ loopId, config, carry });
       }
     }

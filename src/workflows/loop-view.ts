@@ -29,6 +29,8 @@ export interface LoopView extends StateJson {
   readonly candidates: string[];
   readonly candidates_error: string | null;
   readonly split_error: string | null;
+  /** The split failed and the loop gave it up: it tries again only on `resume`, a stop and start, or an advance. Absent on older workers. */
+  readonly split_given_up?: boolean;
   readonly idle: boolean;
   /**
    * Every run of the last `rounds` rounds failed for this one reason (since then): the loop plans

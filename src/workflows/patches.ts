@@ -41,3 +41,10 @@ export const RUN_EVENTS_CAP = 'run-events-cap';
  * (the loop turned failing during the read) is not planned: the loop pauses first.
  */
 export const PAUSE_DURING_PLANNING = 'pause-during-planning';
+
+/**
+ * A split that fails (after its activity's attempts) is given up: a `split` row, the memo's
+ * `split_failed`, no run started until `resume`, a stop and start, or an advance. Before, it was
+ * tried again every minute for ever.
+ */
+export const SPLIT_GIVES_UP = 'split-gives-up';

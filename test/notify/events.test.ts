@@ -59,6 +59,7 @@ describe('events read off the ledger', () => {
           generation_turnover: 'generation',
           package_outcome: 'package',
           runs_failing: 'run',
+          split_failed: 'split',
         }[event.type],
       );
     }
@@ -138,6 +139,22 @@ describe('events read off the ledger', () => {
     expect(event?.text).toContain('3 training runs in a row failed');
     expect(event?.text).toContain('#3');
     expect(event?.text).toContain('commands.train');
+  });
+
+  it('a split given up: one event naming the generation, that nothing trains until a resume, and why', () => {
+    const error = 'buildSplit: no split within 1s (timeouts.split), in both attempts; raise timeouts.split';
+    const rows: LedgerRow[] = [
+      run('ok-1', 'trained'),
+      { type: 'split', event: 'failed', generation: 2, split_seed: 7, error, time: '2026-01-05T09:00:00.000Z' },
+    ];
+    const events = readAll(rows);
+    expect(events.map(({ id, type, generation, time }) => ({ id, type, generation, time }))).toEqual([
+      { id: 'spam/1/split_failed', type: 'split_failed', generation: 2, time: '2026-01-05T09:00:00.000Z' },
+    ]);
+    expect(events[0]?.text).toBe(
+      `Loop spam: the split of generation 2 failed and is not tried again; no training runs until it is fixed and the loop is resumed: ${error}`,
+    );
+    expect(events[0]?.details).toEqual({ split_seed: 7, error });
   });
 
   it('a run that trains (or finds no checkpoint) ends the streak: the next one counts again from one', () => {

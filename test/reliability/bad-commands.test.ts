@@ -1,15 +1,17 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { batchEvalLog, trainLog } from '../../src/activities/support/paths.js';
 import { renderStatus } from '../../src/client/render-status.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
-import { packagingQuery, stopSignal } from '../../src/workflows/messages.js';
+import { packagingQuery, resumeSignal, stopSignal } from '../../src/workflows/messages.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
 import { rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
+import { workflowBundle } from '../helpers/workflow-bundle.js';
 
 // Commands of loop.yaml that do not exist, are not executable, fail, or print megabytes: each
 // step is recorded as failed with the command, the loop.yaml key and what to do, and the loop goes on.
@@ -124,6 +126,70 @@ describe('commands that cannot run or misbehave', () => {
     );
   });
 
+  it('a split that fails is given up: a split row, status says why and how to resume, nothing tried again until `resume`, which builds it once fixed', async () => {
+    const loopId = 'split-given-up';
+    const broken = path.join(harness.dir, `${loopId}.broken`);
+    await writeFile(broken, 'the data root is being copied\n');
+    // Fails (exit 3) while the file is there, then is the fixture's own split command.
+    const splitGenerate = [
+      'sh',
+      '-c',
+      `test -e '${broken}' && exit 3; exec "$@"`,
+      'sh',
+      ...FIXTURE_COMMANDS.split_generate,
+    ];
+    await harness.startWith(loopId, {
+      saturation_evals: 1000,
+      commands: commandsWith({ split_generate: splitGenerate }),
+    });
+    const handle = harness.client.workflow.getHandle(loopWorkflowId(loopId));
+    const givenUp = await harness.waitFor(loopId, (view) => view.split_given_up === true, 60_000);
+    expect(givenUp.split_error).toContain(
+      'buildSplit: split generation failed: loop.yaml commands.split_generate (split generate) ended with exit code 3; see ',
+    );
+    const status = renderStatus(givenUp);
+    expect(status).toContain(`split failed, not tried again: ${givenUp.split_error}`);
+    expect(status).toContain(`temporal workflow signal --workflow-id champion-loop/${loopId} --name resume`);
+    const failed = rowsOf((await harness.ledger(loopId)).rows, 'split');
+    expect(failed).toEqual([
+      {
+        type: 'split',
+        event: 'failed',
+        generation: 1,
+        split_seed: harness.config.base_seed + 1,
+        error: givenUp.split_error,
+        time: expect.any(String) as string,
+      },
+    ]);
+
+    // Given up: after the failure the loop waits for a signal with no timer (before, it slept a minute and tried again).
+    const events = (await handle.fetchHistory()).events ?? [];
+    const splitEnded = events.findIndex((event) => event.activityTaskFailedEventAttributes);
+    expect(splitEnded).toBeGreaterThan(0);
+    expect(events.slice(splitEnded).filter((event) => event.timerStartedEventAttributes)).toEqual([]);
+    expect(
+      events.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'buildSplit'),
+    ).toHaveLength(1);
+
+    await rm(broken);
+    await handle.signal(resumeSignal);
+    const trained = await harness.waitFor(loopId, (view) => view.split_ready && view.test_evals >= 1, 90_000);
+    expect(trained.split_error).toBeNull();
+    expect(trained.split_given_up).toBe(false);
+    await handle.signal(stopSignal);
+    const result = await harness.result(loopId);
+    const { rows, state } = await harness.ledger(loopId);
+    expect(stateOf(state)).toEqual(stateOf(result.view));
+    expect(rowsOf(rows, 'split')).toEqual(failed);
+    expect(rowsOf(rows, 'run').some((run) => run.status === 'trained')).toBe(true);
+    // The new path (patch split-gives-up) replays: give-up, memo, resume, split, rounds.
+    await Worker.runReplayHistory(
+      { workflowBundle: await workflowBundle(), replayName: 'split-given-up-replay' },
+      await handle.fetchHistory(),
+    );
+    console.log(`a split given up and resumed: 1 fault injected, ${rows.length} rows checked`);
+  });
+
   it('an evaluator, split or package command that does not exist: failed evals, a split error the loop waits on, a package launch_failed; each names the command', async () => {
     const evaluatorMissing = runUntil(
       'evaluate-missing',
@@ -135,7 +201,7 @@ describe('commands that cannot run or misbehave', () => {
       { commands: commandsWith({ split_generate: ['/nonexistent/champion-split'] }) },
       (view) => view.split_error !== null,
     );
-    // A split that always takes longer than its limit (issue 23: retried every minute with no word why).
+    // A split that always takes longer than its limit (issue 23: it was retried every minute with no word why; now given up).
     const splitSlow = runUntil(
       'split-slow',
       {
@@ -174,7 +240,9 @@ describe('commands that cannot run or misbehave', () => {
       'buildSplit: no split within 1s (timeouts.split), in both attempts; the split commands were killed ' +
         '(their log: <state_dir>/logs/). Raise timeouts.split in loop.yaml, or make the split faster',
     );
-    expect(renderStatus(slow.seen)).toContain(`split failing: ${slow.seen.split_error}`);
+    expect(slow.seen.split_given_up).toBe(true);
+    expect(renderStatus(slow.seen)).toContain(`split failed, not tried again: ${slow.seen.split_error}`);
+    expect(rowsOf(slow.rows, 'split').map((row) => row.error)).toEqual([slow.seen.split_error]);
     expect(rowsOf(slow.rows, 'run')).toEqual([]);
 
     await packageMissing;

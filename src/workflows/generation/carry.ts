@@ -3,7 +3,7 @@
 import type { Candidate, PackageChampion } from '../../activities/types.js';
 import type { LoopConfig } from '../../config/loop-config.js';
 import { generationRow, initialLoopState, type LoopState } from '../../ledger/loop-state.js';
-import type { GenerationRow } from '../../ledger/rows.js';
+import type { GenerationRow, SplitRow } from '../../ledger/rows.js';
 import type { LoopView } from '../loop-view.js';
 import { emptyRoundEnsembles, type RoundEnsembleState } from '../round-ensembles.js';
 import type { RoundProgress } from '../round-progress.js';
@@ -36,6 +36,8 @@ export interface GenerationCarry {
   readonly failing: Failing | null;
   /** Per round with runs not final: the one reason all its final runs failed for so far, null once one did not. */
   readonly roundFailures: Readonly<Record<string, string | null>>;
+  /** The split of this generation failed and is given up (its ledger row), until `resume` (patch split-gives-up). */
+  readonly splitFailed: SplitRow | null;
 }
 
 export interface Failing {
@@ -91,6 +93,7 @@ export function firstCarry(config: LoopConfig, started: string): GenerationCarry
     unpackaged: [],
     failing: null,
     roundFailures: {},
+    splitFailed: null,
   };
 }
 

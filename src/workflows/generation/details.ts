@@ -41,6 +41,8 @@ export interface DetailsInput {
   readonly stopNow: boolean;
   readonly idle: boolean;
   readonly splitError: string | null;
+  /** The split failed and is given up until `resume` (patch split-gives-up). */
+  readonly splitGivenUp: boolean;
   readonly candidates: readonly string[];
   readonly candidatesError: string | null;
   readonly failing: Failing | null;
@@ -127,6 +129,8 @@ function idleReason(input: DetailsInput): string | null {
   if (failing && failing.until > input.now) {
     return `Paused: every run of the last ${plural(failing.rounds, 'round')} failed: ${failing.reason}. The next round starts at ${at(failing.until)}, or sooner when a run succeeds, the candidates file changes or \`resume\` is signalled.`;
   }
+  if (input.splitError && input.splitGivenUp)
+    return `Split failed, not tried again: ${input.splitError}. Fix the cause, then signal \`resume\` (or stop and start the loop); no training run starts until then.`;
   if (input.splitError) return `Split failing, trying again in a minute: ${input.splitError}`;
   if (input.idle) {
     const files = input.waitingFor.length > 0 ? ` for ${input.waitingFor.map(code).join(', ')} to appear or` : '';
@@ -193,7 +197,8 @@ export function detailsInputOf(gen: Generation): DetailsInput {
     stopping: gen.stopping,
     stopNow: gen.stopNow,
     idle: gen.idle,
-    splitError: gen.splitError,
+    splitError: gen.splitFailed?.error ?? gen.splitError,
+    splitGivenUp: gen.splitFailed !== null,
     candidates: (gen.candidates ?? []).map((candidate) => candidate.name),
     candidatesError: gen.candidatesError,
     failing: gen.failing,

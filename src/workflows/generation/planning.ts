@@ -1,6 +1,13 @@
 // What the generation dispatches next: a due reserve check first, then due teacher builds and
 // ensembles, then the round queue, planning a round (re-reading the candidates) when it is empty.
-import { ApplicationFailure, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  log,
+  patched,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { teacherTarget } from '../../config/candidate.js';
 import { reserveDue } from '../../ledger/loop-state.js';
 import { MANIFEST_NAME } from '../../rules/constants.js';
@@ -12,7 +19,8 @@ import { CANDIDATES_INVALID } from '../messages.js';
 import { foldFinishedRounds, openRound } from '../round-ensembles.js';
 import { openRoundProgress, roundFinished } from '../round-progress.js';
 import { ROUND } from '../search-attributes.js';
-import { PAUSE_DURING_PLANNING, TEACHER_REOFFER_ON_RESUME } from '../patches.js';
+import { PAUSE_DURING_PLANNING, SPLIT_GIVES_UP, TEACHER_REOFFER_ON_RESUME } from '../patches.js';
+import { SPLIT_FAILED_MEMO, splitFailedRow } from '../split-failure.js';
 import {
   nextTeacherAttempt,
   planTeacherRound,
@@ -163,9 +171,16 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
   }
 }
 
-/** The generation's split, built once; false (and the loop idles a while) when the split command fails. */
+/**
+ * The generation's split, built once; false when the split command fails. A failed split is given
+ * up (patch split-gives-up): its row goes to the memo (the ledger reads it from there), and nothing
+ * tries it again until `resume`, a stop and start, or an advance (the seed stops with an error
+ * there). Before the patch the loop idled a minute and tried again, for ever.
+ */
 export async function ensureSplit(gen: Generation, { split }: GenerationActivities): Promise<boolean> {
   if (gen.split !== null) return true;
+  if (gen.splitFailed !== null) return false;
+  const splitSeed = gen.config.base_seed + gen.state.generation;
   try {
     gen.splitError = null;
     gen.split = (
@@ -173,12 +188,18 @@ export async function ensureSplit(gen: Generation, { split }: GenerationActiviti
         paths: gen.paths,
         commands: gen.config.commands,
         generation: gen.state.generation,
-        splitSeed: gen.config.base_seed + gen.state.generation,
+        splitSeed,
       })
     ).path;
     return true;
   } catch (error) {
     gen.splitError = splitFailureText(error, gen.config.timeouts.split);
+    if (patched(SPLIT_GIVES_UP)) {
+      gen.splitFailed = splitFailedRow(gen.state.generation, splitSeed, gen.splitError, now());
+      upsertMemo({ [SPLIT_FAILED_MEMO]: gen.splitFailed });
+      log.error('split failed; given up until resume, a stop and start, or an advance', { error: gen.splitError });
+      return false;
+    }
     log.error('split generation failed; trying again after a pause', { error: gen.splitError });
     gen.idle = true;
     return false;

@@ -34,6 +34,7 @@ import { addMember, type EnsembleMember } from '../round-ensembles.js';
 import { runFinal } from '../round-progress.js';
 import { BOUNDED_SIGNALS, FAILING_BACKOFF, GIVEN_UP_RUN_ROWS } from '../patches.js';
 import { teacherRunFinal } from '../teacher-plan.js';
+import { SPLIT_FAILED_MEMO } from '../split-failure.js';
 import type { RunRow } from '../../ledger/rows.js';
 import { nextAttempt, type InFlight, type RunJob } from './jobs.js';
 import { laneDown, now, take, type Generation } from './state.js';
@@ -144,9 +145,15 @@ function noteRunOutcome(gen: Generation, round: number, reason: string | null): 
   upsertMemo({ failing: `${same} (${rounds} round${rounds === 1 ? '' : 's'} in a row, since ${gen.failing.since})` });
 }
 
-/** An operator's `resume`: a failing loop plans its next round now. */
+/** An operator's `resume`: a failing loop plans its next round now, and a split given up is tried again. */
 export function onResume(gen: Generation): void {
   if (gen.failing) gen.failing = { ...gen.failing, until: 0 };
+  if (gen.splitFailed) {
+    log.info('resume: the split is tried again', { error: gen.splitFailed.error });
+    gen.splitFailed = null;
+    gen.splitError = null;
+    upsertMemo({ [SPLIT_FAILED_MEMO]: null });
+  }
   gen.dirty = true;
 }
 

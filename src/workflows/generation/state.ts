@@ -108,7 +108,11 @@ export function toCarry(gen: Generation): GenerationCarry {
 /** The loop stopped: its view, and a carry that resumes it with nothing in flight. */
 export function stopped(gen: Generation): GenerationResult {
   // A loop started again (an operator acted, perhaps with an edited loop.yaml) does not go on pausing.
-  return { view: view(gen), resume: { ...toCarry(gen), stopping: false, inFlight: [], failing: null } };
+  // Nor does it keep a split it gave up on: starting it again tries the split again.
+  return {
+    view: view(gen),
+    resume: { ...toCarry(gen), stopping: false, inFlight: [], failing: null, splitFailed: null },
+  };
 }
 
 export function busyLanes(gen: Generation): Map<string, number> {
@@ -146,7 +150,8 @@ export function view(gen: Generation): LoopView {
     }),
     candidates: (gen.candidates ?? []).map((candidate) => candidate.name),
     candidates_error: gen.candidatesError,
-    split_error: gen.splitError,
+    split_error: gen.splitFailed?.error ?? gen.splitError,
+    split_given_up: gen.splitFailed !== null,
     idle: gen.idle,
     last_reserve_power: gen.lastReserve && reserveCheckPower(gen.lastReserve),
     failing: gen.failing && {

@@ -22,6 +22,7 @@ import {
   isTeacherReport,
 } from '../report-shapes.js';
 import { reserveCheck } from '../reserve-check.js';
+import { isSplitFailedRow, SPLIT_FAILED_MEMO } from '../split-failure.js';
 import { teacherBuild } from '../teacher-build.js';
 import { trainingRun, type TrainingRunInput } from '../training-run.js';
 import { decode, EventType, isoTime, type HistoryEvent } from './events.js';
@@ -130,6 +131,12 @@ function generationEvent(event: HistoryEvent, index: number, lookups: RunLookups
       if (request?.name !== advanceUpdate.name) return null;
       return { kind: 'advance', reason: foldedAdvanceReason(decode(request.args?.payloads), bounds) };
     }
+    case EventType.propertiesModified: {
+      // The memo a given-up split writes holds its row (patch split-gives-up); other memo changes hold none.
+      const fields = event.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields;
+      const row = fields?.[SPLIT_FAILED_MEMO] ? decode([fields[SPLIT_FAILED_MEMO]]) : undefined;
+      return isSplitFailedRow(row) ? { kind: 'split-failed', row } : null;
+    }
     default:
       return null;
   }
@@ -161,6 +168,7 @@ export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunH
 function handlingOf(event: HistoryEvent | undefined): Handling {
   switch (event?.eventType) {
     case EventType.childInitiated:
+    case EventType.propertiesModified:
       return 'command';
     case EventType.signaled:
       return 'message';
