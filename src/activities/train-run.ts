@@ -9,7 +9,7 @@ import { appendLogLine } from './support/reports.js';
 import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type ResumePoint } from './support/run-dir.js';
 import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
-import { returnCode } from './support/subprocess.js';
+import { returnCode, type StepGpuUse } from './support/subprocess.js';
 import type { TrainInput, TrainOutcome } from './types.js';
 
 /**
@@ -70,10 +70,12 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   });
   const train_rc = returnCode(result);
   const common = { train_rc, epochs_run: await epochsRun(dir), started };
+  // After the seed's fields (a run row keeps their order): what the trainer used of its GPU lane.
+  const gpu = gpuFields(result.gpu);
   if (result.stalled) {
     const hung = `no progress for ${noProgress} (loop.yaml timeouts.no_progress): no new output in its log or run directory; killed`;
     await appendLogLine(log, `train: ${hung}`).catch(() => undefined);
-    return failed(common, `${hung}; see ${log}`);
+    return { ...failed(common, `${hung}; see ${log}`), ...gpu };
   }
   if (train_rc === 0) {
     try {
@@ -85,12 +87,16 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
         error: null,
         finished: new Date().toISOString(),
         selected: await selectedCheckpoint(dir),
+        ...gpu,
       };
     } catch (error) {
-      return failed(
-        common,
-        `checkpoints could not be collected: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      return {
+        ...failed(
+          common,
+          `checkpoints could not be collected: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+        ...gpu,
+      };
     }
   }
   if (train_rc === 1 && (await logContains(log, result.logStart, input.noCheckpointMarker))) {
@@ -101,9 +107,16 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
       error: null,
       finished: new Date().toISOString(),
       selected: null,
+      ...gpu,
     };
   }
-  return failed(common, `trainer ended with ${describeEnd(result)}; see ${log}`);
+  return { ...failed(common, `trainer ended with ${describeEnd(result)}; see ${log}`), ...gpu };
+}
+
+/** What the trainer used of its GPU lane, as run row fields: its seconds, and its peak when nvidia-smi listed its processes. */
+function gpuFields(gpu: StepGpuUse | undefined): Pick<TrainOutcome, 'gpu_seconds' | 'gpu_peak_mib'> {
+  if (gpu === undefined) return {};
+  return { gpu_seconds: gpu.seconds, ...(gpu.peakMiB > 0 ? { gpu_peak_mib: gpu.peakMiB } : {}) };
 }
 
 function failed(common: Pick<TrainOutcome, 'train_rc' | 'epochs_run' | 'started'>, error: string): TrainOutcome {

@@ -81,6 +81,9 @@ export interface TrainOutcome {
   readonly error: string | null;
   readonly started: string;
   readonly finished: string;
+  /** On a GPU lane: the trainer's time and the most memory its processes held (run row fields). */
+  readonly gpu_seconds?: number;
+  readonly gpu_peak_mib?: number;
   readonly selected: {
     readonly checkpoint: string;
     readonly falseNegatives: number | null;

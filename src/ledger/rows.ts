@@ -38,6 +38,10 @@ export interface RunRow {
   readonly checkpoints: string[];
   readonly error: string | null;
   readonly members?: readonly unknown[];
+  /** Not a seed field: how long its trainer ran on a GPU lane, in seconds (absent on CPU lanes and older rows). */
+  readonly gpu_seconds?: number;
+  /** Not a seed field: the most GPU memory its trainer's processes were seen holding at once, in MiB (absent when nvidia-smi listed none). */
+  readonly gpu_peak_mib?: number;
 }
 
 /** The champion changed. */

@@ -7,6 +7,7 @@ import { durationMs } from '../config/duration.js';
 import { laneQueue } from '../config/lanes.js';
 import { DEFAULT_KILL_GRACE } from '../config/loop-config.js';
 import { readGpuMemory, type GpuReading } from './gpu-memory.js';
+import { LaneSteps } from './lane-steps.js';
 import { memoryGuardSlots } from './memory-guard.js';
 import { DEFAULT_MIN_FREE_PIDS, readPidsLimit, type PidsReading } from './pids-limit.js';
 
@@ -26,6 +27,8 @@ export interface LaneWorkerOptions {
   readonly cpu?: boolean;
   /** How the memory guard reads the device (tests pass a fake nvidia-smi). */
   readonly readGpu?: () => Promise<GpuReading>;
+  /** How often the guard reads the device while it waits or its jobs run (default 5 s). */
+  readonly gpuPollMs?: number;
   /** How the pids guard reads the cgroup (tests pass fake cgroup files). */
   readonly readPids?: () => Promise<PidsReading>;
   readonly log?: (message: string) => void;
@@ -68,10 +71,13 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
         running -= 1;
       }
     };
+  // A GPU lane knows its running steps, so its guard can tell what each holds of the device.
+  const steps = options.cpu ? undefined : new LaneSteps();
   const jobs = createLaneActivities({
     env: { CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) },
     killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     stopping: stopping.signal,
+    ...(steps ? { steps } : {}),
   });
   const worker = await Worker.create({
     connection: options.connection,
@@ -98,6 +104,8 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
       activityTaskSlotSupplier: memoryGuardSlots({
         slots: options.slots,
         minFreeGiB: options.minFreeGiB,
+        ...(steps ? { steps } : {}),
+        ...(options.gpuPollMs === undefined ? {} : { pollMs: options.gpuPollMs }),
         read: options.cpu
           ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' })
           : (options.readGpu ?? (() => readGpuMemory(options.device))),

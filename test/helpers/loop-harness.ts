@@ -13,6 +13,7 @@ import type { GenerationResult } from '../../src/workflows/generation.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
 import { stateQuery } from '../../src/workflows/messages.js';
+import type { GpuReading } from '../../src/workers/gpu-memory.js';
 import { createLaneWorker, type LaneWorker } from '../../src/workers/lane-worker.js';
 import { createOrchestratorWorker } from '../../src/workers/orchestrator-worker.js';
 import { createPackageWorker } from '../../src/workers/package-worker.js';
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   readonly base?: Record<string, unknown>;
   readonly dynamicConfig?: Record<string, unknown>;
   readonly items?: number;
+  /** The lanes' device as their memory guard reads it (default: no GPU), and how often it reads. */
+  readonly gpu?: { readonly read: () => Promise<GpuReading>; readonly pollMs: number };
 }
 
 /** A real dev server, real workers in this process, and a loop folder with the fixture stack. */
@@ -175,7 +178,8 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
       device,
       slots: 1,
       minFreeGiB: 0,
-      readGpu: () => Promise.resolve({ kind: 'no-gpu', reason: 'test' }),
+      readGpu: options.gpu?.read ?? (() => Promise.resolve({ kind: 'no-gpu', reason: 'test' })),
+      ...(options.gpu ? { gpuPollMs: options.gpu.pollMs } : {}),
     });
     workers.push(lane.worker);
     laneWorkers.push(lane);

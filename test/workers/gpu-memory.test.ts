@@ -2,7 +2,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { hasRoom, parseGpuMemory, readGpuMemory } from '../../src/workers/gpu-memory.js';
+import { hasRoom, parseComputeApps, parseGpuMemory, readGpuMemory } from '../../src/workers/gpu-memory.js';
 import { tempDir } from '../helpers/files-and-errors.js';
 
 const fixtures = fileURLToPath(new URL('../fixtures/nvidia-smi/', import.meta.url));
@@ -59,5 +59,51 @@ describe('readGpuMemory', () => {
     const reading = await readGpuMemory(3, smi);
     expect(reading).toEqual({ kind: 'error', reason: expect.stringContaining('No devices were found') as unknown });
     expect(hasRoom(reading, 0)).toBe(false);
+  });
+});
+
+describe('parseComputeApps', () => {
+  it("reads the processes on the device and what each holds (torch-alloc.txt's process, as the guard queries it)", async () => {
+    // torch-alloc.txt was captured with a header and units: `425, python3, 20998 MiB`.
+    const capture = await readFile(path.join(fixtures, 'torch-alloc.txt'), 'utf8');
+    const [, pid, mib] = /^(\d+), python3, (\d+) MiB$/m.exec(capture) ?? [];
+    expect(parseComputeApps(`${pid}, ${mib}\n`)).toEqual([{ pid: 425, usedMiB: 20998 }]);
+    expect(parseComputeApps('425, 20998\n731, 1024\n')).toEqual([
+      { pid: 425, usedMiB: 20998 },
+      { pid: 731, usedMiB: 1024 },
+    ]);
+  });
+
+  it('reads no processes from empty output, and leaves out one whose memory nvidia-smi cannot say', () => {
+    expect(parseComputeApps('')).toEqual([]);
+    expect(parseComputeApps('425, [N/A]\n731, 1024\n')).toEqual([{ pid: 731, usedMiB: 1024 }]);
+  });
+
+  it('refuses output it does not know rather than misreading it', () => {
+    expect(() => parseComputeApps('425, python3, 20998 MiB')).toThrow(/unexpected nvidia-smi line/);
+    expect(() => parseComputeApps('pid, used_memory [MiB]')).toThrow(/unexpected nvidia-smi line/);
+  });
+});
+
+describe('readGpuMemory with the processes on the device', () => {
+  it('reads the device and, with a second query, its processes', async () => {
+    const file = path.join(await tempDir(), 'nvidia-smi');
+    await writeFile(
+      file,
+      '#!/bin/sh\ncase "$1" in\n  --query-compute-apps=*) echo "425, 20998" ;;\n  *) echo "0, 143771, 21007, 122150" ;;\nesac\n',
+    );
+    await chmod(file, 0o755);
+    expect(await readGpuMemory(0, file)).toEqual({
+      kind: 'gpu',
+      memory: { index: 0, totalMiB: 143771, usedMiB: 21007, freeMiB: 122150 },
+      processes: [{ pid: 425, usedMiB: 20998 }],
+    });
+  });
+
+  it('reads the device alone when nvidia-smi cannot list its processes (nothing is attributed then)', async () => {
+    const smi = await fakeNvidiaSmi('0, 143771, 0, 143156');
+    const reading = await readGpuMemory(0, smi);
+    expect(reading).toEqual({ kind: 'gpu', memory: { index: 0, totalMiB: 143771, usedMiB: 0, freeMiB: 143156 } });
+    expect(reading.kind === 'gpu' && 'processes' in reading).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { parseGpuMemory, type GpuReading } from '../../src/workers/gpu-memory.js';
+import { parseGpuMemory, type GpuProcess, type GpuReading } from '../../src/workers/gpu-memory.js';
+import { LaneSteps } from '../../src/workers/lane-steps.js';
 import { memoryGuardSlots } from '../../src/workers/memory-guard.js';
 
 const gpu = (freeMiB: number): GpuReading => ({
@@ -164,6 +165,93 @@ describe('memoryGuardSlots on the recorded H200 (139.8 GiB free)', () => {
     expect(granted()).toBe(0);
     guard.releaseSlot({ permit: {}, slotInfo: undefined });
     await expect.poll(granted).toBe(1);
+  });
+});
+
+describe('memoryGuardSlots with the steps of its jobs (per-process memory from nvidia-smi)', () => {
+  // torch-alloc.txt: one process (pid 425) allocated 20 GiB; free went from 143153 to 122150 MiB.
+  async function afterTorchAlloc(processes: readonly GpuProcess[]): Promise<GpuReading> {
+    const capture = await readFile(new URL('../fixtures/nvidia-smi/torch-alloc.txt', import.meta.url), 'utf8');
+    const [line] = [...capture.matchAll(/^after 20 GiB: (.*)$/gm)].map((match) => match[1] ?? '');
+    return { kind: 'gpu', memory: parseGpuMemory(line ?? '')[0]!, processes };
+  }
+  const marks = (pids: Record<number, string>) => (pid: number) => pids[pid] ?? null;
+
+  it("counts a running job's allocated memory once: it holds only its need less what its processes hold", async () => {
+    // 119.3 GiB free. The first job needs 60 and holds 20.5: it may take 39.5 more, which leaves 79.8 for a second.
+    const reading = await afterTorchAlloc([{ pid: 425, usedMiB: 20998 }]);
+    const steps = new LaneSteps();
+    const messages: string[] = [];
+    const guard = memoryGuardSlots({
+      slots: 2,
+      minFreeGiB: 60,
+      read: () => Promise.resolve(reading),
+      steps,
+      markOf: marks({ 425: 'job-1' }),
+      pollMs: 5,
+      log: (m) => messages.push(m),
+    });
+    const abort = new AbortController();
+    await guard.reserveSlot(context, abort.signal);
+    steps.started('job-1');
+    const { granted } = await race(guard, 1, abort.signal);
+    await settlesAt(granted, 1);
+    expect(messages).toEqual([]);
+    abort.abort();
+  });
+
+  it('keeps the whole need of a job whose processes nvidia-smi does not list (as without steps)', async () => {
+    const reading = await afterTorchAlloc([{ pid: 425, usedMiB: 20998 }]);
+    const steps = new LaneSteps();
+    const messages: string[] = [];
+    const guard = memoryGuardSlots({
+      slots: 2,
+      minFreeGiB: 60,
+      read: () => Promise.resolve(reading),
+      steps,
+      // pid 425 belongs to no step of this lane (another program, or another PID namespace).
+      markOf: marks({}),
+      pollMs: 5,
+      log: (m) => messages.push(m),
+    });
+    const abort = new AbortController();
+    await guard.reserveSlot(context, abort.signal);
+    steps.started('job-1');
+    const { granted } = await race(guard, 1, abort.signal);
+    expect(granted()).toBe(0);
+    expect(messages).toEqual([
+      'waiting for GPU memory: device 0 has 119.3 GiB free, 60 GiB of it held by 1 job this lane took, a job needs 60 GiB',
+    ]);
+    abort.abort();
+  });
+
+  it('keeps room for a job to grow back to the most it was seen holding, when that is more than its need', async () => {
+    // Seen holding 115 GiB (24.8 GiB free): no room. Then down to 20.5 GiB (119.3 free): it may take
+    // 94.5 again, so still no room for 30 more; with its need (30) alone there would be.
+    const holding = (usedMiB: number) => ({ ...gpu(143771 - 618 - usedMiB), processes: [{ pid: 425, usedMiB }] });
+    let reading: GpuReading = holding(0);
+    const steps = new LaneSteps();
+    const guard = memoryGuardSlots({
+      slots: 2,
+      minFreeGiB: 30,
+      read: () => Promise.resolve(reading),
+      steps,
+      markOf: marks({ 425: 'job-1' }),
+      pollMs: 5,
+    });
+    const abort = new AbortController();
+    await guard.reserveSlot(context, abort.signal);
+    steps.started('job-1');
+    reading = holding(115 * 1024);
+    const { granted } = await race(guard, 1, abort.signal, 30);
+    expect(granted()).toBe(0);
+    reading = holding(20998);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(granted()).toBe(0);
+    expect(steps.ended('job-1')).toEqual({ peakMiB: 115 * 1024, seconds: expect.any(Number) as number });
+    guard.releaseSlot({ permit: {}, slotInfo: undefined });
+    await settlesAt(granted, 1);
+    abort.abort();
   });
 });
 

@@ -1,3 +1,4 @@
 // Types of step-survivors.mjs for the TypeScript side (runStep).
 export declare const STEP_MARK: 'CHAMPION_LOOP_STEP';
-export declare function killMarked(mark: string): { pid: number; command: string }[];
+export declare function killMarked(mark: string, group?: number): { pid: number; command: string }[];
+export declare function stepMarkOf(pid: number): string | null;

@@ -14,12 +14,31 @@ import process from 'node:process';
 export const STEP_MARK = 'CHAMPION_LOOP_STEP';
 
 /**
+ * The process group of a process, from /proc/<pid>/stat (its fifth field, after the command in
+ * parentheses); null when it cannot be read.
+ * @param {number} pid
+ * @returns {number | null}
+ */
+function processGroupOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+    return Number.isSafeInteger(pgrp) ? pgrp : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * SIGKILL every process (of this user) whose environment holds STEP_MARK=`mark`; returns them.
- * Without /proc (not Linux) nothing is found.
+ * Members of process group `group` are left out: the group's own SIGKILL has them, though a busy
+ * box may not have ended them yet, and they did not leave the group. Without /proc (not Linux)
+ * nothing is found.
  * @param {string} mark
+ * @param {number} [group]
  * @returns {{ pid: number; command: string }[]}
  */
-export function killMarked(mark) {
+export function killMarked(mark, group) {
   const wanted = `${STEP_MARK}=${mark}`;
   /** @type {{ pid: number; command: string }[]} */
   const killed = [];
@@ -34,6 +53,7 @@ export function killMarked(mark) {
     if (!Number.isSafeInteger(pid) || pid <= 1 || pid === process.pid) continue;
     try {
       if (!readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(wanted)) continue;
+      if (group !== undefined && processGroupOf(pid) === group) continue;
       const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
       process.kill(pid, 'SIGKILL');
       killed.push({ pid, command });
@@ -42,4 +62,22 @@ export function killMarked(mark) {
     }
   }
   return killed;
+}
+
+/**
+ * The mark of the step a process belongs to (the value of its STEP_MARK), or null: not a step's,
+ * gone, another user's, or no /proc. The memory guard uses it to attribute GPU memory to steps.
+ * @param {number} pid
+ * @returns {string | null}
+ */
+export function stepMarkOf(pid) {
+  const prefix = `${STEP_MARK}=`;
+  try {
+    const entry = readFileSync(`/proc/${pid}/environ`, 'latin1')
+      .split('\0')
+      .find((variable) => variable.startsWith(prefix));
+    return entry === undefined ? null : entry.slice(prefix.length);
+  } catch {
+    return null;
+  }
 }

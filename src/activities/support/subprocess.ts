@@ -62,6 +62,20 @@ export interface StepResult {
   readonly logStart: number;
   /** Killed because nothing it wrote changed for `progress.quietMs`. */
   readonly stalled: boolean;
+  /** What it used of its lane's GPU, when it ran on a lane that watches its device. */
+  readonly gpu?: StepGpuUse;
+}
+
+/** What one step used of its lane's GPU: the most memory its processes held at once (as sampled) and how long it ran. */
+export interface StepGpuUse {
+  readonly peakMiB: number;
+  readonly seconds: number;
+}
+
+/** A lane's record of the steps running on it, for its memory guard (src/workers/lane-steps.ts). */
+export interface StepRegistry {
+  started(mark: string): void;
+  ended(mark: string): StepGpuUse | null;
 }
 
 let subprocessEnv: Readonly<Record<string, string>> = {};
@@ -74,6 +88,8 @@ export interface StepScope {
   readonly killGraceMs?: number;
   /** Aborted when the lane worker stops at once (SIGTERM): every step's group is stopped as on cancellation. */
   readonly stopping?: AbortSignal;
+  /** Told of every step that starts and ends (by its mark), so the lane can attribute its device's memory. */
+  readonly steps?: StepRegistry;
 }
 
 const scoped = new AsyncLocalStorage<StepScope>();
@@ -144,7 +160,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   const killGraceMs = options.killGraceMs ?? scope?.killGraceMs;
   const scopedOptions = { ...options, signal, ...(killGraceMs === undefined ? {} : { killGraceMs }) };
   throwIfAborted(signal);
-  return runInGroup(scopedOptions, env, await writeLogHeader(options));
+  return runInGroup(scopedOptions, env, await writeLogHeader(options), scope?.steps);
 }
 
 /** Appends one line naming the step and its command; returns where the command's output will begin. */
@@ -186,7 +202,12 @@ function spawnInGroup(program: string, args: readonly string[], options: RunStep
 /** Steps started by this process: with its pid and the time, each step's mark is its own. */
 let stepsStarted = 0;
 
-async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logStart: number): Promise<StepResult> {
+async function runInGroup(
+  options: RunStepOptions,
+  env: NodeJS.ProcessEnv,
+  logStart: number,
+  steps: StepRegistry | undefined,
+): Promise<StepResult> {
   const [program = '', ...args] = options.command;
   const startedMs = Date.now();
   const started = new Date(startedMs).toISOString();
@@ -197,8 +218,10 @@ async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
   // In the same tick as the spawn: from here on the group dies with this process, however it ends.
   if (pgid !== undefined) {
     watchGroup(pgid, mark);
+    steps?.started(mark);
     options.onStart?.({ pid: pgid, pgid });
   }
+  let gpu: StepGpuUse | null = null;
 
   const beat = (): void => {
     if (pgid === undefined) return;
@@ -246,8 +269,9 @@ async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
       // What the command left running (its own children) goes with its group, and so does what
       // left the group (setsid) but carries the step's mark; the log says who that was.
       signalGroup(pgid, 'SIGKILL');
-      const survivors = killMarked(mark);
+      const survivors = killMarked(mark, pgid);
       releaseGroup(pgid);
+      gpu = steps?.ended(mark) ?? null;
       if (survivors.length > 0) {
         const who = survivors.map((survivor) => `pid ${survivor.pid} (${survivor.command})`).join(', ');
         await appendFile(
@@ -272,8 +296,11 @@ async function runInGroup(options: RunStepOptions, env: NodeJS.ProcessEnv, logSt
       finished,
       logStart,
       stalled,
+      ...(gpu ? { gpu } : {}),
     };
   } finally {
+    // A step that ended by an abort or an error is off the lane's books too (a second call is a no-op).
+    if (pgid !== undefined && gpu === null) steps?.ended(mark);
     ended = true;
     clearInterval(heartbeats);
     clearInterval(progressChecks);

@@ -13,6 +13,8 @@ import {
   withStepScope,
   type StepHeartbeat,
 } from '../../../src/activities/support/subprocess.js';
+import { stepMarkOf } from '../../../src/activities/support/step-survivors.mjs';
+import { LaneSteps } from '../../../src/workers/lane-steps.js';
 import { alive, fixtureLoop } from '../fixture-loop.js';
 
 const PARENT = fileURLToPath(new URL('./guarded-parent.ts', import.meta.url));
@@ -179,6 +181,55 @@ describe('runStep', () => {
     expect(alive(pid)).toBe(false);
     // The SIGKILL reaches every member at once; the last ones may take a moment to be gone.
     await expect.poll(() => alive(-pgid), { timeout: 5_000, message: 'the group is alive' }).toBe(false);
+  });
+
+  it("tells its lane's steps when a step starts and ends, by the mark /proc shows on its processes (and its setsid helper's)", async () => {
+    const { dir, log } = await scratch();
+    const steps = new LaneSteps();
+    steps.sawDevice();
+    const seen: { started: string[]; pid: number | null } = { started: [], pid: null };
+    const registry = {
+      started: (mark: string) => {
+        seen.started.push(mark);
+        steps.started(mark);
+      },
+      ended: (mark: string) => steps.ended(mark),
+    };
+    const running = withStepScope({ env: {}, steps: registry }, () =>
+      runStep({
+        step: 'train',
+        // A helper that leaves the group (setsid), then the step itself runs a while.
+        command: ['sh', '-c', `${DAEMON} 5; sleep 1`],
+        cwd: dir,
+        log,
+        onStart: ({ pid }) => {
+          seen.pid = pid;
+        },
+      }),
+    );
+    await expect.poll(() => seen.pid, { timeout: 10_000 }).not.toBeNull();
+    expect(seen.started).toHaveLength(1);
+    // Once the command runs (a forked child shows its parent's environment until it execs).
+    await expect.poll(() => stepMarkOf(seen.pid ?? 0), { timeout: 5_000 }).toBe(seen.started[0]);
+    const result = await running;
+    expect(result.gpu).toEqual({ peakMiB: 0, seconds: expect.any(Number) as number });
+    expect(result.gpu?.seconds).toBeGreaterThanOrEqual(0.9);
+    expect(steps.count).toBe(0);
+    // The helper carried the same mark (it was killed at the step's end, so read it from the log).
+    expect(await readFile(log, 'utf8')).toMatch(/killed 1 process .* outside its process group/);
+  });
+
+  it('takes a stopped step off its lane too', async () => {
+    const { dir, log } = await scratch();
+    const steps = new LaneSteps();
+    const abort = new AbortController();
+    const running = withStepScope({ env: {}, steps }, () =>
+      runStep({ step: 'train', command: ['sleep', '30'], cwd: dir, log, signal: abort.signal, killGraceMs: 100 }),
+    );
+    await expect.poll(() => steps.count, { timeout: 10_000 }).toBe(1);
+    abort.abort(new Error('cancelled'));
+    await rejection(running);
+    expect(steps.count).toBe(0);
   });
 
   it("stops the steps of a lane's scope when the lane stops: SIGTERM, then SIGKILL only after the lane's kill grace", async () => {

@@ -1,0 +1,77 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STEP_MARK } from '../../src/activities/support/step-survivors.mjs';
+import type { GpuProcess, GpuReading } from '../../src/workers/gpu-memory.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopSignal } from '../../src/workflows/messages.js';
+import { rowsOf } from '../helpers/loop-checks.js';
+import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+
+// Issue 26, item 4: a GPU lane's run rows say what their trainer used of the device. The device
+// is simulated the way nvidia-smi would list it: every process of a running step (the processes
+// carrying its mark, as /proc shows them) holds 1234 MiB of an H200.
+
+const PER_PROCESS_MIB = 1234;
+
+function stepProcesses(): GpuProcess[] {
+  const processes: GpuProcess[] = [];
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isSafeInteger(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, 'latin1').includes(`${STEP_MARK}=`))
+        processes.push({ pid, usedMiB: PER_PROCESS_MIB });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return processes;
+}
+
+function simulatedH200(): Promise<GpuReading> {
+  const processes = stepProcesses();
+  const usedMiB = 618 + processes.length * PER_PROCESS_MIB;
+  return Promise.resolve({
+    kind: 'gpu',
+    memory: { index: 0, totalMiB: 143771, usedMiB, freeMiB: 143771 - usedMiB },
+    processes,
+  });
+}
+
+describe('GPU time on run rows', () => {
+  let harness: LoopHarness;
+
+  beforeAll(async () => {
+    harness = await createLoopHarness({
+      // Each epoch takes 400 ms: the guard (reading every 100 ms) sees the trainer hold its memory.
+      candidates: [{ name: 'a', overrides: { fixture_sleep_ms: 400 } }],
+      lanes: 1,
+      gpu: { read: simulatedH200, pollMs: 100 },
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.dispose();
+  });
+
+  it("records each trained run's GPU seconds and the most memory its trainer's processes held", async () => {
+    await harness.startWith('gpu-time');
+    await harness.waitFor('gpu-time', (view) => view.test_evals >= 3, 120_000);
+    await harness.client.workflow.getHandle(loopWorkflowId('gpu-time')).signal(stopSignal);
+    await harness.result('gpu-time');
+    const runs = rowsOf((await harness.ledger('gpu-time')).rows, 'run').filter((run) => run.status === 'trained');
+    expect(runs.length).toBeGreaterThanOrEqual(1);
+    for (const run of runs) {
+      // Three epochs of at least 400 ms each.
+      expect(run.gpu_seconds).toBeGreaterThanOrEqual(1.2);
+      expect(run.gpu_seconds).toBeLessThan(120);
+      expect(run.gpu_peak_mib).toBeGreaterThanOrEqual(PER_PROCESS_MIB);
+      expect((run.gpu_peak_mib ?? 0) % PER_PROCESS_MIB).toBe(0);
+      // Seed fields first, in the seed's order; the new ones after them.
+      expect(Object.keys(run).slice(-2)).toEqual(['gpu_seconds', 'gpu_peak_mib']);
+    }
+    console.log(
+      `GPU time on run rows: ${runs.length} runs, ${runs.map((run) => `${run.gpu_seconds} s / ${run.gpu_peak_mib} MiB`).join(', ')}`,
+    );
+  });
+});
