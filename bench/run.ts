@@ -16,6 +16,7 @@ import { runHistory } from './sections/history.js';
 import { runGrowth } from './sections/growth.js';
 import { runFleet } from './sections/fleet.js';
 import { runLedgerCopy } from './sections/ledger-copy.js';
+import { runPacking } from './sections/packing.js';
 import { runUtilisation } from './sections/utilisation.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -102,6 +103,7 @@ if (options.sections.includes('history')) await section('history', () => runHist
 if (options.sections.includes('ledger-copy')) await section('ledger-copy', () => runLedgerCopy(ctx));
 if (options.sections.includes('growth')) await section('growth', () => runGrowth(ctx));
 if (options.sections.includes('fleet')) await section('fleet', () => runFleet(ctx));
+if (options.sections.includes('packing')) await section('packing', () => Promise.resolve(runPacking(ctx)));
 
 const calibrationAtEnd = calibrate();
 log(describeCalibration('machine at the end', calibrationAtEnd));
@@ -136,6 +138,7 @@ const order = [
   'ledger-copy',
   'growth',
   'fleet',
+  'packing',
 ];
 const rank = (f: Figure) => {
   const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);

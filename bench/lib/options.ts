@@ -2,7 +2,7 @@
 // with a flag (`--history-runs 1000`) or its variable (BENCH_HISTORY_RUNS=1000); a flag wins.
 import { Command, CommanderError, Option } from 'commander';
 
-const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy', 'growth', 'fleet'] as const;
+const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy', 'growth', 'fleet', 'packing'] as const;
 type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {
@@ -39,6 +39,8 @@ export interface BenchOptions {
   readonly fleetJobMs: readonly [number, number];
   /** Fleet ceiling search: job ranges (ms), ever shorter, run on the largest size until dispatch p99 passes 1 s. */
   readonly fleetSteps: readonly (readonly [number, number])[];
+  /** Packing: rounds of the simulated trace (8 candidates of 6 to 45 GiB a round). */
+  readonly packingRounds: number;
   readonly out: string;
   readonly keep: boolean;
 }
@@ -110,6 +112,12 @@ const SPECS: Record<string, Spec> = {
     quick: '2000-4000,500-1500',
     full: '6000-12000,4500-9500,3500-7500,2000-6000,1000-3000',
     help: 'fleet ceiling search: job ranges MIN-MAX (ms), shortest last',
+  },
+  packingRounds: {
+    flag: 'packing-rounds',
+    quick: '25',
+    full: '25',
+    help: 'packing: rounds of the simulated trace (8 jobs a round)',
   },
   out: {
     flag: 'out',
@@ -212,6 +220,7 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     historyCanEvents:
       get('historyCanEvents') === 'default' ? null : positiveInt(get('historyCanEvents'), 'history-can-events'),
     statusCalls: positiveInt(get('statusCalls'), 'status-calls'),
+    packingRounds: positiveInt(get('packingRounds'), 'packing-rounds'),
     growthSizes: get('growthSizes')
       .split(',')
       .filter((text) => text.trim() !== '')

@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { packingTrace, simulatePacking, type Card, type PackingJob } from '../../bench/lib/packing.js';
+
+const card: Card = { name: 'test card', totalMiB: 100 * 1024, idleUsedMiB: 0 };
+const job = (peakGiB: number, minutes = 10, rampS = 60): PackingJob => ({
+  candidate: `c${peakGiB}`,
+  peakMiB: peakGiB * 1024,
+  durationMs: minutes * 60_000,
+  rampMs: rampS * 1000,
+});
+
+describe('the packing simulation', () => {
+  it('runs jobs that fit together at once under every policy that knows their needs', () => {
+    const trace = [job(20), job(20), job(20), job(20)];
+    const oracle = simulatePacking(trace, card, { kind: 'oracle' }, 16);
+    expect(oracle).toMatchObject({ jobs: 4, maxJobs: 4, ooms: 0 });
+    expect(oracle.makespanMs).toBe(10 * 60_000);
+    const lane = simulatePacking(trace, card, { kind: 'guard', needGiB: 20, pollMs: 5_000 }, 16);
+    expect(lane).toMatchObject({ maxJobs: 4, ooms: 0 });
+  });
+
+  it("counts a job's memory once in the lane: when a job ends, the next starts in the room it left", () => {
+    // Needs of 30 on 100, each job holding all of it at once: three run; when the short one ends
+    // the fourth fits (100 - 2 x 30 held). Counting need and use both (100 - 60 used - 60 needed),
+    // the lane would wait for the long ones to end.
+    const trace = [job(30, 1, 0), job(30, 10, 0), job(30, 10, 0), job(30, 10, 0)];
+    const lane = simulatePacking(trace, card, { kind: 'guard', needGiB: 30, pollMs: 5_000 }, 16);
+    expect(lane).toMatchObject({ maxJobs: 3, ooms: 0 });
+    expect(lane.makespanMs).toBeLessThanOrEqual(11 * 60_000 + 5_000);
+  });
+
+  it("OOMs under the seed's policy when jobs grow past what was free at their launch, never in the lane with a need that covers them", () => {
+    // 45 GiB jobs ramping for 5 minutes: after the 30 s gap the first holds only part of its peak.
+    const trace = Array.from({ length: 6 }, () => job(45, 20, 300));
+    const seed = simulatePacking(
+      trace,
+      card,
+      { kind: 'seed', minFreeGiB: 30, pollMs: 30_000, launchGapMs: 30_000 },
+      16,
+    );
+    expect(seed.ooms).toBeGreaterThan(0);
+    const lane = simulatePacking(trace, card, { kind: 'guard', needGiB: 45, pollMs: 5_000 }, 16);
+    expect(lane.ooms).toBe(0);
+    expect(lane.maxJobs).toBe(2);
+  });
+
+  it('learns per-candidate needs from the peaks earlier runs held', () => {
+    const trace = Array.from({ length: 12 }, () => job(10, 10, 30));
+    const fixed = simulatePacking(trace, card, { kind: 'guard', needGiB: 45, pollMs: 5_000 }, 16);
+    const learned = simulatePacking(
+      trace,
+      card,
+      { kind: 'guard', needGiB: 45, pollMs: 5_000, learned: { margin: 1.1 } },
+      16,
+    );
+    expect(learned.ooms).toBe(0);
+    expect(learned.meanJobs).toBeGreaterThan(fixed.meanJobs);
+    expect(learned.makespanMs).toBeLessThan(fixed.makespanMs);
+  });
+
+  it('draws the same trace for the same seed: eight candidates a round, peaks 6 to 45 GiB', () => {
+    const trace = packingTrace(25, 8);
+    expect(trace).toHaveLength(200);
+    expect(packingTrace(25, 8)).toEqual(trace);
+    const peaks = trace.map((entry) => entry.peakMiB / 1024);
+    expect(Math.min(...peaks)).toBeGreaterThanOrEqual(6 * 0.95);
+    expect(Math.max(...peaks)).toBeLessThanOrEqual(45);
+  });
+});
