@@ -151,8 +151,11 @@ export function simulatePacking(
           if (now.kind === 'gpu')
             for (const p of now.processes ?? []) used.set((running[p.pid] as Running).mark, p.usedMiB);
           steps.observe(used);
+          // The lane's slot supplier decides before it sees the job: room for the lane's need, and
+          // a job that needs more waits at its step's start for the rest.
           const next = queue[0] as PackingJob;
-          if (!hasRoom(now, (needOf(next) ?? needMiB) / 1024, steps.headroomMiB(used, needMiB) / 1024)) return;
+          if (!hasRoom(now, Math.max(needMiB, needOf(next) ?? 0) / 1024, steps.headroomMiB(used, needMiB) / 1024))
+            return;
           start(queue.shift() as PackingJob);
         }
         return;
