@@ -33,7 +33,8 @@ import { stopFileExists, stopFilePath } from '../activities/support/paths.js';
 
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
-  | { readonly kind: 'started'; readonly workflowId: string; readonly runId: string }
+  /** `incarnation`: a `start --fresh` of a loop that had history (2 and up). */
+  | { readonly kind: 'started'; readonly workflowId: string; readonly runId: string; readonly incarnation?: number }
   | {
       readonly kind: 'resumed';
       readonly workflowId: string;
@@ -80,11 +81,14 @@ export async function startLoop(
     );
   const resume: (Extract<Resumption, { kind: 'resume' }> & { notes?: string[] }) | null =
     resumption.kind === 'resume' && !options.fresh ? resumption : null;
+  const incarnation = options.fresh ? await freshIncarnation(client, loopId) : 1;
   try {
     const handle = await client.workflow.start(generation, {
       workflowId,
       taskQueue: ORCHESTRATOR_QUEUE,
-      args: [{ loopId, config, ...(resume ? { carry: resume.carry } : {}) }],
+      args: [
+        { loopId, config, ...(resume ? { carry: resume.carry } : {}), ...(incarnation > 1 ? { incarnation } : {}) },
+      ],
       typedSearchAttributes: [
         { key: LOOP_ID, value: loopId },
         { key: LOOP_KIND, value: 'generation' },
@@ -92,7 +96,13 @@ export async function startLoop(
       ],
       staticSummary: `champion loop ${loopId}`,
     });
-    if (!resume) return { kind: 'started', workflowId, runId: handle.firstExecutionRunId };
+    if (!resume)
+      return {
+        kind: 'started',
+        workflowId,
+        runId: handle.firstExecutionRunId,
+        ...(incarnation > 1 ? { incarnation } : {}),
+      };
     await redeliverReports(client, loopId, resume.carry);
     return {
       kind: 'resumed',
@@ -299,6 +309,31 @@ export async function stopLoop(client: Client, loopId: string, now: boolean, dea
     (handle) => handle.executeUpdate(now ? stopNowUpdate : stopUpdate),
     deadlineMs,
   );
+}
+
+/** The first event of the loop's latest run: how it was started (its input); null without history. */
+async function latestStartInput(client: Client, loopId: string): Promise<GenerationInput | null> {
+  try {
+    const { history } = await client.workflowService.getWorkflowExecutionHistory({
+      namespace: client.options.namespace,
+      execution: { workflowId: loopWorkflowId(loopId) },
+      maximumPageSize: 1,
+    });
+    const input = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    return input ? defaultPayloadConverter.fromPayload<GenerationInput>(input) : null;
+  } catch (error) {
+    if (error instanceof Error && /not found/i.test(error.message)) return null;
+    throw error;
+  }
+}
+
+/**
+ * The incarnation a `start --fresh` gives the loop: one more than its latest run's (history gone:
+ * 1, as its old children's histories are gone with it), so no child id of the old loop is used again.
+ */
+async function freshIncarnation(client: Client, loopId: string): Promise<number> {
+  const latest = await latestStartInput(client, loopId);
+  return latest === null ? 1 : (latest.carry?.incarnation ?? latest.incarnation ?? 1) + 1;
 }
 
 /**

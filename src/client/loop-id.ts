@@ -28,14 +28,15 @@ export function longestDerivedId(loopId: string): string {
   const ids = [
     loopWorkflowId(loopId),
     packagingWorkflowId(loopId),
-    trainingRunWorkflowId(loopId, big, big, candidate, big),
-    teacherBuildWorkflowId(loopId, big, big),
+    trainingRunWorkflowId(loopId, big, big, candidate, big, big),
+    teacherBuildWorkflowId(loopId, big, big, big),
     reserveCheckWorkflowId(
       loopId,
       big,
       runIdFor(big, big, candidate),
       `${'k'.repeat(FILE_NAME_MAX - 3)}.pt`,
       Number.MAX_SAFE_INTEGER,
+      big,
       big,
     ),
   ];

@@ -126,6 +126,10 @@ connectionOptions(
           console.log(
             `started loop ${loopId} (workflow ${outcome.workflowId}); watch it with: champion-loop status ${loopId}`,
           );
+          if (outcome.incarnation !== undefined)
+            console.log(
+              `note: a fresh start, the loop's incarnation ${outcome.incarnation}: its children's workflow ids carry /i${outcome.incarnation}, so none of the old loop's children is taken for one of its own`,
+            );
           break;
         case 'resumed':
           console.log(

@@ -47,7 +47,8 @@ export async function resumptionOf(client: Client, loopId: string, config: LoopC
   }
   return {
     kind: 'resume',
-    carry: await settleInFlight(client, { ...carry, stopping: false }),
+    // As a stop and start: a split the run had given up on is tried again.
+    carry: await settleInFlight(client, { ...carry, stopping: false, splitFailed: null }),
     from: `its last run, which was ${statusInWords(status)}`,
   };
 }

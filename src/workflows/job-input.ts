@@ -4,6 +4,8 @@ import type { LoopConfig } from '../config/loop-config.js';
 /** What every job's child workflow gets from its generation: who to report to, where it runs, how. */
 export interface JobInput {
   readonly loopId: string;
+  /** The loop's incarnation when past its first (`start --fresh`): its children's ids carry it (ids.ts). */
+  readonly incarnation?: number;
   /** The generation workflow's id; the report goes to whichever run of it is current. */
   readonly parentId: string;
   readonly jobId: string;

@@ -190,6 +190,43 @@ describe('commands that cannot run or misbehave', () => {
     console.log(`a split given up and resumed: 1 fault injected, ${rows.length} rows checked`);
   });
 
+  it('a loop cancelled while its split is built has not given the split up: started again, it builds it and trains', async () => {
+    const loopId = 'split-cancelled';
+    const building = path.join(harness.dir, `${loopId}.building`);
+    // Says it is building, then takes 3 s: the loop is cancelled meanwhile (`temporal workflow cancel`).
+    const splitGenerate = [
+      'sh',
+      '-c',
+      `touch '${building}'; sleep 3; exec "$@"`,
+      'sh',
+      ...FIXTURE_COMMANDS.split_generate,
+    ];
+    const settings = { saturation_evals: 1000, commands: commandsWith({ split_generate: splitGenerate }) };
+    await harness.startWith(loopId, settings);
+    await expect
+      .poll(
+        () =>
+          stat(building).then(
+            () => true,
+            () => false,
+          ),
+        { timeout: 60_000 },
+      )
+      .toBe(true);
+    const handle = harness.client.workflow.getHandle(loopWorkflowId(loopId));
+    await handle.cancel();
+    await expect.poll(async () => (await handle.describe()).status.name, { timeout: 30_000 }).toBe('CANCELLED');
+    const again = await harness.startWith(loopId, settings);
+    expect(again.kind).toBe('resumed');
+    const trained = await harness.waitFor(loopId, (view) => view.split_ready && view.test_evals >= 1, 90_000);
+    expect(trained.split_given_up).toBe(false);
+    await handle.signal(stopSignal);
+    await harness.result(loopId);
+    const { rows } = await harness.ledger(loopId);
+    expect(rowsOf(rows, 'split')).toEqual([]);
+    console.log(`a loop cancelled while its split is built: 1 fault injected, ${rows.length} rows checked`);
+  });
+
   it('an evaluator, split or package command that does not exist: failed evals, a split error the loop waits on, a package launch_failed; each names the command', async () => {
     const evaluatorMissing = runUntil(
       'evaluate-missing',

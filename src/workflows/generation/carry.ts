@@ -38,6 +38,8 @@ export interface GenerationCarry {
   readonly roundFailures: Readonly<Record<string, string | null>>;
   /** The split of this generation failed and is given up (its ledger row), until `resume` (patch split-gives-up). */
   readonly splitFailed: SplitRow | null;
+  /** Which start of the loop this is: 1, then one more for each `start --fresh` (children's ids carry it from 2 on). */
+  readonly incarnation: number;
 }
 
 export interface Failing {
@@ -53,6 +55,8 @@ export interface GenerationInput {
   readonly config: LoopConfig;
   /** Absent on the loop's very first start. */
   readonly carry?: GenerationCarry;
+  /** A first start after `start --fresh` (no carry): the loop's new incarnation (absent: 1). */
+  readonly incarnation?: number;
 }
 
 /** What a generation workflow returns when the loop stops: its last state, and how to resume it. */
@@ -77,7 +81,7 @@ export function freshGenerationPlans(): Pick<
 }
 
 /** The carry of a loop's very first run; also the defaults of fields an older carry lacks. */
-export function firstCarry(config: LoopConfig, started: string): GenerationCarry {
+export function firstCarry(config: LoopConfig, started: string, incarnation = 1): GenerationCarry {
   return {
     state: initialLoopState(),
     opening: generationRow(initialLoopState(), 'initial', config.base_seed, started),
@@ -94,6 +98,7 @@ export function firstCarry(config: LoopConfig, started: string): GenerationCarry
     failing: null,
     roundFailures: {},
     splitFailed: null,
+    incarnation,
   };
 }
 

@@ -49,7 +49,14 @@ type ChildStarts = {
 
 const childStarts: ChildStarts = {
   run: (gen, job, base, common) => {
-    const childId = trainingRunWorkflowId(gen.loopId, job.generation, job.round, job.candidate.name, job.attempt);
+    const childId = trainingRunWorkflowId(
+      gen.loopId,
+      job.generation,
+      job.round,
+      job.candidate.name,
+      job.attempt,
+      gen.incarnation,
+    );
     const runId = runIdFor(job.generation, job.round, job.candidate.name);
     const what = job.reportRun ? 'evaluate ensemble' : job.run ? 'evaluate' : 'train + evaluate';
     const handle = startChild(trainingRun, {
@@ -98,7 +105,7 @@ const childStarts: ChildStarts = {
     return { childId, handle };
   },
   teacher: (gen, job, base, common) => {
-    const childId = teacherBuildWorkflowId(gen.loopId, job.generation, job.attempt);
+    const childId = teacherBuildWorkflowId(gen.loopId, job.generation, job.attempt, gen.incarnation);
     const handle = startChild(teacherBuild, {
       ...common,
       workflowId: childId,
@@ -136,6 +143,7 @@ const childStarts: ChildStarts = {
       champion.checkpoint_name,
       job.testEvals,
       job.attempt,
+      gen.incarnation,
     );
     const handle = startChild(reserveCheck, {
       ...common,
@@ -199,6 +207,7 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
   const byCompletion = patched(REPORTS_BY_COMPLETION);
   const base: JobInput = {
     loopId: gen.loopId,
+    ...(gen.incarnation > 1 ? { incarnation: gen.incarnation } : {}),
     parentId: gen.selfId,
     jobId: job.jobId,
     lane,

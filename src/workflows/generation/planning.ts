@@ -2,6 +2,7 @@
 // ensembles, then the round queue, planning a round (re-reading the candidates) when it is empty.
 import {
   ApplicationFailure,
+  isCancellation,
   log,
   patched,
   upsertMemo,
@@ -193,6 +194,8 @@ export async function ensureSplit(gen: Generation, { split }: GenerationActiviti
     ).path;
     return true;
   } catch (error) {
+    // A cancellation (the loop cancelled by an operator) is not the split failing: it ends the run.
+    if (isCancellation(error) && patched(SPLIT_GIVES_UP)) throw error;
     gen.splitError = splitFailureText(error, gen.config.timeouts.split);
     if (patched(SPLIT_GIVES_UP)) {
       gen.splitFailed = splitFailedRow(gen.state.generation, splitSeed, gen.splitError, now());

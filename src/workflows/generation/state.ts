@@ -62,7 +62,7 @@ function pathsOf(config: LoopConfig): LoopPaths {
 /** This run's state from its input: the carry (fields an older carry lacks take their first values). */
 export function openGeneration(input: GenerationInput, started: string): Generation {
   const { loopId, config } = input;
-  const first = firstCarry(config, started);
+  const first = firstCarry(config, started, input.incarnation);
   const carry: GenerationCarry = { ...first, ...input.carry };
   // A rule other than dominance only under its patch id. Loops started before the rule existed
   // could not name one (loop.yaml refused the key), so the exporter's foldSettingsOf agrees.

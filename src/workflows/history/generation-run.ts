@@ -187,7 +187,14 @@ function untrainedRunOf(
   const plan = input?.plan;
   const run = plan ? untrainedRun({ ...plan, run: input.run, reportRun: input.reportRun ?? false }) : null;
   if (!plan || !run) return {};
-  const base = trainingRunWorkflowId(input.loopId, plan.generation, plan.round, plan.candidate.name, 1);
+  const base = trainingRunWorkflowId(
+    input.loopId,
+    plan.generation,
+    plan.round,
+    plan.candidate.name,
+    1,
+    input.incarnation,
+  );
   const attempt = workflowId === base ? 1 : Number(workflowId.slice(base.length + 1));
   return { run, attempt };
 }
