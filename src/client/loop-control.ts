@@ -24,7 +24,14 @@ import {
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
 import { NoSuchLoopError } from './no-such-loop.js';
-import { configQueues, latestRunConfig, loopQueues, queuesWithoutPoller, type LoopQueue } from './pollers.js';
+import {
+  configQueues,
+  latestRunConfig,
+  latestStartInput,
+  loopQueues,
+  queuesWithoutPoller,
+  type LoopQueue,
+} from './pollers.js';
 import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
 import { statusInWords } from './status-words.js';
 import { seedResumption } from './seed-carry.js';
@@ -309,22 +316,6 @@ export async function stopLoop(client: Client, loopId: string, now: boolean, dea
     (handle) => handle.executeUpdate(now ? stopNowUpdate : stopUpdate),
     deadlineMs,
   );
-}
-
-/** The first event of the loop's latest run: how it was started (its input); null without history. */
-async function latestStartInput(client: Client, loopId: string): Promise<GenerationInput | null> {
-  try {
-    const { history } = await client.workflowService.getWorkflowExecutionHistory({
-      namespace: client.options.namespace,
-      execution: { workflowId: loopWorkflowId(loopId) },
-      maximumPageSize: 1,
-    });
-    const input = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-    return input ? defaultPayloadConverter.fromPayload<GenerationInput>(input) : null;
-  } catch (error) {
-    if (error instanceof Error && /not found/i.test(error.message)) return null;
-    throw error;
-  }
 }
 
 /**

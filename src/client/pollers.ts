@@ -94,8 +94,8 @@ export async function queuesWithoutPoller(client: Client, queues: readonly LoopQ
   return queues.filter((_, index) => !polled[index]);
 }
 
-/** The loop.yaml the loop's latest run was started with (history's first event); null without history. */
-export async function latestRunConfig(client: Client, loopId: string): Promise<LoopConfig | null> {
+/** How the loop's latest run was started (history's first event: its input); null without history. */
+export async function latestStartInput(client: Client, loopId: string): Promise<GenerationInput | null> {
   try {
     const { history } = await client.workflowService.getWorkflowExecutionHistory({
       namespace: client.options.namespace,
@@ -103,11 +103,16 @@ export async function latestRunConfig(client: Client, loopId: string): Promise<L
       maximumPageSize: 1,
     });
     const input = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-    return input ? (defaultPayloadConverter.fromPayload<GenerationInput>(input).config ?? null) : null;
+    return input ? defaultPayloadConverter.fromPayload<GenerationInput>(input) : null;
   } catch (error) {
     if ((error as { code?: number }).code === 5) return null;
     throw error;
   }
+}
+
+/** The loop.yaml the loop's latest run was started with; null without history. */
+export async function latestRunConfig(client: Client, loopId: string): Promise<LoopConfig | null> {
+  return (await latestStartInput(client, loopId))?.config ?? null;
 }
 
 /**

@@ -177,8 +177,8 @@ describe('memoryGuardSlots with the steps of its jobs (per-process memory from n
   }
   const marks = (pids: Record<number, string>) => (pid: number) => pids[pid] ?? null;
 
-  it("counts a running job's allocated memory once: it holds only its need less what its processes hold", async () => {
-    // 119.3 GiB free. The first job needs 60 and holds 20.5: it may take 39.5 more, which leaves 79.8 for a second.
+  /** A 2-slot lane needing 60 GiB a job, one job ('job-1') running as torch-alloc.txt's process; then a second wants in. */
+  async function secondJob(markOf: (pid: number) => string | null) {
     const reading = await afterTorchAlloc([{ pid: 425, usedMiB: 20998 }]);
     const steps = new LaneSteps();
     const messages: string[] = [];
@@ -187,7 +187,7 @@ describe('memoryGuardSlots with the steps of its jobs (per-process memory from n
       minFreeGiB: 60,
       read: () => Promise.resolve(reading),
       steps,
-      markOf: marks({ 425: 'job-1' }),
+      markOf,
       pollMs: 5,
       log: (m) => messages.push(m),
     });
@@ -195,29 +195,20 @@ describe('memoryGuardSlots with the steps of its jobs (per-process memory from n
     await guard.reserveSlot(context, abort.signal);
     steps.started('job-1');
     const { granted } = await race(guard, 1, abort.signal);
+    return { granted, messages, abort };
+  }
+
+  it("counts a running job's allocated memory once: it holds only its need less what its processes hold", async () => {
+    // 119.3 GiB free. The first job needs 60 and holds 20.5: it may take 39.5 more, which leaves 79.8 for a second.
+    const { granted, messages, abort } = await secondJob(marks({ 425: 'job-1' }));
     await settlesAt(granted, 1);
     expect(messages).toEqual([]);
     abort.abort();
   });
 
   it('keeps the whole need of a job whose processes nvidia-smi does not list (as without steps)', async () => {
-    const reading = await afterTorchAlloc([{ pid: 425, usedMiB: 20998 }]);
-    const steps = new LaneSteps();
-    const messages: string[] = [];
-    const guard = memoryGuardSlots({
-      slots: 2,
-      minFreeGiB: 60,
-      read: () => Promise.resolve(reading),
-      steps,
-      // pid 425 belongs to no step of this lane (another program, or another PID namespace).
-      markOf: marks({}),
-      pollMs: 5,
-      log: (m) => messages.push(m),
-    });
-    const abort = new AbortController();
-    await guard.reserveSlot(context, abort.signal);
-    steps.started('job-1');
-    const { granted } = await race(guard, 1, abort.signal);
+    // pid 425 belongs to no step of this lane (another program, or another PID namespace).
+    const { granted, messages, abort } = await secondJob(marks({}));
     expect(granted()).toBe(0);
     expect(messages).toEqual([
       'waiting for GPU memory: device 0 has 119.3 GiB free, 60 GiB of it held by 1 job this lane took, a job needs 60 GiB',
