@@ -145,6 +145,16 @@ function packagingTable(report: GenerationReport): Html {
   )}`;
 }
 
+/** GPU-hours of a generation's training runs, in all and per champion change; empty without GPU time. */
+function gpuLine(report: GenerationReport): string {
+  const { seconds, runs } = report.gpu;
+  if (runs === 0) return '';
+  const hours = (value: number) => `${(value / 3600).toFixed(2)} GPU-hours`;
+  const promotions = report.champions.length;
+  const per = promotions > 0 ? `, ${hours(seconds / promotions)} per champion change (${promotions})` : '';
+  return ` · training: ${hours(seconds)} over ${runs} run${runs === 1 ? '' : 's'}${per}`;
+}
+
 function runsLine(runs: Readonly<Record<string, number>>): string {
   const parts = Object.entries(runs).map(([status, count]) => `${count} ${status.replace(/_/g, ' ')}`);
   return parts.length > 0 ? parts.join(', ') : 'none';
@@ -161,7 +171,7 @@ function generationSection(report: GenerationReport, compare: CompareKey): Html 
     [
       html`<section class="generation" id="g${report.generation}" data-generation="${report.generation}">`,
       html`<h2>Generation ${report.generation}</h2>`,
-      html`<p class="meta">${opening}<br>runs: ${runsLine(report.runs)} · test evaluations: ${report.points.length}${unplotted} · reserve checks: ${report.reserveChecks.length}</p>`,
+      html`<p class="meta">${opening}<br>runs: ${runsLine(report.runs)}${gpuLine(report)} · test evaluations: ${report.points.length}${unplotted} · reserve checks: ${report.reserveChecks.length}</p>`,
       plot
         ? html`<figure>${plot}<figcaption>Every test evaluation of generation ${report.generation}; fewer errors lie toward the origin.</figcaption></figure>`
         : html`<p class="muted">No test evaluation yet.</p>`,

@@ -61,6 +61,8 @@ export interface GenerationReport {
   readonly champions: ChampionEntry[];
   readonly reserveChecks: ReserveEntry[];
   readonly runs: Readonly<Record<string, number>>;
+  /** GPU time of its training runs (their rows' `gpu_seconds`), and how many runs have it; 0 and 0 on CPU lanes. */
+  readonly gpu: { readonly seconds: number; readonly runs: number };
   readonly packages: PackageRow[];
 }
 
@@ -96,6 +98,7 @@ interface Building {
   champions: { row: EvalSummary; time: string }[];
   reserveChecks: ReserveEntry[];
   runs: Record<string, number>;
+  gpu: { seconds: number; runs: number };
   packages: PackageRow[];
 }
 
@@ -119,6 +122,7 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
         champions: [],
         reserveChecks: [],
         runs: {},
+        gpu: { seconds: 0, runs: 0 },
         packages: [],
       };
       byGeneration.set(number, found);
@@ -133,6 +137,10 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
         break;
       case 'run':
         into.runs[row.status] = (into.runs[row.status] ?? 0) + 1;
+        if (row.gpu_seconds !== undefined) {
+          into.gpu.seconds += row.gpu_seconds;
+          into.gpu.runs += 1;
+        }
         break;
       case 'eval':
         if (row.role === 'test') addPoint(into, row, compare);
@@ -230,6 +238,7 @@ function finish(building: Building, compare: CompareKey): GenerationReport {
     })),
     reserveChecks: building.reserveChecks,
     runs: building.runs,
+    gpu: building.gpu,
     packages: building.packages,
   };
 }

@@ -106,4 +106,18 @@ describe('the HTML report', () => {
     expect(page).toContain('The ledger has no rows yet.');
     expect(page).not.toContain('<svg');
   });
+
+  it("says a generation's GPU-hours, in all and per champion change, when its runs carry GPU time", () => {
+    const gpuRows = seedLedgerRows().map((row) =>
+      row.type === 'run' && row.generation === 2 ? { ...row, gpu_seconds: 5400 } : row,
+    );
+    const runs = gpuRows.filter((row) => row.type === 'run' && row.generation === 2).length;
+    const changes = gpuRows.filter((row) => row.type === 'champion' && row.generation === 2).length;
+    const page = renderReport(gpuRows, { loopId: 'gpu', generatedAt: new Date(0) });
+    const hours = (1.5 * runs).toFixed(2);
+    expect(page).toContain(
+      `training: ${hours} GPU-hours over ${runs} runs, ${((1.5 * runs) / changes).toFixed(2)} GPU-hours per champion change (${changes})`,
+    );
+    expect(html).not.toContain('GPU-hours');
+  });
 });

@@ -14,6 +14,20 @@ describe('the report model of a ledger', () => {
       [2, 'reserve_failed'],
     ]);
     expect(first?.runs).toEqual({ trained: 2 });
+    // The seed's rows carry no GPU time.
+    expect(first?.gpu).toEqual({ seconds: 0, runs: 0 });
+  });
+
+  it("adds up the GPU time of each generation's training runs (rows from a GPU lane)", () => {
+    const rows = seedLedgerRows().map((row, index) =>
+      row.type === 'run' && row.generation === 2 ? { ...row, gpu_seconds: 1800 + index, gpu_peak_mib: 20998 } : row,
+    );
+    const runs = rows.filter((row) => row.type === 'run' && row.generation === 2);
+    const [, withGpu] = reportModel(rows, 'result').generations;
+    expect(withGpu?.gpu.runs).toBe(runs.length);
+    expect(withGpu?.gpu.seconds).toBe(
+      runs.reduce((sum, row) => sum + (row.type === 'run' ? (row.gpu_seconds ?? 0) : 0), 0),
+    );
   });
 
   it('plots every ok test evaluation and counts the failed ones apart; reserve evals are not points', () => {
