@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { championSignal } from '../workflows/messages.js';
 import { packaging, type PackagingInput } from '../workflows/packaging.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
@@ -10,14 +10,36 @@ export interface PackagingRequest {
   readonly champion: PackageChampion;
   /** How to start the packaging workflow if it is not running yet. */
   readonly input: PackagingInput;
+  /**
+   * Only when someone ended the packaging workflow by hand (terminated, cancelled) or it failed:
+   * what it held is lost, so the champion is handed to a new run. A running one, or one a stop
+   * completed, is left alone (it has the champion, or the loop's resumption packages it).
+   */
+  readonly onlyIfEnded?: boolean;
 }
+
+/** How a packaging workflow can end without handing over what it held. */
+const ENDED_BY_HAND = ['TERMINATED', 'CANCELLED', 'FAILED', 'TIMED_OUT'];
 
 /**
  * Hand a new champion to the loop's packaging workflow, starting it if needed. A retry after a
- * lost reply delivers the same champion twice; the packaging fold ignores the repeat.
+ * lost reply delivers the same champion twice; the packaging fold ignores the repeat. Says whether it was handed over.
  */
 export function createRequestPackaging(client: Client) {
-  return async function requestPackaging(request: PackagingRequest): Promise<void> {
+  return async function requestPackaging(request: PackagingRequest): Promise<boolean> {
+    if (request.onlyIfEnded) {
+      const status = await client.workflow
+        .getHandle(request.workflowId)
+        .describe()
+        .then(
+          (description) => description.status.name as string,
+          (error: unknown) => {
+            if (error instanceof WorkflowNotFoundError) return 'NONE';
+            throw error;
+          },
+        );
+      if (!ENDED_BY_HAND.includes(status)) return false;
+    }
     await client.workflow.signalWithStart(packaging, {
       workflowId: request.workflowId,
       taskQueue: ORCHESTRATOR_QUEUE,
@@ -30,5 +52,6 @@ export function createRequestPackaging(client: Client) {
       ],
       staticSummary: `packages the champions of loop ${request.input.loopId}, one at a time`,
     });
+    return true;
   };
 }

@@ -227,8 +227,8 @@ export async function packagingView(client: Client, loopId: string): Promise<Pac
 
 /**
  * Why the loop's packaging workflow is not running while the loop is, when someone ended it by
- * hand (terminate, cancel) or it failed: what it was packaging or had queued waits until the
- * loop is stopped and started again, or is replaced by the next champion. Null when it runs, never
+ * hand (terminate, cancel) or it failed: what it was packaging or had queued waits for a `resume`
+ * signal (patch repackage-on-resume), a stop and start, or the next champion. Null when it runs, never
  * started, or completed (a stop hands packaging over that way).
  */
 export async function packagingEndedLine(client: Client, loopId: string): Promise<string | null> {
@@ -241,8 +241,8 @@ export async function packagingEndedLine(client: Client, loopId: string): Promis
   if (!['TERMINATED', 'CANCELLED', 'FAILED', 'TIMED_OUT'].includes(status)) return null;
   return (
     `packaging: workflow ${packagingWorkflowId(loopId)} was ${statusInWords(status)}; the next champion starts it ` +
-    'again, but one it was packaging or had queued then is packaged only once the loop is stopped and started ' +
-    `again ('champion-loop stop ${loopId}', then 'champion-loop start ${loopId} --config loop.yaml')`
+    'again. To package the champion now: temporal workflow signal --workflow-id ' +
+    `${loopWorkflowId(loopId)} --name resume (or stop and start the loop)`
   );
 }
 

@@ -48,3 +48,9 @@ export const PAUSE_DURING_PLANNING = 'pause-during-planning';
  * tried again every minute for ever.
  */
 export const SPLIT_GIVES_UP = 'split-gives-up';
+
+/**
+ * A `resume` signal hands the champion to packaging again when someone ended the packaging
+ * workflow by hand (terminated, cancelled) or it failed: what it held was lost with it.
+ */
+export const REPACKAGE_ON_RESUME = 'repackage-on-resume';

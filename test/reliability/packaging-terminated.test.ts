@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
-import { stopNowSignal } from '../../src/workflows/messages.js';
+import { resumeSignal, stopNowSignal } from '../../src/workflows/messages.js';
 import { championLoopAt } from '../client/champion-loop-cli.js';
 import { rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 // Issue 23: the packaging workflow terminated by hand (`temporal workflow terminate
 // .../packaging`) while the loop runs: `status` said nothing, and the champion it held was never
-// packaged until a stop and start. `status` now says so and what to do.
+// packaged until a stop and start. `status` now says so and what to do, and a `resume` does it.
 
 describe('a packaging workflow terminated by hand', () => {
   let harness: LoopHarness;
@@ -45,15 +45,38 @@ describe('a packaging workflow terminated by hand', () => {
     const status = await championLoopAt(harness.server, ['status', 'unpackaged']);
     expect(status.exitCode).toBe(0);
     expect(status.stdout).toContain(
-      `packaging: workflow ${packagingWorkflowId('unpackaged')} was terminated; the next champion starts it again, but one it was packaging or had queued then is packaged only once the loop is stopped and started again`,
+      `packaging: workflow ${packagingWorkflowId('unpackaged')} was terminated; the next champion starts it again. To package the champion now: temporal workflow signal --workflow-id ${loopWorkflowId('unpackaged')} --name resume (or stop and start the loop)`,
     );
-    expect(status.stdout).toContain("'champion-loop stop unpackaged', then 'champion-loop start unpackaged");
     const json = JSON.parse(
       String((await championLoopAt(harness.server, ['status', 'unpackaged', '--json'])).stdout),
     ) as {
       packaging_ended?: string;
     };
     expect(json.packaging_ended).toContain('was terminated');
+
+    // What the status says to do: `resume` hands the champion to a new packaging run, which packages it.
+    const champion = (await harness.view('unpackaged')).champion;
+    await harness.client.workflow.getHandle(loopWorkflowId('unpackaged')).signal(resumeSignal);
+    await expect
+      .poll(
+        async () =>
+          rowsOf((await harness.ledger('unpackaged')).rows, 'package').filter(
+            (row) =>
+              row.event === 'finished' &&
+              row.run_id === champion?.run_id &&
+              row.checkpoint_name === champion?.checkpoint_name,
+          ).length,
+        { timeout: 60_000 },
+      )
+      .toBe(2);
+    const after = await championLoopAt(harness.server, ['status', 'unpackaged']);
+    expect(after.stdout).not.toContain('packaging: workflow');
+    // A second resume, with packaging running: nothing is packaged twice more.
+    await harness.client.workflow.getHandle(loopWorkflowId('unpackaged')).signal(resumeSignal);
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(
+      rowsOf((await harness.ledger('unpackaged')).rows, 'package').filter((row) => row.event === 'launched').length,
+    ).toBe(2);
     await harness.client.workflow.getHandle(loopWorkflowId('unpackaged')).signal(stopNowSignal);
     await harness.result('unpackaged');
   });

@@ -24,26 +24,39 @@ import { now, packageChampionOf, type Generation } from './state.js';
 /** How long an idle loop (no active candidates, or the split failing) waits before it looks again. */
 const IDLE_POLL_MS = 60_000;
 
-/** Hand every new champion to the loop's packaging workflow, oldest first. */
+/**
+ * Hand every new champion to the loop's packaging workflow, oldest first; after a `resume`, the
+ * champion again if someone ended packaging by hand (it lost what it held).
+ */
 export async function sendChampionsToPackaging(gen: Generation, { cpu }: GenerationActivities): Promise<void> {
   const { config, loopId } = gen;
-  while (gen.unpackaged.length > 0 && config.commands.package) {
+  if (!config.commands.package) return;
+  const input = {
+    loopId,
+    paths: gen.paths,
+    command: config.commands.package,
+    timeouts: config.timeouts,
+    retries: config.retries,
+    ...(config.mlflow ? { mlflow: config.mlflow } : {}),
+  };
+  while (gen.unpackaged.length > 0) {
     const champion = gen.unpackaged[0] as PackageChampion;
-    await cpu.requestPackaging({
-      workflowId: packagingWorkflowId(loopId),
-      champion,
-      input: {
-        loopId,
-        paths: gen.paths,
-        command: config.commands.package,
-        timeouts: config.timeouts,
-        retries: config.retries,
-        ...(config.mlflow ? { mlflow: config.mlflow } : {}),
-      },
-    });
+    await cpu.requestPackaging({ workflowId: packagingWorkflowId(loopId), champion, input });
     gen.unpackaged.shift();
     upsertSearchAttributes([{ key: CHAMPION, value: `${champion.run_id}/${champion.checkpoint_name}` }]);
     upsertMemo({ champion: gen.state.champion ? gen.state.champion.result : null });
+  }
+  const champion = gen.state.champion;
+  if (gen.repackage && champion) {
+    gen.repackage = false;
+    const handed = await cpu.requestPackaging({
+      workflowId: packagingWorkflowId(loopId),
+      champion: packageChampionOf(champion, now()),
+      input,
+      onlyIfEnded: true,
+    });
+    if (handed)
+      log.info('packaging had been ended by hand; the champion is packaged again', { runId: champion.run_id });
   }
 }
 

@@ -32,7 +32,7 @@ import {
 } from '../report-shapes.js';
 import { addMember, type EnsembleMember } from '../round-ensembles.js';
 import { runFinal } from '../round-progress.js';
-import { BOUNDED_SIGNALS, FAILING_BACKOFF, GIVEN_UP_RUN_ROWS } from '../patches.js';
+import { BOUNDED_SIGNALS, FAILING_BACKOFF, GIVEN_UP_RUN_ROWS, REPACKAGE_ON_RESUME } from '../patches.js';
 import { teacherRunFinal } from '../teacher-plan.js';
 import { SPLIT_FAILED_MEMO } from '../split-failure.js';
 import type { RunRow } from '../../ledger/rows.js';
@@ -148,6 +148,8 @@ function noteRunOutcome(gen: Generation, round: number, reason: string | null): 
 /** An operator's `resume`: a failing loop plans its next round now, and a split given up is tried again. */
 export function onResume(gen: Generation): void {
   if (gen.failing) gen.failing = { ...gen.failing, until: 0 };
+  // The packaging workflow may have been ended by hand with the champion (the next turn asks).
+  if (gen.state.champion && gen.config.commands.package && patched(REPACKAGE_ON_RESUME)) gen.repackage = true;
   if (gen.splitFailed) {
     log.info('resume: the split is tried again', { error: gen.splitFailed.error });
     gen.splitFailed = null;

@@ -32,6 +32,8 @@ export interface Generation extends Mutable<GenerationCarry> {
   idle: boolean;
   /** Something changed since the main loop last looked (a report, a signal). */
   dirty: boolean;
+  /** A `resume` asked to hand the champion to packaging again if packaging was ended by hand (patch repackage-on-resume). */
+  repackage: boolean;
   /**
    * Children this run asked to start that have not started yet. The run must not end before they
    * have: the service drops the start of a child whose parent closed first (ABANDON or not).
@@ -86,6 +88,7 @@ export function openGeneration(input: GenerationInput, started: string): Generat
     splitError: null,
     idle: false,
     dirty: false,
+    repackage: false,
     startsPending: 0,
     cancelling: [],
     builds: [],
