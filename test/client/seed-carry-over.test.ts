@@ -14,8 +14,8 @@ import { startLoop } from '../../src/client/loop-control.js';
 import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { roundEnsembleRunId } from '../../src/rules/ids.js';
-import { loopWorkflowId } from '../../src/workflows/ids.js';
-import { stopSignal } from '../../src/workflows/messages.js';
+import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
+import { packagingQuery, stopSignal } from '../../src/workflows/messages.js';
 import { sortedLines } from '../helpers/bounded-loop.js';
 import { rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
@@ -149,6 +149,17 @@ describe('a seed loop carried over', () => {
     await harness.client.workflow.getHandle(loopWorkflowId(LOOP)).signal(stopSignal);
     const result = await harness.result(LOOP);
     expect(result.view.generation).toBe(3);
+    // Packaging may still be packaging the last champion after the loop stopped (its two rows came
+    // after the export once, on a busy box): the export is taken once packaging has nothing left.
+    await expect
+      .poll(
+        async () => {
+          const view = await harness.client.workflow.getHandle(packagingWorkflowId(LOOP)).query(packagingQuery);
+          return view.running === null && view.queued === null;
+        },
+        { timeout: 60_000, interval: 250 },
+      )
+      .toBe(true);
 
     const { rows } = await harness.ledger(LOOP);
     // The export is the seed's ledger, then the loop's own rows.
