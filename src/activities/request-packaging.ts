@@ -18,8 +18,8 @@ export interface PackagingRequest {
   readonly onlyIfEnded?: boolean;
 }
 
-/** How a packaging workflow can end without handing over what it held. */
-const ENDED_BY_HAND = ['TERMINATED', 'CANCELLED', 'FAILED', 'TIMED_OUT'];
+/** How a packaging workflow can end without handing over what it held (by hand, or failing). */
+export const PACKAGING_ENDED_BY_HAND: readonly string[] = ['TERMINATED', 'CANCELLED', 'FAILED', 'TIMED_OUT'];
 
 /**
  * Hand a new champion to the loop's packaging workflow, starting it if needed. A retry after a
@@ -38,7 +38,7 @@ export function createRequestPackaging(client: Client) {
             throw error;
           },
         );
-      if (!ENDED_BY_HAND.includes(status)) return false;
+      if (!PACKAGING_ENDED_BY_HAND.includes(status)) return false;
     }
     await client.workflow.signalWithStart(packaging, {
       workflowId: request.workflowId,

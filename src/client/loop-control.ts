@@ -8,6 +8,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
+import { PACKAGING_ENDED_BY_HAND } from '../activities/request-packaging.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { generation, type GenerationInput } from '../workflows/generation.js';
 import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
@@ -238,7 +239,7 @@ export async function packagingEndedLine(client: Client, loopId: string): Promis
   } catch {
     return null;
   }
-  if (!['TERMINATED', 'CANCELLED', 'FAILED', 'TIMED_OUT'].includes(status)) return null;
+  if (!PACKAGING_ENDED_BY_HAND.includes(status)) return null;
   return (
     `packaging: workflow ${packagingWorkflowId(loopId)} was ${statusInWords(status)}; the next champion starts it ` +
     'again. To package the champion now: temporal workflow signal --workflow-id ' +
