@@ -8,11 +8,13 @@
 // - oracle: first-fit in queue order by the jobs' true peaks (it knows them; nothing else can);
 // - seed: the Python loop's: every turn (poll 30 s), one launch while nvidia-smi's free memory is
 //   at least `min_free_gib`, then the launch gap (30 s);
-// - guard: this loop's lane (src/workers/memory-guard.ts), with its own LaneSteps and hasRoom:
-//   it reads the device every poll and whenever a job ends, and admits while the free memory
-//   less what running jobs may still allocate (each up to its need, or its peak seen) leaves
-//   room for one more job's need.
-import { hasRoom, type GpuReading } from '../../src/workers/gpu-memory.js';
+// - guard: this loop's lane, its own rules (src/workers/lane-admission.ts, as the memory guard
+//   applies them): it reads the device every poll and whenever a job ends; it takes the next job
+//   while the free memory less what running jobs may still allocate (each up to its need, or its
+//   peak seen) leaves room for the smallest need seen, and starts it once there is room for its
+//   own need, taking no other job while one waits.
+import type { GpuReading } from '../../src/workers/gpu-memory.js';
+import { LaneAdmission } from '../../src/workers/lane-admission.js';
 import { LaneSteps } from '../../src/workers/lane-steps.js';
 import { seededRandom } from './durations.js';
 
@@ -41,7 +43,8 @@ export type PackingPolicy =
       readonly pollMs: number;
       /**
        * Each job's own need: `margin` times the most an earlier job of its candidate held (what
-       * the run rows' `gpu_peak_mib` say), the lane's need for a candidate not seen yet. Absent: every job needs the lane's.
+       * the run rows' `gpu_peak_mib` say, rules/gpu-needs.ts), the lane's need for a candidate not
+       * seen yet. Absent: every job needs the lane's.
        */
       readonly learned?: { readonly margin: number };
     };
@@ -84,6 +87,15 @@ export function simulatePacking(
   const running: Running[] = [];
   let nowMs = 0;
   const steps = new LaneSteps(() => nowMs);
+  // The lane's processes are the running jobs; a pid is a job's place in `running`.
+  const admission = new LaneAdmission({
+    slots,
+    laneNeedMiB: policy.kind === 'guard' ? policy.needGiB * 1024 : 0,
+    steps,
+    markOf: (pid) => running[pid]?.mark ?? null,
+  });
+  // A job the lane took whose step waits for room (the guard's only; it gates the next).
+  let taken: { readonly job: PackingJob; readonly mark: string } | null = null;
   let started = 0;
   let ooms = 0;
   let jobTime = 0;
@@ -99,17 +111,22 @@ export function simulatePacking(
     const peak = peaks.get(job.candidate);
     return peak === undefined ? undefined : Math.ceil(peak * policy.learned.margin);
   };
-  const start = (job: PackingJob): void => {
+  const nextMark = (): string => {
     started += 1;
-    const mark = `job-${started}`;
+    return `job-${started}`;
+  };
+  const start = (job: PackingJob, mark = nextMark()): void => {
     running.push({ job, mark, startMs: nowMs, usedMiB: 0 });
-    if (policy.kind === 'guard') steps.started(mark, needOf(job));
   };
   const finish = (entry: Running, completed: boolean): void => {
     running.splice(running.indexOf(entry), 1);
     if (policy.kind !== 'guard') return;
     const use = steps.ended(entry.mark);
-    if (completed && use) peaks.set(entry.job.candidate, Math.max(peaks.get(entry.job.candidate) ?? 0, use.peakMiB));
+    admission.release();
+    // As rules/gpu-needs.ts notes a run's peak: a job that failed (OOM) may have ended before its
+    // peak, so it raises a known peak and never sets the first.
+    const known = peaks.get(entry.job.candidate);
+    if (use && (completed || known !== undefined)) peaks.set(entry.job.candidate, Math.max(known ?? 0, use.peakMiB));
   };
   const reading = (): GpuReading => {
     const used = card.idleUsedMiB + usedNow();
@@ -144,26 +161,24 @@ export function simulatePacking(
         // The guard reads every poll, and at once when a slot is released.
         if (nowMs < nextTurnMs && !ended) return;
         if (nowMs >= nextTurnMs) nextTurnMs = nowMs + policy.pollMs;
-        const needMiB = policy.needGiB * 1024;
-        while (queue.length > 0 && running.length < slots) {
-          const now = reading();
-          const used = new Map<string, number>();
-          if (now.kind === 'gpu')
-            for (const p of now.processes ?? []) used.set((running[p.pid] as Running).mark, p.usedMiB);
-          steps.observe(used);
-          // The lane's slot supplier decides before it sees the job: room for the lane's need, and
-          // a job that needs more waits at its step's start for the rest.
-          const next = queue[0] as PackingJob;
-          if (!hasRoom(now, Math.max(needMiB, needOf(next) ?? 0) / 1024, steps.headroomMiB(used, needMiB) / 1024))
-            return;
-          start(queue.shift() as PackingJob);
+        for (;;) {
+          if (taken !== null) {
+            // The job taken starts once there is room for its own need, or nothing more happens.
+            if (admission.tryStart(taken.mark, reading()) !== null) return;
+            start(taken.job, taken.mark);
+            taken = null;
+          } else if (queue.length > 0 && admission.reserveRefusal(reading()) === null) {
+            admission.reserve();
+            const job = queue.shift() as PackingJob;
+            const mark = nextMark();
+            admission.wait(mark, needOf(job));
+            taken = { job, mark };
+          } else return;
         }
-        return;
       }
     }
   };
 
-  steps.sawDevice();
   for (;;) {
     let ended = false;
     for (const entry of [...running]) {
@@ -188,7 +203,7 @@ export function simulatePacking(
       used += next - entry.usedMiB;
       entry.usedMiB = next;
     }
-    if (queue.length === 0 && running.length === 0) break;
+    if (queue.length === 0 && running.length === 0 && taken === null) break;
     // A job admitted now allocates from the next step on (its growth checked as any other's).
     admit(ended);
     maxJobs = Math.max(maxJobs, running.length);

@@ -1,7 +1,7 @@
 // How full a GPU lane keeps its card (issue 26, item 5), side by side on one simulated trace:
 // 200 jobs of eight candidates peaking at 6 to 45 GiB, on an 80 GiB card and on the H200 whose
 // nvidia-smi output the tests hold (143,771 MiB). Pure simulation (lib/packing.ts): the lane's
-// policy is its own code (LaneSteps, hasRoom); the seed's and the oracle's are modelled.
+// policy is its own code (LaneAdmission, LaneSteps); the seed's and the oracle's are modelled.
 import type { BenchContext } from '../lib/context.js';
 import { figure, type Figure } from '../lib/figures.js';
 import { packingTrace, simulatePacking, type Card, type PackingPolicy, type PackingResult } from '../lib/packing.js';
@@ -34,9 +34,14 @@ const POLICIES: readonly { readonly key: string; readonly what: string; readonly
     policy: { kind: 'guard', needGiB: 30, pollMs: 5_000 },
   },
   {
-    key: 'design-learned',
-    what: 'design, not in the lane yet: per-candidate needs, 1.1 x the peak its earlier runs held (gpu_peak_mib)',
+    key: 'lane-learned',
+    what: `this loop's lane, per-candidate needs (1.1 x the peak its runs held, gpu_peak_mib; min_free_gib ${LARGEST_PEAK_GIB} until seen)`,
     policy: { kind: 'guard', needGiB: LARGEST_PEAK_GIB, pollMs: 5_000, learned: { margin: 1.1 } },
+  },
+  {
+    key: 'lane-learned-1.05',
+    what: "this loop's lane, per-candidate needs with gpu_needs.margin 1.05",
+    policy: { kind: 'guard', needGiB: LARGEST_PEAK_GIB, pollMs: 5_000, learned: { margin: 1.05 } },
   },
 ];
 
@@ -60,7 +65,8 @@ export function runPacking(ctx: BenchContext): {
     }
     const get = (key: string) => results.get(key) as PackingResult;
     const section = `packing ${card.name}`;
-    const lane = get('lane');
+    // The lane as a loop runs it by default: each candidate's need learned from its runs.
+    const lane = get('lane-learned');
     figures.push(
       figure(section, "makespan, this loop's lane / oracle", lane.makespanMs / get('oracle').makespanMs, 'x', {
         op: '<=',
@@ -94,7 +100,7 @@ export function runPacking(ctx: BenchContext): {
     details,
     notes: [
       `packing: ${trace.length} simulated jobs; an OOM frees the job's memory and puts it back at the head of the queue. ` +
-        "The 'design' rows measure per-candidate needs the lane does not have yet (bench/README.md, packing).",
+        "The goals are judged on the lane with per-candidate needs, a loop's default (bench/README.md, packing).",
     ],
   };
 }

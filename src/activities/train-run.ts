@@ -67,6 +67,7 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
     ],
     log,
     progress: { watch: [dir], quietMs: durationMs(noProgress) },
+    ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
   });
   const train_rc = returnCode(result);
   const common = { train_rc, epochs_run: await epochsRun(dir), started };

@@ -2,6 +2,7 @@
 import type { EvalRow, Role } from '../rules/types.js';
 import type { Candidate } from '../config/candidate.js';
 import type { RunRow, RunStatus } from '../ledger/rows.js';
+import type { GpuNeed } from '../rules/gpu-needs.js';
 
 export type { Candidate };
 
@@ -70,6 +71,8 @@ export interface TrainInput {
    * resumed from its newest complete epoch with `<flag> <checkpoint>`. Absent: trained afresh.
    */
   readonly resumeFlag?: string;
+  /** What the run may grow to on the lane's GPU (its candidate's need, rules/gpu-needs.ts); absent: the lane's min_free_gib. */
+  readonly gpuNeed?: GpuNeed;
 }
 
 /** How training ended, in the run row's terms, plus what ranking ensembles needs later. */
@@ -99,6 +102,8 @@ export interface EvaluateRunInput {
   readonly role: Role;
   /** Under loop.yaml `champion_rule: paired`: add each ok row's per-item error record of this block. */
   readonly itemErrors?: 'result' | 'decided';
+  /** What the run's training may grow to on the lane's GPU: its evaluator is held to it too. */
+  readonly gpuNeed?: GpuNeed;
 }
 
 export interface ReserveInput {

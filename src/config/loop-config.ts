@@ -139,6 +139,30 @@ const retriesSchema = z.strictObject({
 });
 
 /** loop.yaml: everything the seed takes as flags, plus lanes, commands, timeouts and retries. */
+/** loop.yaml `gpu_needs`: what each training job may grow to on its lane's GPU (docs/guide.md, "GPU memory"). */
+const gpuNeedsSchema = z.strictObject(
+  {
+    learn: z.boolean({ error: 'true or false' }).optional(),
+    margin: z
+      .number({ error: 'a number' })
+      .refine((margin) => margin >= 1, { error: "a factor >= 1 over a candidate's peak, e.g. 1.1" })
+      .optional(),
+    candidates: z
+      .record(nonEmptyString('a candidate name'), numberAtLeast(0, 'GPU memory in GiB (a number >= 0)'), {
+        error: 'a mapping of candidate name to GiB, e.g. {large: 48}',
+      })
+      .optional(),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type'
+        ? 'a mapping: {learn?, margin?, candidates?}'
+        : issue.code === 'unrecognized_keys'
+          ? `unknown key ${issue.keys.join(', ')}: gpu_needs takes learn, margin and candidates`
+          : undefined,
+  },
+);
+
 export const loopConfigSchema = z
   .strictObject(
     {
@@ -187,6 +211,9 @@ export const loopConfigSchema = z
         .string({ error: "the trainer's flag that takes a checkpoint to resume from, e.g. --resume-from" })
         .regex(/^-/, { error: "the trainer's flag that takes a checkpoint to resume from, e.g. --resume-from" })
         .optional(),
+      // Optional, absent = each candidate's need learned from its runs' peaks, margin 1.1
+      // (rules/gpu-needs.ts); no default written in, so a default config stays as it was.
+      gpu_needs: gpuNeedsSchema.optional(),
       lanes: lanesSchema,
       commands: commandsSchema.prefault({}),
       timeouts: timeoutsSchema.prefault({}),

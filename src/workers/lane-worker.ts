@@ -8,7 +8,7 @@ import { laneQueue } from '../config/lanes.js';
 import { DEFAULT_KILL_GRACE } from '../config/loop-config.js';
 import { readGpuMemory, type GpuReading } from './gpu-memory.js';
 import { LaneSteps } from './lane-steps.js';
-import { memoryGuardSlots } from './memory-guard.js';
+import { memoryGuard } from './memory-guard.js';
 import { DEFAULT_MIN_FREE_PIDS, readPidsLimit, type PidsReading } from './pids-limit.js';
 
 export interface LaneWorkerOptions {
@@ -71,13 +71,29 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
         running -= 1;
       }
     };
-  // A GPU lane knows its running steps, so its guard can tell what each holds of the device.
-  const steps = options.cpu ? undefined : new LaneSteps();
+  // A GPU lane knows its running steps, so its guard can tell what each holds of the device, and
+  // each step starts through the guard, once there is room for what its job may grow to.
+  const guard = memoryGuard({
+    slots: options.slots,
+    minFreeGiB: options.minFreeGiB,
+    ...(options.cpu ? {} : { steps: new LaneSteps() }),
+    ...(options.gpuPollMs === undefined ? {} : { pollMs: options.gpuPollMs }),
+    read: options.cpu
+      ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' })
+      : (options.readGpu ?? (() => readGpuMemory(options.device))),
+    ...(options.minFreePids === 0
+      ? {}
+      : {
+          minFreePids: options.minFreePids ?? DEFAULT_MIN_FREE_PIDS,
+          readPids: options.readPids ?? (() => readPidsLimit()),
+        }),
+    ...(options.log ? { log: options.log } : {}),
+  });
   const jobs = createLaneActivities({
     env: { CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) },
     killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
     stopping: stopping.signal,
-    ...(steps ? { steps } : {}),
+    ...(guard.steps ? { steps: guard.steps } : {}),
   });
   const worker = await Worker.create({
     connection: options.connection,
@@ -101,22 +117,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
       workflowTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
       localActivityTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
       nexusTaskSlotSupplier: { type: 'fixed-size', numSlots: 1 },
-      activityTaskSlotSupplier: memoryGuardSlots({
-        slots: options.slots,
-        minFreeGiB: options.minFreeGiB,
-        ...(steps ? { steps } : {}),
-        ...(options.gpuPollMs === undefined ? {} : { pollMs: options.gpuPollMs }),
-        read: options.cpu
-          ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' })
-          : (options.readGpu ?? (() => readGpuMemory(options.device))),
-        ...(options.minFreePids === 0
-          ? {}
-          : {
-              minFreePids: options.minFreePids ?? DEFAULT_MIN_FREE_PIDS,
-              readPids: options.readPids ?? (() => readPidsLimit()),
-            }),
-        ...(options.log ? { log: options.log } : {}),
-      }),
+      activityTaskSlotSupplier: guard.slots,
     },
   });
   return {

@@ -18,6 +18,7 @@ import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js
 import { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, runReportedSignal, type RunReport } from './messages.js';
 import { CPU_ACTIVITY_OPTIONS } from './queues.js';
 import type { JobInput } from './job-input.js';
+import type { GpuNeed } from '../rules/gpu-needs.js';
 import { PREPARE_RUN_LOCALLY } from './patches.js';
 import { reportBack } from './report-back.js';
 
@@ -41,6 +42,8 @@ export interface TrainingRunInput extends JobInput {
   readonly unscored: string[] | null;
   /** The run row came from the generation (an ensemble's synthetic run) and is new to the ledger. */
   readonly reportRun?: boolean;
+  /** What the run may grow to on its lane's GPU, when its candidate's is known (rules/gpu-needs.ts). */
+  readonly gpuNeed?: GpuNeed;
 }
 
 function runRow(
@@ -143,6 +146,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
           noCheckpointMarker: input.noCheckpointMarker,
           noProgress: timeouts.no_progress,
           ...(input.resumeFlag === undefined ? {} : { resumeFlag: input.resumeFlag }),
+          ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
         });
       } catch (error) {
         if (isCancellation(error)) throw error;
@@ -180,6 +184,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
         checkpoints: names,
         role: 'test',
         ...(input.itemErrors === undefined ? {} : { itemErrors: input.itemErrors }),
+        ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
       });
     } catch (error) {
       if (isCancellation(error)) throw error;

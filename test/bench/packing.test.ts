@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { packingTrace, simulatePacking, type Card, type PackingJob } from '../../bench/lib/packing.js';
 
@@ -56,6 +57,64 @@ describe('the packing simulation', () => {
     expect(learned.ooms).toBe(0);
     expect(learned.meanJobs).toBeGreaterThan(fixed.meanJobs);
     expect(learned.makespanMs).toBeLessThan(fixed.makespanMs);
+  });
+
+  it("never OOMs in the lane when every job's need covers its peak, whatever the jobs (its own admission rules)", () => {
+    const jobs = fc.array(
+      fc.record({
+        candidate: fc.constantFrom('a', 'b', 'c'),
+        peakMiB: fc.integer({ min: 512, max: 60 * 1024 }),
+        durationMs: fc.integer({ min: 10, max: 300 }).map((s) => s * 1000),
+        rampMs: fc.integer({ min: 0, max: 120 }).map((s) => s * 1000),
+      }),
+      { minLength: 1, maxLength: 25 },
+    );
+    fc.assert(
+      fc.property(jobs, fc.integer({ min: 1, max: 8 }), (trace, slots) => {
+        // The lane's need covers the largest peak (a candidate's peak varies, so learned needs may not).
+        const needGiB = Math.max(...trace.map((entry) => entry.peakMiB)) / 1024;
+        const lane = simulatePacking(trace, card, { kind: 'guard', needGiB, pollMs: 5_000 }, slots);
+        expect(lane.ooms).toBe(0);
+        expect(lane.maxJobs).toBeLessThanOrEqual(slots);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('never OOMs in the lane on learned needs when each candidate peaks the same in every run', () => {
+    const peaks = fc.record({
+      a: fc.integer({ min: 512, max: 60 * 1024 }),
+      b: fc.integer({ min: 512, max: 60 * 1024 }),
+      c: fc.integer({ min: 512, max: 60 * 1024 }),
+    });
+    // A training reaches its peak within its run (its first steps do): no job ends while it ramps.
+    const runs = fc.array(
+      fc
+        .record({
+          candidate: fc.constantFrom('a' as const, 'b' as const, 'c' as const),
+          durationS: fc.integer({ min: 10, max: 300 }),
+          rampS: fc.integer({ min: 0, max: 120 }),
+        })
+        .map(({ candidate, durationS, rampS }) => ({
+          candidate,
+          durationMs: (durationS + rampS) * 1000,
+          rampMs: rampS * 1000,
+        })),
+      { minLength: 1, maxLength: 25 },
+    );
+    fc.assert(
+      fc.property(peaks, runs, (peakOf, trace) => {
+        const jobs = trace.map((entry) => ({ ...entry, peakMiB: peakOf[entry.candidate] }));
+        const lane = simulatePacking(
+          jobs,
+          card,
+          { kind: 'guard', needGiB: 60, pollMs: 5_000, learned: { margin: 1 } },
+          8,
+        );
+        expect(lane.ooms).toBe(0);
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('draws the same trace for the same seed: eight candidates a round, peaks 6 to 45 GiB', () => {

@@ -176,8 +176,9 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
       ...common,
       host: 'test',
       device,
-      slots: 1,
-      minFreeGiB: 0,
+      // The lane's capacity as its loop.yaml entry sets it (laneCapacity); the memory floor only counts with a GPU.
+      slots: config.lanes[device]?.slots ?? 1,
+      minFreeGiB: options.gpu ? (config.lanes[device]?.min_free_gib ?? 0) : 0,
       readGpu: options.gpu?.read ?? (() => Promise.resolve({ kind: 'no-gpu', reason: 'test' })),
       ...(options.gpu ? { gpuPollMs: options.gpu.pollMs } : {}),
     });

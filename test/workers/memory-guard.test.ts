@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { parseGpuMemory, type GpuProcess, type GpuReading } from '../../src/workers/gpu-memory.js';
 import { LaneSteps } from '../../src/workers/lane-steps.js';
-import { memoryGuardSlots } from '../../src/workers/memory-guard.js';
+import { memoryGuard, memoryGuardSlots } from '../../src/workers/memory-guard.js';
 
 const gpu = (freeMiB: number): GpuReading => ({
   kind: 'gpu',
@@ -242,6 +242,180 @@ describe('memoryGuardSlots with the steps of its jobs (per-process memory from n
     expect(steps.ended('job-1')).toEqual({ peakMiB: 115 * 1024, seconds: expect.any(Number) as number });
     guard.releaseSlot({ permit: {}, slotInfo: undefined });
     await settlesAt(granted, 1);
+    abort.abort();
+  });
+});
+
+describe("memoryGuard: each step starts once there is room for its own job's need", () => {
+  const GiB = 1024;
+  /** A 80 GiB card, nothing of anybody else's on it: `use` sets what each step's processes hold (by pid = step index). */
+  function card() {
+    const held = new Map<number, number>();
+    const read = (): Promise<GpuReading> => {
+      const used = [...held.values()].reduce((sum, mib) => sum + mib, 0);
+      return Promise.resolve({
+        kind: 'gpu',
+        memory: { index: 0, totalMiB: 80 * GiB, usedMiB: used, freeMiB: 80 * GiB - used },
+        processes: [...held].map(([pid, usedMiB]) => ({ pid, usedMiB })),
+      });
+    };
+    return { read, use: (pid: number, mib: number) => held.set(pid, mib), free: (pid: number) => held.delete(pid) };
+  }
+  const need = (gib: number) => ({ mib: gib * GiB, why: `candidate c${gib}'s need` });
+
+  function lane(options: { minFreeGiB: number; slots?: number; read: () => Promise<GpuReading> }) {
+    const messages: string[] = [];
+    const guard = memoryGuard({
+      slots: options.slots ?? 8,
+      minFreeGiB: options.minFreeGiB,
+      read: options.read,
+      steps: new LaneSteps(),
+      markOf: (pid) => `step-${pid}`,
+      pollMs: 5,
+      log: (m) => messages.push(m),
+    });
+    const steps = guard.steps!;
+    const waits: string[] = [];
+    const abort = new AbortController();
+    /** Take a job (a slot) and start its step with `gib` (undefined: the lane's need); resolves once it started. */
+    const job = async (pid: number, gib: number | undefined, signal = abort.signal) => {
+      await guard.slots.reserveSlot(context, abort.signal);
+      await steps.admit!(`step-${pid}`, gib === undefined ? undefined : need(gib), {
+        signal,
+        // As runStep does: each new reason once.
+        waiting: (why) => {
+          if (waits.at(-1) !== why) waits.push(why);
+        },
+      });
+    };
+    const end = (pid: number) => {
+      steps.ended(`step-${pid}`);
+      guard.slots.releaseSlot({ permit: {}, slotInfo: undefined });
+    };
+    return { guard, steps, job, end, waits, messages, abort };
+  }
+  const pending = async (promise: Promise<unknown>, ms = 40): Promise<boolean> => {
+    let done = false;
+    void promise.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    return !done;
+  };
+
+  it("runs jobs needing less than the lane's min_free_gib side by side, each held to its own need", async () => {
+    const device = card();
+    const { job, abort } = lane({ minFreeGiB: 45, read: device.read });
+    await job(1, 6);
+    await job(2, 45);
+    device.use(1, 6 * GiB);
+    device.use(2, 45 * GiB);
+    // 29 GiB left: the lane's 45 GiB need would run nothing more; jobs of 12 and 9 GiB fit together.
+    await job(3, 12);
+    await job(4, 9);
+    expect(await pending(job(5, 9))).toBe(true);
+    abort.abort();
+  });
+
+  it('holds a waiting step at its start, takes no other job meanwhile, and starts it when room frees', async () => {
+    const device = card();
+    const { guard, job, end, waits, abort } = lane({ minFreeGiB: 10, read: device.read });
+    await job(1, 50);
+    device.use(1, 50 * GiB);
+    const big = job(2, 40);
+    expect(await pending(big)).toBe(true);
+    expect(waits).toEqual([
+      "waiting for GPU memory: device 0 has 30.0 GiB free, a job needs 40 GiB (candidate c40's need)",
+    ]);
+    // The next job's own need gates the lane: a 6 GiB job that would fit is not taken before it.
+    const small = guard.slots.reserveSlot(context, abort.signal);
+    expect(await pending(small)).toBe(true);
+    device.free(1);
+    end(1);
+    await big;
+    await small;
+    abort.abort();
+  });
+
+  it('keeps room for a started step to allocate its need before it is seen holding any', async () => {
+    const device = card();
+    const { job, waits, abort } = lane({ minFreeGiB: 10, read: device.read });
+    await job(1, 50);
+    // Nothing allocated yet: the 50 GiB it may take are held, so 40 more do not fit in 80.
+    const second = job(2, 40);
+    expect(await pending(second)).toBe(true);
+    expect(waits[0]).toContain('50 GiB of it held by 1 job');
+    abort.abort();
+  });
+
+  it("needs the lane's min_free_gib for a step its job brings no need for", async () => {
+    const device = card();
+    const { job, waits, abort } = lane({ minFreeGiB: 45, read: device.read });
+    await job(1, 40);
+    device.use(1, 40 * GiB);
+    expect(await pending(job(2, undefined))).toBe(true);
+    expect(waits).toEqual([
+      "waiting for GPU memory: device 0 has 40.0 GiB free, a job needs 45 GiB (the lane's min_free_gib)",
+    ]);
+    abort.abort();
+  });
+
+  it('starts a step that needs more than the device has once nothing else of the lane runs, and says so', async () => {
+    const device = card();
+    const { job, end, waits, abort } = lane({ minFreeGiB: 10, read: device.read });
+    await job(1, 20);
+    device.use(1, 20 * GiB);
+    const huge = job(2, 100);
+    expect(await pending(huge)).toBe(true);
+    expect(waits[0]).toMatch(
+      /a job needs 100 GiB .*more than the device's 80 GiB: it starts once nothing else of the lane runs$/,
+    );
+    device.free(1);
+    end(1);
+    await huge;
+    abort.abort();
+  });
+
+  it("gives up waiting when the step is stopped, with the stop's reason, and leaves the lane's books clean", async () => {
+    const device = card();
+    const { guard, steps, job, abort } = lane({ minFreeGiB: 10, read: device.read });
+    await job(1, 70);
+    device.use(1, 70 * GiB);
+    const stop = new AbortController();
+    const waiting = job(2, 40, stop.signal);
+    expect(await pending(waiting)).toBe(true);
+    stop.abort(new Error('stopped now'));
+    await expect(waiting).rejects.toThrow('stopped now');
+    guard.slots.releaseSlot({ permit: {}, slotInfo: undefined });
+    // Nothing of the stopped step holds room or gates the lane: a 6 GiB job starts beside the first.
+    await job(3, 6);
+    expect(steps.ended('step-2')).toBeNull();
+    abort.abort();
+  });
+
+  it("asks a reservation for room for the smallest need a step brought, not the lane's", async () => {
+    const device = card();
+    const { job, messages, abort } = lane({ minFreeGiB: 45, read: device.read });
+    await job(1, 6);
+    device.use(1, 6 * GiB);
+    await job(2, 60);
+    device.use(2, 60 * GiB);
+    // 14 GiB free: under the lane's 45, over the smallest need seen (6), so the lane takes a job.
+    await job(3, 6);
+    abort.abort();
+    expect(messages).toEqual([]);
+  });
+
+  it('admits at once where nvidia-smi answers for no device (slots alone decide)', async () => {
+    const { job, waits, abort } = lane({
+      minFreeGiB: 45,
+      slots: 2,
+      read: () => Promise.resolve({ kind: 'no-gpu', reason: 'nvidia-smi not found' }),
+    });
+    await job(1, 100);
+    await job(2, 100);
+    expect(waits).toEqual([]);
     abort.abort();
   });
 });

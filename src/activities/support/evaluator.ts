@@ -8,11 +8,14 @@ import { batchEvalLog, evalLog, jobsFile, runDir, scoreCacheArgs } from './paths
 import { readReportAt, type ReportRead } from './reports.js';
 import { validationFile } from './run-dir.js';
 import type { LoopPaths, StepCommands } from '../types.js';
+import type { GpuNeed } from '../../rules/gpu-needs.js';
 
 /** What every evaluation needs: where the loop's files are and the evaluator commands. */
 export interface EvalContext {
   readonly paths: LoopPaths;
   readonly commands: StepCommands;
+  /** What the run's training may grow to on the GPU: its evaluator is held to it too (absent: the lane's need). */
+  readonly gpuNeed?: GpuNeed;
 }
 
 /**
@@ -56,6 +59,7 @@ export async function evaluateOne(
       ...scoreCacheArgs(paths),
     ],
     log,
+    ...(context.gpuNeed === undefined ? {} : { gpuNeed: context.gpuNeed }),
   });
   if (result.exitCode !== 0) {
     return { report: null, problem: `evaluator ended with ${describeEnd(result)}`, evaluatorFailed: true, log };
@@ -118,6 +122,7 @@ export async function evaluateMany(
         ...scoreCacheArgs(paths),
       ],
       log,
+      ...(context.gpuNeed === undefined ? {} : { gpuNeed: context.gpuNeed }),
     });
     failure = result.exitCode === 0 ? null : `evaluator ended with ${describeEnd(result)}`;
   }

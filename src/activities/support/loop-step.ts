@@ -14,6 +14,8 @@ export interface LoopStep {
   readonly log: string;
   /** Kill the command when its log and these paths show no change for a while (runStep's `progress`). */
   readonly progress?: RunStepOptions['progress'];
+  /** What its job may grow to on the lane's GPU (runStep's `gpuNeed`). */
+  readonly gpuNeed?: RunStepOptions['gpuNeed'];
 }
 
 /**
@@ -33,6 +35,7 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Ste
       heartbeatIntervalMs: hooks.heartbeatIntervalMs,
       signal: hooks.signal,
       progress: step.progress,
+      ...(step.gpuNeed === undefined ? {} : { gpuNeed: step.gpuNeed }),
     });
   } catch (error) {
     if (isCommandNotFound(error))

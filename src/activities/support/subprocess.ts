@@ -11,6 +11,7 @@ import { killMarked, STEP_MARK } from './step-survivors.mjs';
 import { ProgressWatch } from './progress-watch.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
+import type { GpuNeed } from '../../rules/gpu-needs.js';
 
 /** Heartbeat details while a step runs: enough to find its processes on the lane's host. */
 export interface StepHeartbeat {
@@ -20,6 +21,8 @@ export interface StepHeartbeat {
   /** Its process group: the command leads it, so the same number. */
   readonly pgid: number;
   readonly elapsedMs: number;
+  /** Set while the step waits at its start for its lane's GPU memory (pid and pgid are 0 then): why. */
+  readonly waiting?: string;
 }
 
 export interface RunStepOptions {
@@ -48,7 +51,16 @@ export interface RunStepOptions {
    * four times per `quietMs`.
    */
   readonly progress?: { readonly watch: readonly string[]; readonly quietMs: number };
+  /**
+   * The GPU memory this step may grow to, when its job knows (a candidate's learned or set need):
+   * on a lane that watches its device the step starts only once there is room for it. Absent:
+   * the lane's own per-job need (loop.yaml `min_free_gib`).
+   */
+  readonly gpuNeed?: StepGpuNeed;
 }
+
+/** What a step may grow to on its GPU, and why the loop thinks so (said while the step waits for it). */
+export type StepGpuNeed = GpuNeed;
 
 /** How a step ended. `exitCode` is null when a signal ended it. */
 export interface StepResult {
@@ -72,10 +84,23 @@ export interface StepGpuUse {
   readonly seconds: number;
 }
 
-/** A lane's record of the steps running on it, for its memory guard (src/workers/lane-steps.ts). */
+/** A lane's record of the steps running on it, for its memory guard (src/workers/memory-guard.ts). */
 export interface StepRegistry {
-  started(mark: string): void;
+  /**
+   * Wait until the lane has room for a step that may grow to `need` (absent: the lane's per-job
+   * need), telling `waiting` why while it cannot start; then count the step as started (as
+   * `started` does) before resolving, so no other admission misses it. Rejects with the
+   * signal's reason when it is aborted. A registry without it starts every step at once.
+   */
+  admit?(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<void>;
+  started(mark: string, needMiB?: number): void;
   ended(mark: string): StepGpuUse | null;
+}
+
+/** How a step waiting for its lane's memory is stopped, and where it says why it waits. */
+export interface StepWait {
+  readonly signal: AbortSignal | undefined;
+  readonly waiting: (why: string) => void;
 }
 
 let subprocessEnv: Readonly<Record<string, string>> = {};
@@ -209,19 +234,27 @@ async function runInGroup(
   steps: StepRegistry | undefined,
 ): Promise<StepResult> {
   const [program = '', ...args] = options.command;
+  stepsStarted += 1;
+  const mark = `${process.pid}.${Date.now()}.${stepsStarted}`;
+  // On a lane that watches its GPU the step starts once there is room for what it may grow to.
+  const admitted = await waitForRoom(options, steps, mark);
+  let gpu: StepGpuUse | null = null;
   const startedMs = Date.now();
   const started = new Date(startedMs).toISOString();
-  stepsStarted += 1;
-  const mark = `${process.pid}.${startedMs}.${stepsStarted}`;
-  const subprocess = spawnInGroup(program, args, options, { ...env, [STEP_MARK]: mark });
+  let subprocess: ReturnType<typeof spawnInGroup>;
+  try {
+    subprocess = spawnInGroup(program, args, options, { ...env, [STEP_MARK]: mark });
+  } catch (error) {
+    if (admitted) steps?.ended(mark);
+    throw error;
+  }
   const pgid = subprocess.pid;
   // In the same tick as the spawn: from here on the group dies with this process, however it ends.
   if (pgid !== undefined) {
     watchGroup(pgid, mark);
-    steps?.started(mark);
+    if (!admitted) steps?.started(mark);
     options.onStart?.({ pid: pgid, pgid });
   }
-  let gpu: StepGpuUse | null = null;
 
   const beat = (): void => {
     if (pgid === undefined) return;
@@ -300,13 +333,58 @@ async function runInGroup(
     };
   } finally {
     // A step that ended by an abort or an error is off the lane's books too (a second call is a no-op).
-    if (pgid !== undefined && gpu === null) steps?.ended(mark);
+    if ((pgid !== undefined || admitted) && gpu === null) steps?.ended(mark);
     ended = true;
     clearInterval(heartbeats);
     clearInterval(progressChecks);
     if (killTimer !== undefined) clearTimeout(killTimer);
     options.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/**
+ * Waits until the lane's registry admits the step (it then counts it as started), heartbeating
+ * meanwhile and saying in the step's log why it waits. False when the registry does not admit
+ * (no lane, a CPU lane): the step starts at once and is counted at its spawn.
+ */
+async function waitForRoom(options: RunStepOptions, steps: StepRegistry | undefined, mark: string): Promise<boolean> {
+  if (steps?.admit === undefined) return false;
+  const sinceMs = Date.now();
+  let why: string | null = null;
+  const beat = (): void => {
+    if (why === null) return;
+    try {
+      options.heartbeat?.({ step: options.step, pid: 0, pgid: 0, elapsedMs: Date.now() - sinceMs, waiting: why });
+    } catch {
+      // As for a running step: the server's heartbeat timeout judges.
+    }
+  };
+  const heartbeats = setInterval(beat, options.heartbeatIntervalMs ?? 5_000);
+  const said: Promise<void>[] = [];
+  try {
+    await steps.admit(mark, options.gpuNeed, {
+      signal: options.signal,
+      waiting: (text) => {
+        if (text === why) return;
+        why = text;
+        beat();
+        said.push(appendFile(options.log, `${options.step}: ${text}\n`).catch(() => undefined));
+      },
+    });
+  } catch (error) {
+    throwIfAborted(options.signal);
+    throw error;
+  } finally {
+    clearInterval(heartbeats);
+    await Promise.all(said);
+  }
+  if (why !== null) {
+    const waited = Math.round((Date.now() - sinceMs) / 1000);
+    await appendFile(options.log, `${options.step}: the GPU has room after ${waited} s; starting\n`).catch(
+      () => undefined,
+    );
+  }
+  return true;
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

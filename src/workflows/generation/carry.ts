@@ -2,6 +2,7 @@
 // loop returns to be resumed with. Adding a carried field: the interface and `firstCarry` below.
 import type { Candidate, PackageChampion } from '../../activities/types.js';
 import type { LoopConfig } from '../../config/loop-config.js';
+import type { CandidatePeaks } from '../../rules/gpu-needs.js';
 import { generationRow, initialLoopState, type LoopState } from '../../ledger/loop-state.js';
 import type { GenerationRow, SplitRow } from '../../ledger/rows.js';
 import type { LoopView } from '../loop-view.js';
@@ -40,6 +41,8 @@ export interface GenerationCarry {
   readonly splitFailed: SplitRow | null;
   /** Which start of the loop this is: 1, then one more for each `start --fresh` (children's ids carry it from 2 on). */
   readonly incarnation: number;
+  /** The most each candidate's runs held of their GPU: what its next jobs are admitted by (rules/gpu-needs.ts). */
+  readonly candidatePeaks: CandidatePeaks;
 }
 
 export interface Failing {
@@ -99,6 +102,7 @@ export function firstCarry(config: LoopConfig, started: string, incarnation = 1)
     roundFailures: {},
     splitFailed: null,
     incarnation,
+    candidatePeaks: {},
   };
 }
 

@@ -5,6 +5,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@te
 import type { Workflow } from '@temporalio/common';
 import { expandGeneration, runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
+import { jobGpuNeed, type GpuNeed } from '../../rules/gpu-needs.js';
 import { reserveCheckWorkflowId, teacherBuildWorkflowId, trainingRunWorkflowId } from '../ids.js';
 import type { JobInput } from '../job-input.js';
 import { ORCHESTRATOR_QUEUE } from '../queues.js';
@@ -47,6 +48,12 @@ type ChildStarts = {
   ) => Started;
 };
 
+/** A run job's GPU need, when the loop knows one for its candidate (absent: the lane's min_free_gib). */
+function gpuNeedOf(gen: Generation, job: RunJob): { gpuNeed?: GpuNeed } {
+  const need = jobGpuNeed(job.candidate, gen.candidatePeaks, gen.config.gpu_needs);
+  return need === undefined ? {} : { gpuNeed: need };
+}
+
 const childStarts: ChildStarts = {
   run: (gen, job, base, common) => {
     const childId = trainingRunWorkflowId(
@@ -88,6 +95,7 @@ const childStarts: ChildStarts = {
           ...base,
           noCheckpointMarker: gen.config.no_checkpoint_marker,
           ...(gen.config.resume_flag === undefined ? {} : { resumeFlag: gen.config.resume_flag }),
+          ...gpuNeedOf(gen, job),
           plan: {
             generation: job.generation,
             round: job.round,

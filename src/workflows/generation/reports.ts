@@ -1,5 +1,6 @@
 // What the generation does with each report of a child, with an advance or a stop, and with a
 // child that ended without reporting. Every handler is synchronous and marks the state dirty.
+import { notePeak } from '../../rules/gpu-needs.js';
 import {
   ApplicationFailure,
   CancelledFailure,
@@ -178,6 +179,10 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
   // Reports only count from children this loop waits for, so none is counted twice.
   if (!flight || flight.job.kind !== 'run') return;
   take(gen, foldRunReport(gen.state, report, gen.settings));
+  // What the run held of its GPU at most: its candidate's later jobs are admitted by it (rules/gpu-needs.ts).
+  const peak = report.run?.gpu_peak_mib;
+  if (peak !== undefined)
+    gen.candidatePeaks = notePeak(gen.candidatePeaks, flight.job.candidate, peak, report.run?.status === 'trained');
   if (!report.laneUnavailable) runIsFinal(gen, flight.job, report);
   if (report.laneUnavailable) {
     laneDown(gen, flight.lane);

@@ -15,6 +15,7 @@ import {
 } from '../../../src/activities/support/subprocess.js';
 import { stepMarkOf } from '../../../src/activities/support/step-survivors.mjs';
 import { LaneSteps } from '../../../src/workers/lane-steps.js';
+import { memoryGuard } from '../../../src/workers/memory-guard.js';
 import { alive, fixtureLoop } from '../fixture-loop.js';
 
 const PARENT = fileURLToPath(new URL('./guarded-parent.ts', import.meta.url));
@@ -217,6 +218,97 @@ describe('runStep', () => {
     expect(steps.count).toBe(0);
     // The helper carried the same mark (it was killed at the step's end, so read it from the log).
     expect(await readFile(log, 'utf8')).toMatch(/killed 1 process .* outside its process group/);
+  });
+
+  it("waits at its start for room for its job's need on its lane's GPU, heartbeating and saying why in its log", async () => {
+    const { dir, log } = await scratch();
+    let freeMiB = 10 * 1024;
+    const guard = memoryGuard({
+      slots: 2,
+      minFreeGiB: 4,
+      read: () =>
+        Promise.resolve({
+          kind: 'gpu',
+          memory: { index: 0, totalMiB: 80 * 1024, usedMiB: 80 * 1024 - freeMiB, freeMiB },
+          processes: [],
+        }),
+      steps: new LaneSteps(),
+      pollMs: 20,
+    });
+    const beats: { waiting?: string; pid: number }[] = [];
+    let started = false;
+    const running = withStepScope({ env: {}, steps: guard.steps! }, () =>
+      runStep({
+        step: 'train',
+        command: ['sh', '-c', 'echo trained'],
+        cwd: dir,
+        log,
+        heartbeat: (details) => beats.push(details),
+        heartbeatIntervalMs: 20,
+        gpuNeed: { mib: 30 * 1024, why: "1.1 x the 27.3 GiB candidate deep's runs held at most" },
+        onStart: () => {
+          started = true;
+        },
+      }),
+    );
+    await expect.poll(() => beats.length, { timeout: 5_000 }).toBeGreaterThan(2);
+    expect(started).toBe(false);
+    expect(beats[0]).toEqual({
+      step: 'train',
+      pid: 0,
+      pgid: 0,
+      elapsedMs: expect.any(Number) as number,
+      waiting:
+        "waiting for GPU memory: device 0 has 10.0 GiB free, a job needs 30 GiB (1.1 x the 27.3 GiB candidate deep's runs held at most)",
+    });
+    freeMiB = 40 * 1024;
+    const result = await running;
+    expect(result.exitCode).toBe(0);
+    const text = await readFile(log, 'utf8');
+    // Said once, before the command's own output, and the wait's end too.
+    expect(text.match(/train: waiting for GPU memory/g)).toHaveLength(1);
+    expect(text).toMatch(
+      /train: waiting for GPU memory: .*\ntrain: the GPU has room after \d+ s; starting\ntrained\n$/,
+    );
+    expect(result.gpu).toEqual({ peakMiB: 0, seconds: expect.any(Number) as number });
+  });
+
+  it('stopped while it waits for GPU memory, it starts nothing and holds nothing on its lane', async () => {
+    const { dir, log } = await scratch();
+    const steps = new LaneSteps();
+    const guard = memoryGuard({
+      slots: 2,
+      minFreeGiB: 4,
+      read: () =>
+        Promise.resolve({
+          kind: 'gpu',
+          memory: { index: 0, totalMiB: 8192, usedMiB: 8000, freeMiB: 192 },
+          processes: [],
+        }),
+      steps,
+      pollMs: 20,
+    });
+    const abort = new AbortController();
+    let started = false;
+    const running = withStepScope({ env: {}, steps: guard.steps! }, () =>
+      runStep({
+        step: 'train',
+        command: ['sh', '-c', 'echo trained'],
+        cwd: dir,
+        log,
+        signal: abort.signal,
+        onStart: () => {
+          started = true;
+        },
+      }),
+    );
+    await expect
+      .poll(async () => readFile(log, 'utf8').catch(() => ''), { timeout: 5_000 })
+      .toMatch(/waiting for GPU memory/);
+    abort.abort(new Error('stopped now'));
+    expect(await rejection(running)).toEqual(new Error('stopped now'));
+    expect(started).toBe(false);
+    expect(steps.count).toBe(0);
   });
 
   it('takes a stopped step off its lane too', async () => {

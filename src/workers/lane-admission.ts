@@ -1,0 +1,144 @@
+// What a GPU lane admits, decided on one reading of its device at a time: pure and synchronous,
+// so the memory guard (memory-guard.ts, the lane's I/O) and the packing bench run the same rules.
+// docs/behaviour.md 4.2 says why admission sits in two places.
+import { hasRoom, type GpuReading } from './gpu-memory.js';
+import { usedByStep, type LaneSteps } from './lane-steps.js';
+
+const gib = (mib: number): string => {
+  const value = mib / 1024;
+  return Number.isInteger(value) ? String(value) : value.toFixed(1);
+};
+
+/** Why a reading leaves no room for a job needing `needMiB` while `holders` of the lane's keep `heldMiB` of it. */
+function memoryRefusal(reading: GpuReading, needMiB: number, holders: number, heldMiB: number): string {
+  if (reading.kind === 'error') return reading.reason;
+  if (reading.kind === 'no-gpu') return '';
+  const free = `device ${reading.memory.index} has ${(reading.memory.freeMiB / 1024).toFixed(1)} GiB free`;
+  const held =
+    holders === 0 || heldMiB <= 0
+      ? ''
+      : `, ${gib(heldMiB)} GiB of it held by ${holders} job${holders === 1 ? '' : 's'} this lane took`;
+  return `${free}${held}, a job needs ${gib(needMiB)} GiB`;
+}
+
+/**
+ * A lane's admissions. Temporal's slot supplier decides before it sees a job, so a job is
+ * admitted twice: its slot is reserved (`reserveRefusal`, `reserve`), then its step starts once
+ * there is room for what its own job may grow to (`wait`, `tryStart`). While a job the lane took
+ * runs no step yet (or waits for room), no other slot is reserved: the next job's own need gates
+ * the next admission, in the order the jobs came. A reservation asks for room for the smallest
+ * need a step has brought (the lane's need until then).
+ *
+ * Nothing is counted twice and nothing over-admitted: a running step holds its need (or the most
+ * it was seen holding, if more) less what nvidia-smi lists its processes holding, which is in the
+ * free memory already (lane-steps.ts); a step waiting to start holds its need; a slot whose job
+ * runs no step holds the lane's need. Without `steps` (no per-step view) every slot holds the
+ * lane's need and reservations alone admit. Without a GPU, slots alone decide.
+ */
+export class LaneAdmission {
+  private reservedSlots = 0;
+  /** Steps waiting at their start for room, by mark, with their needs. */
+  private readonly waiting = new Map<string, number>();
+  private floorMiB: number;
+  /** Whether the last reading was of a device: only then do steps wait and gate reservations. */
+  private onGpu = false;
+
+  constructor(
+    private readonly options: {
+      readonly slots: number;
+      /** The lane's per-job need (loop.yaml `min_free_gib`), in MiB. */
+      readonly laneNeedMiB: number;
+      readonly steps?: LaneSteps;
+      /** Which step a process belongs to, by its pid. */
+      readonly markOf: (pid: number) => string | null;
+    },
+  ) {
+    this.floorMiB = options.laneNeedMiB;
+  }
+
+  get reserved(): number {
+    return this.reservedSlots;
+  }
+
+  get full(): boolean {
+    return this.reservedSlots >= this.options.slots;
+  }
+
+  /** Slots whose job runs no step and waits for none (starting, or between steps). */
+  private unplaced(): number {
+    return Math.max(0, this.reservedSlots - (this.options.steps?.count ?? 0) - this.waiting.size);
+  }
+
+  /** Note a reading (each step's peak), and what the lane's jobs keep of the device by it, step `except` left out. */
+  held(reading: GpuReading, except?: string): number {
+    const { steps, laneNeedMiB, markOf } = this.options;
+    this.onGpu = reading.kind === 'gpu';
+    if (this.onGpu) steps?.sawDevice();
+    const used = reading.kind === 'gpu' ? usedByStep(reading.processes, markOf) : new Map<string, number>();
+    steps?.observe(used);
+    let held = (steps?.headroomMiB(used, laneNeedMiB) ?? 0) + this.unplaced() * laneNeedMiB;
+    for (const [mark, need] of this.waiting) if (mark !== except) held += need;
+    return held;
+  }
+
+  /**
+   * Why no slot may be reserved on this reading: '' while a job taken waits to start (not worth
+   * saying again and again), the memory refusal, or null: reserve one. Nothing awaits between
+   * this and `reserve`.
+   */
+  reserveRefusal(reading: GpuReading): string | null {
+    if (this.full) return '';
+    const held = this.held(reading);
+    if (this.options.steps !== undefined && this.onGpu && (this.waiting.size > 0 || this.unplaced() > 0)) return '';
+    if (hasRoom(reading, this.floorMiB / 1024, held / 1024)) return null;
+    return `waiting for GPU memory: ${memoryRefusal(reading, this.floorMiB, this.reservedSlots, held)}`;
+  }
+
+  reserve(): void {
+    this.reservedSlots += 1;
+  }
+
+  release(): void {
+    this.reservedSlots = Math.max(0, this.reservedSlots - 1);
+  }
+
+  /** A step of a job the lane took wants to start, needing `needMiB` (its job's, else the lane's). */
+  wait(mark: string, needMiB: number | undefined): number {
+    const need = needMiB ?? this.options.laneNeedMiB;
+    this.floorMiB = Math.min(this.floorMiB, need);
+    this.waiting.set(mark, need);
+    return need;
+  }
+
+  /**
+   * Start the waiting step `mark` if this reading has room for it (it then counts as running,
+   * holding its need until nvidia-smi shows what it allocated): null. Else why it waits. A step
+   * needing more than the device has starts once nothing else of the lane runs. `whose` says
+   * where the need came from, after it.
+   */
+  tryStart(mark: string, reading: GpuReading, whose?: string): string | null {
+    const need = this.waiting.get(mark);
+    if (need === undefined) return null;
+    const held = this.held(reading, mark);
+    const steps = this.options.steps;
+    const alone = (steps?.count ?? 0) === 0 && this.waiting.size === 1 && this.unplaced() === 0;
+    const tooBig = reading.kind === 'gpu' && need > reading.memory.totalMiB;
+    const room = reading.kind === 'no-gpu' || hasRoom(reading, need / 1024, held / 1024) || (tooBig && alone);
+    if (room) {
+      this.waiting.delete(mark);
+      steps?.started(mark, need);
+      return null;
+    }
+    const holders = (steps?.count ?? 0) + this.waiting.size - 1 + this.unplaced();
+    const more =
+      reading.kind === 'gpu' && tooBig
+        ? `, more than the device's ${gib(reading.memory.totalMiB)} GiB: it starts once nothing else of the lane runs`
+        : '';
+    return `waiting for GPU memory: ${memoryRefusal(reading, need, holders, held)}${whose === undefined ? '' : ` (${whose})`}${more}`;
+  }
+
+  /** A waiting step gave up (it was stopped): true if it was waiting. */
+  cancel(mark: string): boolean {
+    return this.waiting.delete(mark);
+  }
+}
