@@ -410,7 +410,7 @@ connectionOptions(
   program
     .command('worker')
     .description(
-      'run a worker: the orchestrator, one GPU lane, or the package worker. A lane stops at once on SIGTERM/SIGINT (its jobs are retried) and drains on SIGUSR2 (no new job; the running ones finish, then it exits)',
+      'run a worker: the orchestrator, one GPU lane, or the package worker. A lane stops at once on SIGTERM/SIGINT (its jobs are retried) and drains on SIGUSR2 or `worker gpu --drain` (no new job; the running ones finish, then it exits)',
     )
     .argument('<kind>', 'orchestrator | gpu | package')
     .option('--device <n>', 'gpu: the physical GPU this lane serves')
@@ -422,7 +422,7 @@ connectionOptions(
     .option('--slots <n>', 'gpu: jobs this lane runs at once (default 1; with --config it must agree with loop.yaml)')
     .option(
       '--min-free-gib <gib>',
-      'gpu: free GPU memory a job needs before the lane takes it; each running job holds it until it ends (default 30; with --config it must agree)',
+      "gpu: the GPU memory a job needs when its candidate's is not known yet (default 30; with --config it must agree)",
     )
     .option(
       '--kill-grace <duration>',
@@ -434,6 +434,10 @@ connectionOptions(
       String(DEFAULT_MIN_FREE_PIDS),
     )
     .option('--cpu', 'gpu: a CPU lane (no GPU on this box): no memory guard, no GPU visible to its jobs')
+    .option(
+      '--drain',
+      'gpu: drain the lane worker of this --host and --device running on this machine (it takes no new job, its running ones finish, then it exits), and wait until it has',
+    )
     .option(
       '--metrics-port <port>',
       'serve Prometheus metrics (temporal_*) at http://0.0.0.0:PORT/metrics (default: CHAMPION_LOOP_METRICS_PORT; off)',

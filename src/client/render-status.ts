@@ -21,6 +21,25 @@ export function laneDown(lane: LoopView['lanes'][number], now: Date): boolean {
   return lane.down_until !== null && Date.parse(lane.down_until) > now.getTime();
 }
 
+/** Seconds as GPU-hours, e.g. `1.25`. */
+function hours(seconds: number): string {
+  return (seconds / 3600).toFixed(2);
+}
+
+/** A duration in seconds as `3h05m`, `12m`, `40s`. */
+function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m`;
+  return `${Math.floor(minutes / 60)}h${String(minutes % 60).padStart(2, '0')}m`;
+}
+
+/** Whether a lane's worker said it drains, and the notice has not run out. */
+export function laneDraining(lane: LoopView['lanes'][number], now: Date): boolean {
+  const until = lane.draining_until ?? null;
+  return until !== null && Date.parse(until) > now.getTime();
+}
+
 /** The `status` command's text: what a person wants to see of a running loop. */
 export function renderStatus(view: LoopView, saturationEvals?: number, now = new Date()): string {
   const lines = [
@@ -33,12 +52,25 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
   ];
   if (view.last_reserve_power) lines.push(`last reserve check ${describeReservePower(view.last_reserve_power)}`);
   if (view.advance_reason) lines.push(`advancing: ${view.advance_reason}`);
+  if (view.training_gpu_seconds && view.training_gpu_seconds.loop > 0) {
+    const { generation, loop } = view.training_gpu_seconds;
+    lines.push(
+      `GPU time of training (run rows' gpu_seconds): ${hours(generation)} GPU-hours this generation, ${hours(loop)} in all`,
+    );
+  }
   lines.push(`jobs: ${view.in_flight.length} running, ${view.queued} queued`);
   for (const lane of view.lanes) {
     const jobs = view.in_flight.filter((flight) => flight.lane === lane.queue);
-    lines.push(
-      `  lane ${lane.queue}: ${lane.busy}/${lane.slots}${laneDown(lane, now) ? ` (unavailable until ${lane.down_until})` : ''}`,
-    );
+    const mark = laneDraining(lane, now)
+      ? ' (draining: its worker takes no new job, its running ones finish)'
+      : laneDown(lane, now)
+        ? ` (unavailable until ${lane.down_until})`
+        : '';
+    const idle =
+      lane.idle_seconds === undefined || lane.watched_seconds === undefined || lane.watched_seconds <= 0
+        ? ''
+        : `; no job ${duration(lane.idle_seconds)} of ${duration(lane.watched_seconds)} (${Math.round((100 * lane.idle_seconds) / lane.watched_seconds)}%)`;
+    lines.push(`  lane ${lane.queue}: ${lane.busy}/${lane.slots}${mark}${idle}`);
     for (const job of jobs) lines.push(`    ${job.kind} ${job.jobId} since ${job.since}`);
   }
   if (view.candidates_error)

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { LoopView } from '../workflows/loop-view.js';
 import { loopLook } from './loop-control.js';
 import { describeNoPoller, type LoopQueue } from './pollers.js';
-import { describeEval, laneDown } from './render-status.js';
+import { describeEval, laneDown, laneDraining } from './render-status.js';
 
 /** What changed between two looks at a loop, as lines a person reads (pure). */
 export function loopEvents(previous: LoopView | null, next: LoopView): string[] {
@@ -77,7 +77,7 @@ export function renderFrame(
       .join(', ');
     const unpolled = noPoller.some((queue) => queue.queue === lane.queue);
     lines.push(
-      `  ${lane.queue} ${lane.busy}/${lane.slots}${laneDown(lane, now) ? ' unavailable' : ''}${unpolled ? ' no worker' : ''}: ${doing || 'idle'}`,
+      `  ${lane.queue} ${lane.busy}/${lane.slots}${laneDraining(lane, now) ? ' draining' : laneDown(lane, now) ? ' unavailable' : ''}${unpolled ? ' no worker' : ''}: ${doing || 'idle'}`,
     );
   }
   for (const queue of noPoller) lines.push(describeNoPoller(queue));

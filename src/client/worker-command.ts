@@ -8,6 +8,9 @@ import { loadLoopConfig } from '../config/load-loop-config.js';
 import { readGpuMemory } from '../workers/gpu-memory.js';
 import { admissionLine, laneCapacity, type LaneCapacity } from '../workers/lane-capacity.js';
 import { createLaneWorker, type LaneWorker } from '../workers/lane-worker.js';
+import { tellLoops } from '../workers/lane-notices.js';
+import { lanePidFile, removeLanePid, runningLanePid, writeLanePid } from '../workers/lane-pid-file.js';
+import { laneQueue } from '../config/lanes.js';
 import { installMetrics, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker, flushLedgerCopies } from '../workers/orchestrator-worker.js';
 import { createPackageWorker } from '../workers/package-worker.js';
@@ -23,6 +26,7 @@ export interface WorkerCommandOptions extends ConnectionFlags {
   readonly config?: string;
   readonly minFreePids: string;
   readonly cpu?: boolean;
+  readonly drain?: boolean;
   readonly metricsPort?: string;
 }
 
@@ -88,10 +92,41 @@ function stopLaneOnSignals(lane: LaneWorker): void {
   });
 }
 
+/**
+ * `worker gpu --drain`: the lane worker of this host and device on this machine drains (SIGUSR2);
+ * waits until it has exited, saying what it waits for.
+ */
+async function drainLane(options: WorkerCommandOptions): Promise<void> {
+  const queue = laneQueue(options.host ?? hostname(), number(options.device, '--device', 0));
+  const file = lanePidFile(queue);
+  const pid = await runningLanePid(file);
+  if (pid === null)
+    throw new Error(
+      `no lane worker for ${queue} runs on this machine (no live pid in ${file}): drain it on the host it runs on, with the --host and --device it was started with`,
+    );
+  process.kill(pid, 'SIGUSR2');
+  console.log(`draining ${queue} (worker pid ${pid}): it takes no new job; waiting for its running jobs to finish`);
+  const sinceMs = Date.now();
+  let said = sinceMs;
+  while ((await runningLanePid(file)) === pid) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    if (Date.now() - said >= 60_000) {
+      said = Date.now();
+      console.log(`still draining ${queue}: ${Math.round((said - sinceMs) / 60_000)} min`);
+    }
+  }
+  console.log(`${queue} drained: its worker exited after ${Math.round((Date.now() - sinceMs) / 1000)} s`);
+}
+
 /** Run one worker until SIGINT/SIGTERM; on either, running subprocesses are killed and the worker drains. */
 export async function runWorker(kind: string, options: WorkerCommandOptions): Promise<void> {
   if (!['orchestrator', 'gpu', 'package'].includes(kind))
     throw new Error(`unknown worker kind '${kind}': use orchestrator, gpu or package`);
+  if (options.drain === true) {
+    if (kind !== 'gpu')
+      throw new Error(`--drain is for a GPU lane (worker gpu --drain --device N), not the ${kind} worker`);
+    return drainLane(options);
+  }
   // A lane's capacity is settled before anything connects: flags that disagree with loop.yaml are refused at once.
   const lane = kind === 'gpu' ? await laneSettings(options) : null;
   const settings = connectionSettings(options);
@@ -102,6 +137,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   const common = { connection, namespace: settings.namespace };
   let worker: Worker;
   let what: string;
+  let pidFile: string | null = null;
   switch (kind) {
     case 'orchestrator':
       worker = await createOrchestratorWorker(common);
@@ -109,6 +145,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
       break;
     case 'gpu': {
       const { device, host, capacity, cpu } = lane as LaneSettings;
+      const client = new Client({ connection, namespace: settings.namespace });
       const created = await createLaneWorker({
         ...common,
         device,
@@ -119,8 +156,12 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
         killGraceMs: capacity.killGraceMs,
         cpu,
         log: (message) => console.log(`[lane] ${message}`),
+        tellLoops: tellLoops(client, (message) => console.warn(`[lane] ${message}`)),
       });
       stopLaneOnSignals(created);
+      // `worker gpu --drain` on this machine finds it here.
+      pidFile = lanePidFile(created.queue);
+      await writeLanePid(pidFile);
       // How it admits jobs, from a first reading of its device: a lane without a memory guard says so.
       console.log(admissionLine(created.queue, capacity, cpu ? null : await readGpuMemory(device)));
       worker = created.worker;
@@ -138,7 +179,11 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
     const client = new Client({ connection, namespace: settings.namespace });
     await warnOnShortRetention(client, (line) => console.warn(line));
   }
-  await worker.run();
+  try {
+    await worker.run();
+  } finally {
+    if (pidFile !== null) await removeLanePid(pidFile);
+  }
   // The loop's last rows reach the ledger copy before the connection goes.
   if (kind === 'orchestrator') await flushLedgerCopies(worker);
   await connection.close();

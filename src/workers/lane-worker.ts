@@ -9,6 +9,8 @@ import { DEFAULT_KILL_GRACE } from '../config/loop-config.js';
 import { readGpuMemory, type GpuReading } from './gpu-memory.js';
 import { LaneSteps } from './lane-steps.js';
 import { memoryGuard } from './memory-guard.js';
+import { DRAIN_NOTICE_EVERY_MS, DRAIN_NOTICE_MS } from './lane-notices.js';
+import type { LaneDraining } from '../workflows/messages.js';
 import { DEFAULT_MIN_FREE_PIDS, readPidsLimit, type PidsReading } from './pids-limit.js';
 
 export interface LaneWorkerOptions {
@@ -32,6 +34,11 @@ export interface LaneWorkerOptions {
   /** How the pids guard reads the cgroup (tests pass fake cgroup files). */
   readonly readPids?: () => Promise<PidsReading>;
   readonly log?: (message: string) => void;
+  /**
+   * Tells the loops that use the lane that it drains or is up (lane-notices.ts): said once it is
+   * created (up), and while it drains or stops (every minute until its worker has stopped).
+   */
+  readonly tellLoops?: (notice: LaneDraining) => Promise<unknown>;
 }
 
 /** A lane's SIGTERM-to-SIGKILL grace when neither loop.yaml nor a flag sets one. */
@@ -120,15 +127,35 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
       activityTaskSlotSupplier: guard.slots,
     },
   });
+  const tell = options.tellLoops;
+  // Up: a loop that marked the lane draining or down takes it back at once.
+  if (tell) void tell({ lane: queue, forMs: 0 });
+  let leaving: NodeJS.Timeout | undefined;
+  /** The worker is going (a drain, a stop): the loops send it nothing new, told again until it has stopped. */
+  const sayLeaving = (): void => {
+    if (!tell || leaving !== undefined) return;
+    const say = (): void => {
+      if (['STOPPED', 'FAILED'].includes(worker.getState())) {
+        clearInterval(leaving);
+        return;
+      }
+      void tell({ lane: queue, forMs: DRAIN_NOTICE_MS });
+    };
+    leaving = setInterval(say, DRAIN_NOTICE_EVERY_MS);
+    leaving.unref();
+    say();
+  };
   return {
     worker,
     queue,
     stopNow: (reason) => {
       if (!stopping.signal.aborted) stopping.abort(new LaneStoppedError(`lane ${queue} stopped (${reason})`));
       if (worker.getState() === 'RUNNING') worker.shutdown();
+      sayLeaving();
     },
     drain: () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
+      sayLeaving();
       return running;
     },
   };

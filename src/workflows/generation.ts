@@ -37,7 +37,7 @@ import {
   validateStop,
   validateStopNow,
 } from './generation/reports.js';
-import { now, openGeneration, stopped, toCarry, view } from './generation/state.js';
+import { noteLanesInUse, now, onLaneDraining, openGeneration, stopped, toCarry, view } from './generation/state.js';
 import {
   advanceSignal,
   advanceUpdate,
@@ -47,6 +47,7 @@ import {
   runReportedSignal,
   stateQuery,
   stopNowSignal,
+  laneDrainingSignal,
   stopNowUpdate,
   stopSignal,
   stopUpdate,
@@ -69,6 +70,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   setHandler(resumeSignal, () => onResume(gen));
   setHandler(stopSignal, () => onStop(gen));
   setHandler(stopNowSignal, () => onStopNow(gen));
+  setHandler(laneDrainingSignal, (notice) => onLaneDraining(gen, notice));
   // The same commands as updates: refused with a reason by their validators, else applied as the
   // signals are and answered with the loop's view. Synchronous, so they add no command to history.
   setHandler(
@@ -113,6 +115,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   for (;;) {
     // Cleared before this turn's work: a signal that arrives while it awaits an activity wakes the next wait.
     gen.dirty = false;
+    noteLanesInUse(gen);
     if (gen.stopNow) {
       await stopAtOnce(gen, activities);
       await condition(allHandlersFinished);
@@ -140,6 +143,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       }
     }
     await dispatchJobs(gen, activities);
+    noteLanesInUse(gen);
     if (gen.stopping && gen.inFlight.length === 0) {
       log.info('stopped', { generation: gen.state.generation });
       await condition(allHandlersFinished);

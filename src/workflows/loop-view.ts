@@ -25,7 +25,14 @@ export interface LoopView extends StateJson {
     readonly slots: number;
     readonly busy: number;
     readonly down_until: string | null;
+    /** Its worker said it drains: no new job goes to it until then (absent on older workers). */
+    readonly draining_until?: string | null;
+    /** How long it had no job of this loop, of the time the loop has watched it (absent on older workers). */
+    readonly idle_seconds?: number;
+    readonly watched_seconds?: number;
   }[];
+  /** GPU time of the loop's training runs (their rows' gpu_seconds): this generation's, and in all (absent on older workers). */
+  readonly training_gpu_seconds?: { readonly generation: number; readonly loop: number };
   readonly candidates: string[];
   readonly candidates_error: string | null;
   readonly split_error: string | null;

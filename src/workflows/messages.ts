@@ -32,6 +32,20 @@ export const UPDATE_REFUSED = 'UpdateRefused';
 /** A loop pausing because every run of its last rounds failed for one reason plans its next round now. */
 export const resumeSignal = defineSignal('resume');
 
+/** What a lane's worker says of itself to the loops that use it (its queue). */
+export interface LaneDraining {
+  /** The lane's task queue, e.g. `champion-loop.gpu-a.gpu0`. */
+  readonly lane: string;
+  /** Draining: send it nothing new for this long (it says so again while it drains). 0: it is up. */
+  readonly forMs: number;
+}
+
+/**
+ * A lane's worker drains (`worker gpu --drain`, SIGUSR2) or has started: the loop sends it no
+ * new job while it drains and takes it back as soon as it says it is up. Loops without the lane ignore it.
+ */
+export const laneDrainingSignal = defineSignal<[LaneDraining]>('laneDraining');
+
 /** A training run (or an evaluation-only retry of one) reports to its generation. */
 export interface RunReport {
   readonly childId: string;

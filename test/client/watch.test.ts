@@ -208,3 +208,53 @@ describe('status and watch: lanes and queues (issue 18)', () => {
     );
   });
 });
+
+describe('status and watch: GPU time, idle lanes and draining ones (issue 26)', () => {
+  const now = new Date('2026-01-05T08:10:00.000Z');
+
+  it("shows the training's GPU-hours, each lane's time without a job, and a lane its worker drains", () => {
+    const lanes = [
+      {
+        queue: 'champion-loop.box.gpu0',
+        slots: 2,
+        busy: 1,
+        down_until: '2026-01-05T08:13:00.000Z',
+        draining_until: '2026-01-05T08:13:00.000Z',
+        idle_seconds: 750,
+        watched_seconds: 3 * 3600 + 300,
+      },
+      { queue: 'champion-loop.box.gpu1', slots: 1, busy: 0, down_until: null, idle_seconds: 42, watched_seconds: 42 },
+    ];
+    const status = renderStatus(
+      view({ lanes, training_gpu_seconds: { generation: 4500, loop: 36_000 } }),
+      undefined,
+      now,
+    );
+    expect(status).toContain(
+      "GPU time of training (run rows' gpu_seconds): 1.25 GPU-hours this generation, 10.00 in all\n",
+    );
+    expect(status).toContain(
+      '  lane champion-loop.box.gpu0: 1/2 (draining: its worker takes no new job, its running ones finish); no job 12m of 3h05m (7%)\n',
+    );
+    expect(status).toContain('  lane champion-loop.box.gpu1: 0/1; no job 42s of 42s (100%)');
+    expect(renderFrame(view({ lanes }), now).slice(3, 5)).toEqual([
+      '  champion-loop.box.gpu0 1/2 draining: idle',
+      '  champion-loop.box.gpu1 0/1: idle',
+    ]);
+  });
+
+  it('says nothing of GPU time on a loop whose runs used none (CPU lanes), nor of a drain notice that ran out', () => {
+    const lanes = [
+      {
+        queue: 'champion-loop.box.gpu0',
+        slots: 1,
+        busy: 0,
+        down_until: null,
+        draining_until: '2026-01-05T08:00:00.000Z',
+      },
+    ];
+    const status = renderStatus(view({ lanes, training_gpu_seconds: { generation: 0, loop: 0 } }), undefined, now);
+    expect(status).not.toContain('GPU time');
+    expect(status).toMatch(/^ {2}lane champion-loop\.box\.gpu0: 0\/1$/m);
+  });
+});

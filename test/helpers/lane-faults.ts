@@ -98,14 +98,21 @@ export interface LaneDrain {
   /** Jobs seen in flight on the lane from the drain until its worker exited. */
   readonly jobsSeen: readonly string[];
   readonly exit: { readonly exitCode: number | null; readonly signal: string | null };
-  /** From SIGUSR2 until the worker exited. */
+  /** From the drain until the worker exited. */
   readonly drainedMs: number;
   readonly output: string;
+  /** `worker gpu --drain`: how it ended and what it said. */
+  readonly command: { readonly exitCode: number | null; readonly output: string };
+  /** Whether the loop's view showed the lane draining while it drained. */
+  readonly shownDraining: boolean;
+  /** From the worker's restart until the loop's view no longer shows the lane draining. */
+  readonly upAgainMs: number;
 }
 
 /**
- * While `runId` trains, drain its lane (SIGUSR2, as `kill -USR2 <worker>`): the trainer must
- * finish there, untouched, the lane take no new job, and its worker exit; then it starts again.
+ * While `runId` trains, drain its lane with `champion-loop worker gpu --drain` (SIGUSR2 to the
+ * worker): the trainer must finish there, untouched, the lane take no new job, and its worker
+ * exit; then it starts again.
  */
 export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: string): Promise<LaneDrain> {
   const trainer = await stepProcessOf(loop, loopId, runId, 'train');
@@ -114,14 +121,18 @@ export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: s
   const lane = flight?.lane ?? '';
   const { device, worker } = loop.laneOf(lane);
   const sent = Date.now();
-  worker.signal('SIGUSR2');
+  const command = loop.drainLane(device);
   const seen = new Set<string>();
+  let shownDraining = false;
   let exited = false;
   const exit = worker.exited.finally(() => {
     exited = true;
   });
   while (!exited) {
-    for (const job of (await loop.view(loopId)).in_flight) if (job.lane === lane) seen.add(job.jobId);
+    const view = await loop.view(loopId);
+    for (const job of view.in_flight) if (job.lane === lane) seen.add(job.jobId);
+    if (view.lanes.some((entry) => entry.queue === lane && (entry.draining_until ?? null) !== null))
+      shownDraining = true;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   const drain = {
@@ -130,8 +141,17 @@ export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: s
     exit: await exit,
     drainedMs: Date.now() - sent,
     output: worker.output(),
+    command: await command,
+    shownDraining,
   };
   expect((await processesMentioning(rootOf(loop, loopId, 'train'))).filter((p) => p.pid === trainer.pid)).toEqual([]);
   await loop.restart(device);
-  return drain;
+  const restarted = Date.now();
+  // Started again, the worker says it is up: the loop takes the lane back before the notice runs out.
+  await loop.waitFor(
+    loopId,
+    (view) => view.lanes.some((entry) => entry.queue === lane && (entry.draining_until ?? null) === null),
+    60_000,
+  );
+  return { ...drain, upAgainMs: Date.now() - restarted };
 }

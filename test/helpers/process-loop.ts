@@ -14,7 +14,7 @@ import { laneQueue } from '../../src/workflows/queues.js';
 import { waitForView } from './loop-checks.js';
 import { loopConfigFor, writeLoopFolder, type HarnessOptions, type LoopDriver } from './loop-harness.js';
 import { startTestServer, type TestServer } from './test-server.js';
-import { startWorkerProcess, type WorkerProcess } from './worker-processes.js';
+import { drainCommand, startWorkerProcess, type WorkerProcess } from './worker-processes.js';
 
 export type { LoopDriver };
 
@@ -37,6 +37,8 @@ export interface ProcessLoop extends LoopDriver {
   laneQueue(device: number): string;
   /** The lane worker serving a task queue. */
   laneOf(queue: string): { device: number; worker: WorkerProcess };
+  /** Drain lane `device` with `champion-loop worker gpu --drain`, as an operator on its host would; resolves once the command ends. */
+  drainLane(device: number): ReturnType<typeof drainCommand>;
   /** Start a worker again after it died or was stopped (same kind, flags and variables). */
   restart(which: 'orchestrator' | 'packager' | number): Promise<WorkerProcess>;
   /** Kill the dev server with SIGKILL. */
@@ -54,12 +56,14 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
   const { config } = await writeLoopFolder(dir, options);
   const laneCount = options.lanes ?? 2;
   const at = { address: server.address, namespace: server.namespace };
+  // The lanes' pid files (for `worker gpu --drain`) in this loop's own folder: other tests' lanes share the host name.
+  const laneEnv = { XDG_RUNTIME_DIR: path.join(dir, 'run'), ...options.laneEnv };
   // Started together: the orchestrator bundles its workflows meanwhile (several seconds).
   const [orchestrator, packager, ...lanes] = await Promise.all([
     startWorkerProcess({ kind: 'orchestrator' }, { ...at, env: options.orchestratorEnv ?? {} }),
     startWorkerProcess({ kind: 'package' }, at),
     ...Array.from({ length: laneCount }, (_, device) =>
-      startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: options.laneEnv ?? {} }),
+      startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: laneEnv }),
     ),
   ]);
   const workers = { orchestrator, packager, lanes };
@@ -91,6 +95,7 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
       if (device < 0) throw new Error(`no lane serves ${queue}`);
       return { device, worker: workers.lanes[device] as WorkerProcess };
     },
+    drainLane: (device) => drainCommand({ kind: 'gpu', host: HOST, device }, { env: laneEnv }),
     async restart(which) {
       if (which === 'orchestrator') return (workers.orchestrator = await workers.orchestrator.restart());
       if (which === 'packager') return (workers.packager = await workers.packager.restart());

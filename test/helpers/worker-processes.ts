@@ -115,6 +115,22 @@ export async function startWorkerProcess(worker: WorkerKind, options: WorkerProc
   return process_;
 }
 
+/**
+ * `champion-loop worker gpu --drain` for a lane started by startWorkerProcess (same host, device
+ * and variables, so the same pid file): resolves with its exit and what it printed once it ends.
+ */
+export async function drainCommand(
+  worker: Extract<WorkerKind, { kind: 'gpu' }>,
+  options: Pick<WorkerProcessOptions, 'env'>,
+): Promise<WorkerExit & { readonly output: string }> {
+  const result = await execa(
+    process.execPath,
+    [BIN, 'worker', 'gpu', '--drain', '--host', worker.host, '--device', String(worker.device)],
+    { env: { ...options.env }, extendEnv: true, stdin: 'ignore', all: true, reject: false, timeout: 300_000 },
+  );
+  return { exitCode: result.exitCode ?? null, signal: result.signal ?? null, output: result.all };
+}
+
 /** Kill a worker with SIGKILL and wait until the process is gone. */
 export async function killWorker(worker: WorkerProcess): Promise<WorkerExit> {
   worker.signal('SIGKILL');

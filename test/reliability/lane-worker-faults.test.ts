@@ -3,6 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
 import { runIdFor } from '../../src/rules/ids.js';
+import { DRAIN_NOTICE_MS } from '../../src/workers/lane-notices.js';
 import {
   BOUNDED_CANDIDATES,
   expectSameLedger,
@@ -117,7 +118,7 @@ describe('a lane worker lost while it trains', () => {
     console.log(`lane kill -9 with resume: ${faults.length} fault injected, ${compared} rows compared`);
   });
 
-  it('SIGUSR2 drains a lane worker: its running training finishes there, it takes no new job, then it exits 0', async () => {
+  it('`worker gpu --drain` drains a lane worker: its running training finishes there, the loop sends it no new job and shows it draining, it exits 0, and started again it is taken back', async () => {
     const drains: LaneDrain[] = [];
     const disturbed = await runBounded(loop, 'lane-drain', {
       rounds: ROUNDS,
@@ -129,6 +130,14 @@ describe('a lane worker lost while it trains', () => {
     const [drain] = drains;
     expect(drain?.exit).toEqual({ exitCode: 0, signal: null });
     expect(drain?.output).toContain('SIGUSR2: draining');
+    // The command found the worker on this host, waited for it, and said so.
+    expect(drain?.command.exitCode).toBe(0);
+    expect(drain?.command.output).toMatch(/^draining \S+ \(worker pid \d+\): it takes no new job/m);
+    expect(drain?.command.output).toMatch(/ drained: its worker exited after \d+ s$/m);
+    // The worker told the loop: status showed the lane draining, and took it back once it was up.
+    expect(drain?.shownDraining).toBe(true);
+    // Sooner than its last drain notice (3 minutes) runs out: the worker's word, not the notice's end.
+    expect(drain?.upAgainMs).toBeLessThan(DRAIN_NOTICE_MS);
     // Nothing but the job it was running was on the lane until it exited.
     expect(drain?.jobsSeen).toEqual([TARGET]);
     // Trained once, to its end, on the drained lane: never stopped, never retried.

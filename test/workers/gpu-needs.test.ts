@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { STEP_MARK } from '../../src/activities/support/step-survivors.mjs';
@@ -17,8 +17,8 @@ import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js'
 const PER_PROCESS_MIB = 1234;
 const FOREIGN_MIB = 22 * 1024;
 
-/** The processes of each running step, by mark. */
-function stepProcesses(): { processes: GpuProcess[]; marks: Set<string> } {
+/** The processes of each running step of the loop working in `workdir` (other tests' steps on this box are not its GPU's), by mark. */
+function stepProcesses(workdir: string): { processes: GpuProcess[]; marks: Set<string> } {
   const processes: GpuProcess[] = [];
   const marks = new Set<string>();
   for (const entry of readdirSync('/proc')) {
@@ -26,7 +26,7 @@ function stepProcesses(): { processes: GpuProcess[]; marks: Set<string> } {
     if (!Number.isSafeInteger(pid)) continue;
     try {
       const mark = new RegExp(`${STEP_MARK}=([^\\0]+)`).exec(readFileSync(`/proc/${pid}/environ`, 'latin1'))?.[1];
-      if (mark === undefined) continue;
+      if (mark === undefined || !readlinkSync(`/proc/${pid}/cwd`).startsWith(workdir)) continue;
       processes.push({ pid, usedMiB: PER_PROCESS_MIB });
       marks.add(mark);
     } catch {
@@ -42,7 +42,7 @@ describe("GPU admission by each candidate's own need", () => {
   let together = 0;
 
   function simulatedH200(): Promise<GpuReading> {
-    const { processes, marks } = stepProcesses();
+    const { processes, marks } = stepProcesses(harness.dir);
     together = Math.max(together, marks.size);
     const usedMiB = 618 + FOREIGN_MIB + processes.length * PER_PROCESS_MIB;
     return Promise.resolve({
@@ -72,7 +72,7 @@ describe("GPU admission by each candidate's own need", () => {
     await harness.startWith(loopId);
     await harness.waitFor(loopId, (view) => view.test_evals >= 12, 180_000);
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
-    await harness.result(loopId);
+    const { view: last } = await harness.result(loopId);
 
     // What the generation asked of each training run's lane, from its history.
     const events = (await harness.client.workflow.getHandle(loopWorkflowId(loopId)).fetchHistory()).events ?? [];
@@ -106,6 +106,17 @@ describe("GPU admission by each candidate's own need", () => {
         expect(start >= otherEnd || otherStart >= end).toBe(true);
     // Once the candidate's need was known, the lane ran two of its jobs at once (1.2 GiB each, not 100).
     expect(together).toBe(2);
+    // What status shows: the training's GPU time, the sum of the run rows' (rounded to 0.1 s each).
+    const rowSeconds = rowsOf((await harness.ledger(loopId)).rows, 'run').reduce(
+      (sum, run) => sum + (run.gpu_seconds ?? 0),
+      0,
+    );
+    expect(last.training_gpu_seconds?.loop).toBeCloseTo(rowSeconds, 5);
+    expect(last.training_gpu_seconds?.generation).toBeCloseTo(rowSeconds, 5);
+    // And the lane's time without a job: some (the split's, the evaluations' hand-over), never more than it was watched.
+    const [lane] = last.lanes;
+    expect(lane?.watched_seconds).toBeGreaterThan(0);
+    expect(lane?.idle_seconds).toBeLessThanOrEqual(lane?.watched_seconds ?? 0);
     console.log(
       `GPU needs: ${learned.length} of ${needOf.size} training runs admitted by a learned need (${learned.map((need) => need?.mib).join(', ')} MiB); peak ${peak} MiB; up to ${together} steps at once`,
     );

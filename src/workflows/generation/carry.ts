@@ -3,6 +3,7 @@
 import type { Candidate, PackageChampion } from '../../activities/types.js';
 import type { LoopConfig } from '../../config/loop-config.js';
 import type { CandidatePeaks } from '../../rules/gpu-needs.js';
+import type { LaneUse, TrainingGpu } from './lane-use.js';
 import { generationRow, initialLoopState, type LoopState } from '../../ledger/loop-state.js';
 import type { GenerationRow, SplitRow } from '../../ledger/rows.js';
 import type { LoopView } from '../loop-view.js';
@@ -22,6 +23,8 @@ export interface GenerationCarry {
   readonly candidates: Candidate[] | null;
   readonly candidatesError: string | null;
   readonly lanesDownUntil: Record<string, number>;
+  /** Lanes whose worker said it drains, and until when (epoch ms, workflow time): no new job goes there. */
+  readonly lanesDraining: Record<string, number>;
   readonly stopping: boolean;
   /** Runs of each round not final yet: a round is finished when it and all before it are done. */
   readonly progress: RoundProgress;
@@ -43,6 +46,10 @@ export interface GenerationCarry {
   readonly incarnation: number;
   /** The most each candidate's runs held of their GPU: what its next jobs are admitted by (rules/gpu-needs.ts). */
   readonly candidatePeaks: CandidatePeaks;
+  /** How long each lane sat with no job of the loop (lane-use.ts). */
+  readonly laneUse: Record<string, LaneUse>;
+  /** The GPU time the loop's training used, this generation and in all (lane-use.ts). */
+  readonly trainingGpu: TrainingGpu;
 }
 
 export interface Failing {
@@ -95,6 +102,7 @@ export function firstCarry(config: LoopConfig, started: string, incarnation = 1)
     candidates: null,
     candidatesError: null,
     lanesDownUntil: {},
+    lanesDraining: {},
     stopping: false,
     ...freshGenerationPlans(),
     unpackaged: [],
@@ -103,6 +111,8 @@ export function firstCarry(config: LoopConfig, started: string, incarnation = 1)
     splitFailed: null,
     incarnation,
     candidatePeaks: {},
+    laneUse: {},
+    trainingGpu: { generation: 0, seconds: 0, loopSeconds: 0 },
   };
 }
 

@@ -47,7 +47,13 @@ export interface DetailsInput {
   readonly candidatesError: string | null;
   readonly failing: Failing | null;
   readonly queued: number;
-  readonly lanes: readonly { readonly queue: string; readonly slots: number; readonly downUntil: number }[];
+  readonly lanes: readonly {
+    readonly queue: string;
+    readonly slots: number;
+    readonly downUntil: number;
+    /** Its worker said it drains, until then (0: it did not). */
+    readonly drainingUntil?: number;
+  }[];
   readonly jobs: readonly RunningJob[];
   /** Teacher files an idle loop waits for. */
   readonly waitingFor: readonly string[];
@@ -143,7 +149,12 @@ function idleReason(input: DetailsInput): string | null {
 function laneLines(input: DetailsInput): string[] {
   return input.lanes.map((lane) => {
     const mine = input.jobs.filter((job) => job.lane === lane.queue);
-    const down = lane.downUntil > input.now ? ` · unavailable until ${at(lane.downUntil)}` : '';
+    const down =
+      (lane.drainingUntil ?? 0) > input.now
+        ? ' · draining (its worker said so): no new job'
+        : lane.downUntil > input.now
+          ? ` · unavailable until ${at(lane.downUntil)}`
+          : '';
     const doing = mine.length === 0 ? 'free' : mine.map((job) => `${job.what} (since ${at(job.since)})`).join('; ');
     return `- ${code(lane.queue)} ${mine.length} of ${lane.slots} busy${down}: ${doing}`;
   });
@@ -203,7 +214,11 @@ export function detailsInputOf(gen: Generation): DetailsInput {
     candidatesError: gen.candidatesError,
     failing: gen.failing,
     queued: gen.queue.length + gen.builds.length,
-    lanes: gen.lanes.map((lane) => ({ ...lane, downUntil: gen.lanesDownUntil[lane.queue] ?? 0 })),
+    lanes: gen.lanes.map((lane) => ({
+      ...lane,
+      downUntil: gen.lanesDownUntil[lane.queue] ?? 0,
+      drainingUntil: gen.lanesDraining[lane.queue] ?? 0,
+    })),
     jobs: gen.inFlight.map((flight) => ({ lane: flight.lane, what: jobWhat(flight), since: flight.since })),
     waitingFor: gen.waitingFor,
     now: Date.now(),

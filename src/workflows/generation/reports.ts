@@ -1,6 +1,7 @@
 // What the generation does with each report of a child, with an advance or a stop, and with a
 // child that ended without reporting. Every handler is synchronous and marks the state dirty.
 import { notePeak } from '../../rules/gpu-needs.js';
+import { addTrainingGpu } from './lane-use.js';
 import {
   ApplicationFailure,
   CancelledFailure,
@@ -183,6 +184,13 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
   const peak = report.run?.gpu_peak_mib;
   if (peak !== undefined)
     gen.candidatePeaks = notePeak(gen.candidatePeaks, flight.job.candidate, peak, report.run?.status === 'trained');
+  if (report.run?.gpu_seconds !== undefined)
+    gen.trainingGpu = addTrainingGpu(
+      gen.trainingGpu,
+      gen.state.generation,
+      report.run.generation,
+      report.run.gpu_seconds,
+    );
   if (!report.laneUnavailable) runIsFinal(gen, flight.job, report);
   if (report.laneUnavailable) {
     laneDown(gen, flight.lane);

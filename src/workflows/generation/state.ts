@@ -15,6 +15,8 @@ import { lanesOf, type Lane } from '../lanes.js';
 import type { LoopView } from '../loop-view.js';
 import { carriedKeys, firstCarry, type GenerationCarry, type GenerationInput, type GenerationResult } from './carry.js';
 import type { InFlight, Job } from './jobs.js';
+import type { LaneDraining } from '../messages.js';
+import { idleSoFar, noteLaneUse } from './lane-use.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -75,6 +77,8 @@ export function openGeneration(input: GenerationInput, started: string): Generat
     queue: [...carry.queue],
     inFlight: [...carry.inFlight],
     lanesDownUntil: { ...carry.lanesDownUntil },
+    lanesDraining: { ...carry.lanesDraining },
+    laneUse: { ...carry.laneUse },
     waitsReported: [...carry.waitsReported],
     unpackaged: [...carry.unpackaged],
     loopId,
@@ -118,6 +122,16 @@ export function stopped(gen: Generation): GenerationResult {
   };
 }
 
+/** Note which lanes have a job of the loop now: their idle time (lane-use.ts). Not for queries: it changes the state. */
+export function noteLanesInUse(gen: Generation): void {
+  gen.laneUse = noteLaneUse(
+    gen.laneUse,
+    gen.lanes.map((lane) => lane.queue),
+    busyLanes(gen),
+    Date.now(),
+  );
+}
+
 export function busyLanes(gen: Generation): Map<string, number> {
   const busy = new Map<string, number>();
   for (const flight of gen.inFlight) busy.set(flight.lane, (busy.get(flight.lane) ?? 0) + 1);
@@ -144,13 +158,24 @@ export function view(gen: Generation): LoopView {
     })),
     lanes: gen.lanes.map((lane) => {
       const downUntil = gen.lanesDownUntil[lane.queue] ?? 0;
+      const drainingUntil = gen.lanesDraining[lane.queue] ?? 0;
+      const use = gen.laneUse[lane.queue];
+      const idle = use && idleSoFar(use, Date.now());
       return {
         queue: lane.queue,
         slots: lane.slots,
         busy: busy.get(lane.queue) ?? 0,
         down_until: downUntil > Date.now() ? new Date(downUntil).toISOString() : null,
+        draining_until: drainingUntil > Date.now() ? new Date(drainingUntil).toISOString() : null,
+        ...(idle
+          ? { idle_seconds: Math.round(idle.idleMs / 1000), watched_seconds: Math.round(idle.watchedMs / 1000) }
+          : {}),
       };
     }),
+    training_gpu_seconds: {
+      generation: gen.trainingGpu.generation === gen.state.generation ? gen.trainingGpu.seconds : 0,
+      loop: gen.trainingGpu.loopSeconds,
+    },
     candidates: (gen.candidates ?? []).map((candidate) => candidate.name),
     candidates_error: gen.candidatesError,
     split_error: gen.splitFailed?.error ?? gen.splitError,
@@ -194,6 +219,36 @@ export function take(gen: Generation, folded: Folded): void {
     });
     if (gen.config.commands.package) gen.unpackaged.push(packageChampionOf(champion, champion.finished));
   }
+}
+
+/** The longest a lane's drain notice keeps jobs away: its worker says it again every minute while it drains. */
+const MAX_DRAIN_NOTICE_MS = 60 * 60_000;
+
+/**
+ * A lane's worker drains (it takes nothing new there until `forMs` from now; it says so again
+ * while it drains, so a notice runs out soon after the worker has gone) or is up (`forMs` 0: it
+ * takes jobs at once again, a lane marked down for not starting work in time included).
+ */
+export function onLaneDraining(gen: Generation, notice: unknown): void {
+  const lane = (notice as Partial<LaneDraining> | null)?.lane;
+  const forMs = (notice as Partial<LaneDraining> | null)?.forMs;
+  if (typeof lane !== 'string' || typeof forMs !== 'number' || !Number.isFinite(forMs) || forMs < 0) {
+    log.warn('ignored a malformed laneDraining signal', { notice });
+    return;
+  }
+  // A loop that does not use the lane has nothing to do with it.
+  if (!gen.lanes.some((entry) => entry.queue === lane)) return;
+  if (forMs === 0) {
+    delete gen.lanesDraining[lane];
+    delete gen.lanesDownUntil[lane];
+    log.info('lane up: its worker started', { lane });
+  } else {
+    const until = Date.now() + Math.min(forMs, MAX_DRAIN_NOTICE_MS);
+    if (gen.lanesDraining[lane] === undefined) log.info('lane draining: no new job goes to it', { lane });
+    gen.lanesDraining[lane] = until;
+    gen.lanesDownUntil[lane] = Math.max(gen.lanesDownUntil[lane] ?? 0, until);
+  }
+  gen.dirty = true;
 }
 
 /** A lane that did not start work in time takes nothing for a while. */

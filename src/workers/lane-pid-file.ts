@@ -1,0 +1,34 @@
+// Where a lane's worker leaves its pid, so `worker gpu --drain` on the same host finds it.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import process from 'node:process';
+
+/** The pid file of the lane worker serving `queue` on this host (in $XDG_RUNTIME_DIR, else the temp dir). */
+export function lanePidFile(queue: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(env.XDG_RUNTIME_DIR ?? tmpdir(), 'champion-loop', `${queue}.pid`);
+}
+
+export async function writeLanePid(file: string, pid = process.pid): Promise<void> {
+  await mkdir(join(file, '..'), { recursive: true });
+  await writeFile(file, `${pid}\n`);
+}
+
+/** The pid in the file, if that process still runs; null when there is none (no file, or a stale one). */
+export async function runningLanePid(file: string): Promise<number | null> {
+  const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
+  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
+  }
+}
+
+/** Removes the file if it still names `pid` (a newer worker's file is left alone). */
+export async function removeLanePid(file: string, pid = process.pid): Promise<void> {
+  const text = await readFile(file, 'utf8').catch(() => '');
+  if (Number(text.trim()) === pid) await rm(file, { force: true });
+}
