@@ -95,10 +95,12 @@ export async function loseLaneWhile(
 /** What draining a lane did, for the test's printout and checks. */
 export interface LaneDrain {
   readonly lane: string;
-  /** Jobs seen in flight on the lane from the drain until its worker exited. */
-  readonly jobsSeen: readonly string[];
+  /** Jobs in flight on the lane when the loop's view first showed it draining (started before the drain). */
+  readonly jobsAtNotice: readonly string[];
+  /** Jobs the loop put on the lane after that, until its worker exited: none, if the notice works. */
+  readonly jobsAfterNotice: readonly string[];
   readonly exit: { readonly exitCode: number | null; readonly signal: string | null };
-  /** From the drain until the worker exited. */
+  /** From the drain command's start until the worker exited. */
   readonly drainedMs: number;
   readonly output: string;
   /** `worker gpu --drain`: how it ended and what it said. */
@@ -111,8 +113,10 @@ export interface LaneDrain {
 
 /**
  * While `runId` trains, drain its lane with `champion-loop worker gpu --drain` (SIGUSR2 to the
- * worker): the trainer must finish there, untouched, the lane take no new job, and its worker
- * exit; then it starts again.
+ * worker): what ran there must finish untouched, the loop put nothing new on the lane, and the
+ * worker exit; then it starts again. The trainer is held (SIGSTOP) from before the command starts
+ * (a few seconds on a busy box) until the loop shows the lane draining, so the drain always
+ * finds it running, and no job can come between.
  */
 export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: string): Promise<LaneDrain> {
   const trainer = await stepProcessOf(loop, loopId, runId, 'train');
@@ -120,29 +124,40 @@ export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: s
   expect(flight, `${runId} is in flight`).toBeDefined();
   const lane = flight?.lane ?? '';
   const { device, worker } = loop.laneOf(lane);
+  process.kill(trainer.pid, 'SIGSTOP');
   const sent = Date.now();
   const command = loop.drainLane(device);
-  const seen = new Set<string>();
-  let shownDraining = false;
+  let atNotice: Set<string> | null = null;
+  const after = new Set<string>();
   let exited = false;
   const exit = worker.exited.finally(() => {
     exited = true;
   });
-  while (!exited) {
-    const view = await loop.view(loopId);
-    for (const job of view.in_flight) if (job.lane === lane) seen.add(job.jobId);
-    if (view.lanes.some((entry) => entry.queue === lane && (entry.draining_until ?? null) !== null))
-      shownDraining = true;
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  try {
+    while (!exited) {
+      const view = await loop.view(loopId);
+      const onLane = view.in_flight.filter((job) => job.lane === lane).map((job) => job.jobId);
+      if (atNotice === null) {
+        if (view.lanes.some((entry) => entry.queue === lane && (entry.draining_until ?? null) !== null)) {
+          atNotice = new Set(onLane);
+          process.kill(trainer.pid, 'SIGCONT');
+        }
+      } else for (const job of onLane) if (!atNotice.has(job)) after.add(job);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    // Never left stopped, whatever happened.
+    if (atNotice === null) process.kill(trainer.pid, 'SIGCONT');
   }
   const drain = {
     lane,
-    jobsSeen: [...seen],
+    jobsAtNotice: [...(atNotice ?? [])],
+    jobsAfterNotice: [...after],
     exit: await exit,
     drainedMs: Date.now() - sent,
     output: worker.output(),
     command: await command,
-    shownDraining,
+    shownDraining: atNotice !== null,
   };
   expect((await processesMentioning(rootOf(loop, loopId, 'train'))).filter((p) => p.pid === trainer.pid)).toEqual([]);
   await loop.restart(device);

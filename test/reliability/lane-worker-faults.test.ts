@@ -138,16 +138,19 @@ describe('a lane worker lost while it trains', () => {
     expect(drain?.shownDraining).toBe(true);
     // Sooner than its last drain notice (3 minutes) runs out: the worker's word, not the notice's end.
     expect(drain?.upAgainMs).toBeLessThan(DRAIN_NOTICE_MS);
-    // Nothing but the job it was running was on the lane until it exited.
-    expect(drain?.jobsSeen).toEqual([TARGET]);
-    // Trained once, to its end, on the drained lane: never stopped, never retried.
+    // Only the job it was running was on the lane when the loop knew, and nothing new came until the worker exited.
+    expect(drain?.jobsAtNotice).toEqual([TARGET]);
+    expect(drain?.jobsAfterNotice).toEqual([]);
+    // Trained once, to its end: never stopped, never retried.
     const log = await readFile(
       path.join(loop.configFor('lane-drain').state_dir, 'logs', `${TARGET}.train.log`),
       'utf8',
     );
     expect(log.match(/^--- \S+ train: \[/gm)).toHaveLength(1);
     expect(log).toContain('selected checkpoint-');
-    console.log(`lane drain: ${drain?.lane} exited ${drain?.drainedMs} ms after SIGUSR2; ${compared} rows compared`);
+    console.log(
+      `lane drain: ${drain?.lane} exited ${drain?.drainedMs} ms after worker gpu --drain started; ${compared} rows compared`,
+    );
   });
 
   it('SIGTERM to a lane worker kills its running subprocess group before the worker exits; the work is retried on another lane', async () => {
