@@ -4,6 +4,7 @@
  * Train a fixture model: per epoch a checkpoint, validation metrics and validation scores,
  * then selection.json and pareto.json. Fault modes come from fixture_train or FIXTURE_FAIL_TRAIN.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
@@ -44,6 +45,14 @@ await runMain('train', async (argv) => {
       `${teacher ? ` teacher=${config.softTargets}` : ''}${cache ? ` score-cache-dir=${cache}` : ''}\n`,
   );
   mkdirSync(runDir, { recursive: true });
+  if (mode === 'daemon') {
+    // A helper in a session of its own (setsid), out of the step's process group, as some launchers start one.
+    const daemon = spawn('sleep', ['600'], { detached: true, stdio: 'ignore' });
+    daemon.unref();
+    writeText(join(runDir, 'daemon.pid'), `${daemon.pid}\n`);
+    process.stdout.write(`train: started daemon pid ${daemon.pid} outside its process group (fixture mode daemon)\n`);
+    await hang('train');
+  }
   // --resume-from CHECKPOINT: epochs up to the checkpoint's are kept, as the lost attempt left them.
   const epochs = resumedEpochs(runDir, args.get('resume-from'));
   if (epochs.length > 0) process.stdout.write(`resuming after epoch ${epochs.length}\n`);

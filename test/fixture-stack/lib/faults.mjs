@@ -18,7 +18,7 @@ const EVALUATE = ['ok', 'fail', 'hang', 'malformed_report', 'no_report', 'partia
 /** @type {Record<Step, readonly string[]>} */
 const MODES = {
   SPLIT: GENERIC,
-  TRAIN: [...GENERIC, 'no_eligible_checkpoint', 'malformed_selection', 'missing_selection', 'slow'],
+  TRAIN: [...GENERIC, 'no_eligible_checkpoint', 'malformed_selection', 'missing_selection', 'slow', 'daemon'],
   EVALUATE,
   ENSEMBLE: EVALUATE,
   TEACHER: GENERIC,
