@@ -6,21 +6,13 @@ import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopNowSignal } from '../../src/workflows/messages.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 import { killWorker } from '../helpers/worker-processes.js';
+import { alive } from '../activities/fixture-loop.js';
 
 // Issue 26, item 3: a job owns its processes. The fixture trainer (mode daemon) starts `sleep 600`
 // in a session of its own (setsid: out of the step's process group, as some launchers do), writes
 // its pid and hangs. Whatever ends the job, the helper must end with it.
 
 const RUN = runIdFor(1, 1, 'd');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe("a trainer's setsid helper ends with its job", () => {
   let loop: ProcessLoop;

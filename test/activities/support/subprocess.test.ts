@@ -49,6 +49,24 @@ function daemonPid(log: string): Promise<number> {
   );
 }
 
+/** A lane's memory guard (2 slots, 4 GiB a job) on a device of `totalMiB` whose free memory `freeMiB` says. */
+function guardedDevice(totalMiB: number, freeMiB: () => number) {
+  const steps = new LaneSteps();
+  const guard = memoryGuard({
+    slots: 2,
+    minFreeGiB: 4,
+    read: () =>
+      Promise.resolve({
+        kind: 'gpu',
+        memory: { index: 0, totalMiB, usedMiB: totalMiB - freeMiB(), freeMiB: freeMiB() },
+        processes: [],
+      }),
+    steps,
+    pollMs: 20,
+  });
+  return { guard, steps };
+}
+
 describe('runStep', () => {
   it('returns the exit code and appends stdout and stderr to the log', async () => {
     const { dir, log } = await scratch();
@@ -223,18 +241,7 @@ describe('runStep', () => {
   it("waits at its start for room for its job's need on its lane's GPU, heartbeating and saying why in its log", async () => {
     const { dir, log } = await scratch();
     let freeMiB = 10 * 1024;
-    const guard = memoryGuard({
-      slots: 2,
-      minFreeGiB: 4,
-      read: () =>
-        Promise.resolve({
-          kind: 'gpu',
-          memory: { index: 0, totalMiB: 80 * 1024, usedMiB: 80 * 1024 - freeMiB, freeMiB },
-          processes: [],
-        }),
-      steps: new LaneSteps(),
-      pollMs: 20,
-    });
+    const { guard } = guardedDevice(80 * 1024, () => freeMiB);
     const beats: { waiting?: string; pid: number }[] = [];
     let started = false;
     const running = withStepScope({ env: {}, steps: guard.steps! }, () =>
@@ -275,19 +282,7 @@ describe('runStep', () => {
 
   it('stopped while it waits for GPU memory, it starts nothing and holds nothing on its lane', async () => {
     const { dir, log } = await scratch();
-    const steps = new LaneSteps();
-    const guard = memoryGuard({
-      slots: 2,
-      minFreeGiB: 4,
-      read: () =>
-        Promise.resolve({
-          kind: 'gpu',
-          memory: { index: 0, totalMiB: 8192, usedMiB: 8000, freeMiB: 192 },
-          processes: [],
-        }),
-      steps,
-      pollMs: 20,
-    });
+    const { guard, steps } = guardedDevice(8192, () => 192);
     const abort = new AbortController();
     let started = false;
     const running = withStepScope({ env: {}, steps: guard.steps! }, () =>
