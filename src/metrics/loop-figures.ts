@@ -165,7 +165,29 @@ export function viewFigures(view: LoopView, now = Date.now()): Sample[] {
           value: lane.slots > 0 ? lane.busy / lane.slots : 0,
         },
         { metric: 'champion_loop_lane_down' as const, labels, value: flag(down) },
+        {
+          metric: 'champion_loop_lane_draining' as const,
+          labels,
+          value: flag((lane.draining_until ?? null) !== null && Date.parse(lane.draining_until ?? '') > now),
+        },
+        ...(lane.idle_seconds === undefined
+          ? []
+          : [{ metric: 'champion_loop_lane_idle_seconds' as const, labels, value: lane.idle_seconds }]),
       ];
     }),
+    ...(view.training_gpu_seconds
+      ? [
+          {
+            metric: 'champion_loop_training_gpu_seconds' as const,
+            labels: { scope: 'generation' },
+            value: view.training_gpu_seconds.generation,
+          },
+          {
+            metric: 'champion_loop_training_gpu_seconds' as const,
+            labels: { scope: 'loop' },
+            value: view.training_gpu_seconds.loop,
+          },
+        ]
+      : []),
   ];
 }

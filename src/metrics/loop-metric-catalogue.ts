@@ -90,6 +90,17 @@ export const LOOP_METRICS = {
     'float',
   ),
   champion_loop_lane_down: gauge('1 while a lane is marked unavailable (it did not start work in time).', ['lane']),
+  champion_loop_lane_draining: gauge("1 while a lane's worker says it drains: the loop sends it no new job.", ['lane']),
+  champion_loop_lane_idle_seconds: gauge(
+    'Seconds a lane had no job of this loop, since the loop first saw it.',
+    ['lane'],
+    'float',
+  ),
+  champion_loop_training_gpu_seconds: gauge(
+    "GPU seconds of the loop's training runs (their rows' gpu_seconds), by scope (generation: this one; loop: in all).",
+    ['scope'],
+    'float',
+  ),
 } as const satisfies Record<string, LoopMetricSpec>;
 
 export type LoopMetricName = keyof typeof LOOP_METRICS;

@@ -226,10 +226,23 @@ function emptyView(): Omit<LoopView, keyof ReturnType<typeof stateJson>> {
       { jobId: 'k1', kind: 'reserve', childId: 'c3', lane: 'box.1', since: '2026-01-05T08:00:00.000Z' },
     ],
     lanes: [
-      { queue: 'box.0', slots: 2, busy: 2, down_until: null },
-      { queue: 'box.1', slots: 2, busy: 1, down_until: '2026-01-05T09:00:00.000Z' },
-      { queue: 'box.2', slots: 1, busy: 0, down_until: '2026-01-05T07:00:00.000Z' },
+      { queue: 'box.0', slots: 2, busy: 2, down_until: null, idle_seconds: 90, watched_seconds: 3600 },
+      {
+        queue: 'box.1',
+        slots: 2,
+        busy: 1,
+        down_until: '2026-01-05T09:00:00.000Z',
+        draining_until: '2026-01-05T09:00:00.000Z',
+      },
+      {
+        queue: 'box.2',
+        slots: 1,
+        busy: 0,
+        down_until: '2026-01-05T07:00:00.000Z',
+        draining_until: '2026-01-05T07:00:00.000Z',
+      },
     ],
+    training_gpu_seconds: { generation: 1800, loop: 7200.5 },
     candidates: ['a', 'b'],
     candidates_error: null,
     split_error: null,
@@ -259,6 +272,20 @@ describe('the figures of the view', () => {
     expect(valueOf(figures, 'champion_loop_lane_down', { lane: 'box.1' })).toBe(1);
     // Down until a time already past: up again.
     expect(valueOf(figures, 'champion_loop_lane_down', { lane: 'box.2' })).toBe(0);
+  });
+
+  it("say which lanes drain now, each lane's time without a job, and the training's GPU seconds", () => {
+    expect(valueOf(figures, 'champion_loop_lane_draining', { lane: 'box.1' })).toBe(1);
+    // A notice that ran out: not draining.
+    expect(valueOf(figures, 'champion_loop_lane_draining', { lane: 'box.2' })).toBe(0);
+    expect(valueOf(figures, 'champion_loop_lane_draining', { lane: 'box.0' })).toBe(0);
+    expect(valueOf(figures, 'champion_loop_lane_idle_seconds', { lane: 'box.0' })).toBe(90);
+    // A lane the view has no idle time for (an older worker) gets no sample.
+    expect(figures.some((f) => f.metric === 'champion_loop_lane_idle_seconds' && f.labels?.lane === 'box.1')).toBe(
+      false,
+    );
+    expect(valueOf(figures, 'champion_loop_training_gpu_seconds', { scope: 'generation' })).toBe(1800);
+    expect(valueOf(figures, 'champion_loop_training_gpu_seconds', { scope: 'loop' })).toBe(7200.5);
   });
 });
 
