@@ -48,7 +48,7 @@ export class DevServerPortTakenError extends DevServerStartError {
 }
 
 /** Whether something listens on `host:port` already (a listen there fails with EADDRINUSE). */
-async function portTaken(host: string, port: number): Promise<boolean> {
+export async function portTaken(host: string, port: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
