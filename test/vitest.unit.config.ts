@@ -11,7 +11,7 @@ export default defineConfig({
       'test/contract/**/*.test.ts',
       'test/ledger/**/*.test.ts',
       'test/ledger-copy/copy-files.test.ts',
-      'test/ledger-copy/copy-index.test.ts',
+      'test/ledger-copy/copy-check.test.ts',
       'test/lint/**/*.test.ts',
       'test/workflows/lanes.test.ts',
       'test/workflows/hand-over.test.ts',

@@ -6,7 +6,7 @@ import { expandGeneration } from '../rules/ids.js';
 import { exists, moveAside } from './support/move-aside.js';
 import { isStale } from './support/owner.js';
 import { configFile } from './support/paths.js';
-import { badInput, CONFIG_ERROR } from './support/step-errors.js';
+import { badInput, CONFIG_ERROR, SPLIT_MISSING } from './support/step-errors.js';
 import type { Candidate, PrepareRunInput, PreparedRun } from './types.js';
 
 /**
@@ -16,6 +16,13 @@ import type { Candidate, PrepareRunInput, PreparedRun } from './types.js';
  */
 export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
   const { paths, candidate, generation, round } = input;
+  // A job config naming a split that is not there would fail its trainer; the training run builds it again first.
+  if (!(await exists(input.split))) {
+    throw badInput(
+      `the split of generation ${generation} is missing: ${input.split} (was the state dir emptied?)`,
+      SPLIT_MISSING,
+    );
+  }
   const text = configText(await readBaseConfig(candidate), candidate, generation, input.split, input.seed);
   const path = configFile(paths.stateDir, generation, round, candidate.name);
   await writeConfig(path, text);

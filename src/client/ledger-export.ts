@@ -17,10 +17,11 @@ export async function exportLedger(
   client: Client,
   loopId: string,
   fallback?: { stateDir: string; config?: LoopConfig },
+  options: { upToDamage?: boolean } = {},
 ): Promise<LoopLedger> {
   const history = await new HistoryRuns(client).read(loopId);
   if (history.stateDir === null && !fallback) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
-  return loopLedger(history, fallback ?? null);
+  return loopLedger(history, fallback ?? null, options);
 }
 
 /**
@@ -31,17 +32,19 @@ export async function exportLedger(
 export async function lastLoopState(
   client: Client,
   loopId: string,
-): Promise<{ state: StateJson; note: string | null }> {
+): Promise<{ state: StateJson; note: string | null; stateDir: string }> {
   const runs = new HistoryRuns(client);
   // The newest runs only: a stopped loop's status costs the same at 500 evaluations as at 50,000.
   const latest = await runs.readLatest(loopId);
   if (latest !== null) {
-    return { state: stateJson(latest.state, latest.input.config.state_dir, latest.updated), note: null };
+    const stateDir = latest.input.config.state_dir;
+    return { state: stateJson(latest.state, stateDir, latest.updated), note: null, stateDir };
   }
   const history = await runs.read(loopId);
   if (history.stateDir === null) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));
-  const ledger = await loopLedger(history, null);
-  return { state: ledger.state, note: ledgerSources(ledger) };
+  // status reads a damaged copy up to the damage, and says so.
+  const ledger = await loopLedger(history, null, { upToDamage: true });
+  return { state: ledger.state, note: ledgerSources(ledger), stateDir: ledger.stateDir };
 }
 
 /** The rows and state Temporal history alone holds of a loop (what the copy is checked against). */
@@ -57,6 +60,16 @@ export function ledgerSources(ledger: LoopLedger): string | null {
   const parts: string[] = [];
   if (ledger.fromCopyOnly > 0)
     parts.push(`${ledger.fromCopyOnly} rows come from the copy in ${ledger.stateDir} (their history is gone)`);
+  if (ledger.copyProblems !== null)
+    parts.push(
+      `the copy in ${ledger.stateDir} differs from history (${ledger.copyProblems}): this is history's ledger; ` +
+        "the orchestrator's ledger keeper repairs the copy on its next pass",
+    );
+  if (ledger.damagedAt !== null)
+    parts.push(
+      `read up to line ${ledger.damagedAt.line} of the copy in ${ledger.stateDir}, which is not a ledger row ` +
+        `(${ledger.damagedAt.reason}) and which no history is left to repair: the rows after it are not here`,
+    );
   if (ledger.lostGenerations.length > 0) {
     parts.push(`generation ${ledger.lostGenerations.join(', ')} is in neither history nor the copy: its rows are lost`);
   }

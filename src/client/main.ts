@@ -13,12 +13,14 @@ import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
 import { registryWarning } from './registry-check.js';
 import { advanceLoop, loopState, packagingEndedLine, packagingView, startLoop, stopLoop } from './loop-control.js';
-import { checkFolderOwners, claimFolders } from './folder-owner.js';
+import { claimFolders } from '../config/folder-owners.js';
+import { checkFolderOwners } from './folder-owner.js';
 import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } from './pollers.js';
 import { changedFields, movedFolders } from './config-change.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import { renderStatus, renderStoppedState } from './render-status.js';
 import { notifyProblems } from '../notify/problems.js';
+import { copyRepairsLine, copyRepairsSeen } from './copy-repairs.js';
 import { registryLine } from './registry-words.js';
 import { watchLoop } from './watch.js';
 import { loopReport } from './report-command.js';
@@ -203,7 +205,7 @@ connectionOptions(
     } catch (error) {
       if (!(error instanceof NoSuchLoopError) || options.config === undefined) throw error;
       // No history left at all (retention, delete, a new server): the last state from the copy.
-      const ledger = await exportLedger(client, loopId, await copyOf(options.config));
+      const ledger = await exportLedger(client, loopId, await copyOf(options.config), { upToDamage: true });
       if (ledger.rows.length === 0) throw error;
       if (options.json) {
         console.log(JSON.stringify({ running: false, ended: 'no history left', ...ledger.state }, null, 2));
@@ -221,6 +223,7 @@ connectionOptions(
       const noPoller = status.noPoller.map(describeNoPoller);
       // notify.json is the orchestrator's: readable here when this CLI shares its file system.
       const notify = status.view.state_dir ? await notifyProblems(status.view.state_dir) : [];
+      const repairs = status.view.state_dir ? await copyRepairsSeen(status.view.state_dir) : null;
       const packaging = await packagingView(client, loopId);
       const registry = packaging?.registry;
       const registered = registryLine(registry);
@@ -232,6 +235,7 @@ connectionOptions(
                 ...status.view,
                 ...(noPoller.length > 0 ? { no_poller: noPoller } : {}),
                 ...(notify.length > 0 ? { notify_problems: notify } : {}),
+                ...(repairs ? { copy_repairs: repairs } : {}),
                 ...(registry ? { registry } : {}),
                 ...(packagingEnded ? { packaging_ended: packagingEnded } : {}),
               },
@@ -242,6 +246,7 @@ connectionOptions(
               renderStatus(status.view),
               ...noPoller,
               ...notify,
+              ...(repairs ? [copyRepairsLine(repairs)] : []),
               ...(registered ? [registered] : []),
               ...(packagingEnded ? [packagingEnded] : []),
             ].join('\n'),
@@ -266,8 +271,15 @@ connectionOptions(
     // Not running: its last state from history (the ledger copy only once history is gone).
     const ledger = await lastLoopState(client, loopId);
     const { note } = ledger;
+    const repairs = await copyRepairsSeen(ledger.stateDir);
     if (options.json) {
-      console.log(JSON.stringify({ running: false, ended: status.ended, ...ledger.state }, null, 2));
+      console.log(
+        JSON.stringify(
+          { running: false, ended: status.ended, ...ledger.state, ...(repairs ? { copy_repairs: repairs } : {}) },
+          null,
+          2,
+        ),
+      );
       return;
     }
     console.log(
@@ -275,6 +287,7 @@ connectionOptions(
     );
     console.log(renderStoppedState(ledger.state));
     if (note) console.log(`note: ${note}`);
+    if (repairs) console.log(copyRepairsLine(repairs));
   });
 });
 
@@ -296,6 +309,14 @@ connectionOptions(
   );
 });
 
+/** The flags `ledger` and `report` share. */
+interface LedgerOutFlags {
+  out?: string;
+  config?: string;
+  force?: boolean;
+  upToDamage?: boolean;
+}
+
 connectionOptions(
   program
     .command('ledger')
@@ -305,8 +326,9 @@ connectionOptions(
     .argument('<loop-id>')
     .option('-o, --out <dir>', 'write ledger.jsonl and state.json into this folder (default: ledger.jsonl to stdout)')
     .option('-c, --config <loop.yaml>', "the loop's settings: where its copy is when no history of it is left")
-    .option('--force', 'replace ledger.jsonl and state.json when --out holds them already'),
-).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string; force?: boolean }) => {
+    .option('--force', 'replace ledger.jsonl and state.json when --out holds them already')
+    .option('--up-to-damage', 'with no history left and a damaged copy: export the rows before the damage'),
+).action(async (loopId: string, options: ConnectionFlags & LedgerOutFlags) => {
   // A folder that cannot be written, or files it would replace, are said before the export.
   const files = options.out ? [path.join(options.out, 'ledger.jsonl'), path.join(options.out, 'state.json')] : [];
   if (options.out) {
@@ -314,7 +336,9 @@ connectionOptions(
     await checkOverwrite(files, '--out', options.force === true);
   }
   const fallback = options.config ? await copyOf(options.config) : undefined;
-  const ledger = await withClient(options, (client) => exportLedger(client, loopId, fallback));
+  const ledger = await withClient(options, (client) =>
+    exportLedger(client, loopId, fallback, { upToDamage: options.upToDamage === true }),
+  );
   if (options.out) await checkNotInStateDir(options.out, '--out', loopId, ledger.stateDir);
   const note = ledgerSources(ledger);
   if (note) console.warn(`note: ${note}`);
@@ -341,12 +365,15 @@ connectionOptions(
     .argument('<loop-id>')
     .option('-o, --out <file.html>', 'where to write it (default: champion-loop-<loop-id>.html)')
     .option('-c, --config <loop.yaml>', "the loop's settings: where its ledger copy is when no history of it is left")
-    .option('--force', 'replace the file when it exists already'),
-).action(async (loopId: string, options: ConnectionFlags & { out?: string; config?: string; force?: boolean }) => {
+    .option('--force', 'replace the file when it exists already')
+    .option('--up-to-damage', 'with no history left and a damaged copy: report the rows before the damage'),
+).action(async (loopId: string, options: ConnectionFlags & LedgerOutFlags) => {
   const out = options.out ?? `champion-loop-${loopId}.html`;
   await checkOverwrite([out], '--out', options.force === true);
   const fallback = options.config ? await copyOf(options.config) : undefined;
-  const report = await withClient(options, (client) => loopReport(client, loopId, new Date(), fallback));
+  const report = await withClient(options, (client) =>
+    loopReport(client, loopId, new Date(), fallback, { upToDamage: options.upToDamage === true }),
+  );
   await checkNotInStateDir(path.dirname(path.resolve(out)), '--out', loopId, report.stateDir);
   if (report.note) console.warn(`note: ${report.note}`);
   await mkdir(path.dirname(path.resolve(out)), { recursive: true });

@@ -10,8 +10,9 @@ export async function loopReport(
   loopId: string,
   now: Date,
   fallback?: { stateDir: string; config?: LoopConfig },
+  options: { upToDamage?: boolean } = {},
 ): Promise<{ html: string; generations: number; testEvals: number; note: string | null; stateDir: string | null }> {
-  const ledger = await exportLedger(client, loopId, fallback);
+  const ledger = await exportLedger(client, loopId, fallback, options);
   const { rows, state } = ledger;
   // Whether the loop compares on decided counts: its loop.yaml says (band_decisions).
   const compare: CompareKey = (ledger.config ?? fallback?.config)?.band_decisions ? 'decided' : 'result';

@@ -4,6 +4,8 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { LoopConfig } from '../config/loop-config.js';
 import { readLedgerCopy } from '../ledger-copy/copy-files.js';
+import { LedgerLineError } from '../ledger/ledger-lines.js';
+import type { LedgerRow } from '../ledger/rows.js';
 import type { GenerationCarry, GenerationResult } from '../workflows/generation/carry.js';
 import { nextAttempt, type InFlight } from '../workflows/generation/jobs.js';
 import { loopWorkflowId } from '../workflows/ids.js';
@@ -54,7 +56,18 @@ export async function resumptionOf(client: Client, loopId: string, config: LoopC
 }
 
 async function fromLedgerCopy(config: LoopConfig): Promise<Resumption> {
-  const rows = await readLedgerCopy(config.state_dir, { repair: false });
+  let rows: LedgerRow[];
+  try {
+    rows = await readLedgerCopy(config.state_dir);
+  } catch (error) {
+    if (!(error instanceof LedgerLineError)) throw error;
+    throw new Error(
+      `${error.message}: no history of the loop is left to repair its ledger copy from, and a loop resumed from a ` +
+        `damaged copy would go on from the wrong state. Mend or delete line ${error.line} of ${error.file} by hand ` +
+        "('champion-loop ledger <loop> --config <loop.yaml> --up-to-damage' shows the rows before it). Nothing started.",
+      { cause: error },
+    );
+  }
   const carry = carryFromLedger(rows, config, new Date().toISOString(), await runSelections(rows, config));
   return carry
     ? {

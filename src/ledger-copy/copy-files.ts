@@ -1,6 +1,6 @@
 // The loop's own ledger.jsonl and state.json in its state dir, at the seed's paths: a copy of
 // what history holds, appended as rows are decided, so the record outlives history.
-import { mkdir, open, readFile, rename, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ledgerLine, parseLedger } from '../ledger/ledger-lines.js';
 import type { StateJson } from '../ledger/loop-state.js';
@@ -17,31 +17,24 @@ export function stateCopyPath(stateDir: string): string {
   return path.join(stateDir, STATE_FILE);
 }
 
-/**
- * The copy's rows; none when there is no copy yet. A last line a crash tore mid-write is left out;
- * with `repair` (the writer, before it appends) it is cut off the file, so the next append starts
- * on a line of its own and no row is half there.
- */
-export async function readLedgerCopy(stateDir: string, { repair }: { repair: boolean }): Promise<LedgerRow[]> {
-  const file = ledgerCopyPath(stateDir);
-  let text: string;
+/** The copy's text; '' when there is no copy yet. */
+export async function readCopyText(stateDir: string): Promise<string> {
   try {
-    text = await readFile(file, 'utf8');
+    return await readFile(ledgerCopyPath(stateDir), 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw error;
   }
-  const parsed = parseLedger(text, file);
-  if (!repair) return parsed.rows;
-  if (parsed.wholeLength < text.length) await truncate(file, Buffer.byteLength(text.slice(0, parsed.wholeLength)));
-  // A whole row the crash left without its newline: end its line before anything is appended.
-  else if (text.length > 0 && !text.endsWith('\n')) await writeFile(file, '\n', { flag: 'a' });
-  return parsed.rows;
+}
+
+/** The copy's rows; none when there is no copy yet. A last line a crash tore mid-write is left out. */
+export async function readLedgerCopy(stateDir: string): Promise<LedgerRow[]> {
+  return parseLedger(await readCopyText(stateDir), ledgerCopyPath(stateDir)).rows;
 }
 
 /** An append that did not reach the disk whole: the copy is as it was before it. */
 class CopyWriteError extends Error {
-  constructor(file: string, cause: unknown) {
+  constructor(file: string, cause: unknown, what = 'rows not appended') {
     const code = (cause as NodeJS.ErrnoException).code;
     const why =
       code === 'ENOSPC' || code === 'EDQUOT'
@@ -50,7 +43,7 @@ class CopyWriteError extends Error {
           ? 'its file system is read-only'
           : (cause as Error).message;
     super(
-      `${file}: rows not appended (${why}); the copy is left as it was, whole rows only, and history still holds ` +
+      `${file}: ${what} (${why}); the copy is left as it was, whole rows only, and history still holds ` +
         'every row: the copy catches up on its own once the file can be written again',
       { cause },
     );
@@ -63,11 +56,16 @@ class CopyWriteError extends Error {
  * part (a full disk takes what fits) is cut back to where the file ended before it, so a failed
  * append leaves no torn row for the next one to run into.
  */
-export async function appendLedgerRows(stateDir: string, rows: readonly LedgerRow[]): Promise<void> {
+export async function appendLedgerRows(
+  stateDir: string,
+  rows: readonly LedgerRow[],
+  { newlineFirst = false }: { newlineFirst?: boolean } = {},
+): Promise<void> {
   if (rows.length === 0) return;
   await mkdir(stateDir, { recursive: true });
   const file = ledgerCopyPath(stateDir);
-  const bytes = Buffer.from(rows.map((row) => `${ledgerLine(row)}\n`).join(''));
+  // newlineFirst: the copy's last row lacks its newline (a crash between the two).
+  const bytes = Buffer.from((newlineFirst ? '\n' : '') + rows.map((row) => `${ledgerLine(row)}\n`).join(''));
   const handle = await open(file, 'a');
   try {
     const { size } = await handle.stat();
@@ -86,6 +84,103 @@ export async function appendLedgerRows(stateDir: string, rows: readonly LedgerRo
   }
 }
 
+/**
+ * Replace the copy whole with these rows (a repair): written beside it and flushed, then renamed
+ * over it and the rename flushed, so a crash leaves either the old copy or the new one. A disk
+ * that cannot take the new one leaves the old one as it was.
+ */
+export async function rewriteLedgerCopy(stateDir: string, rows: readonly LedgerRow[]): Promise<void> {
+  await mkdir(stateDir, { recursive: true });
+  const file = ledgerCopyPath(stateDir);
+  const temporary = `${file}.${process.pid}.repair`;
+  try {
+    const handle = await open(temporary, 'w');
+    try {
+      await handle.writeFile(rows.map((row) => `${ledgerLine(row)}\n`).join(''));
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw new CopyWriteError(file, error, 'not repaired');
+  }
+  await syncDir(stateDir);
+}
+
+/** What the keeper found wrong with a copy and did about it: a line of `<state_dir>/ledger.repairs.jsonl`. */
+export interface CopyRepair {
+  readonly time: string;
+  readonly loop_id: string;
+  readonly ledger: string;
+  /** What was wrong, in words. */
+  readonly found: string;
+  /** Lines left out of the repaired copy, as they were. */
+  readonly removed: readonly { readonly kind: string; readonly line: number; readonly text: string }[];
+  /** Rows history holds that the copy lacked between rows it held, put back in place. */
+  readonly restored: number;
+  /** Rows of history the copy held out of order, put back in order. */
+  readonly reordered: number;
+  /** Rows appended after the repair (what the copy lacked at its end). */
+  readonly appended: number;
+  /** Rows the copy holds after the repair. */
+  readonly rows: number;
+}
+
+const REPAIRS_FILE = 'ledger.repairs.jsonl';
+
+export function repairsPath(stateDir: string): string {
+  return path.join(stateDir, REPAIRS_FILE);
+}
+
+/** Record a repair before it is made: the lines it removes are on disk before they leave the copy. */
+export async function recordCopyRepair(stateDir: string, repair: CopyRepair): Promise<void> {
+  await mkdir(stateDir, { recursive: true });
+  const handle = await open(repairsPath(stateDir), 'a');
+  try {
+    await handle.write(`${JSON.stringify(repair)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The repairs recorded so far: how many, and the last (null when none, or the file cannot be read). */
+export async function copyRepairs(stateDir: string): Promise<{ count: number; last: CopyRepair | null }> {
+  let text: string;
+  try {
+    text = await readFile(repairsPath(stateDir), 'utf8');
+  } catch {
+    return { count: 0, last: null };
+  }
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  try {
+    return { count: lines.length, last: lines.length > 0 ? (JSON.parse(lines.at(-1) as string) as CopyRepair) : null };
+  } catch {
+    return { count: lines.length, last: null };
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function stateCopyExists(stateDir: string): Promise<boolean> {
+  try {
+    await stat(stateCopyPath(stateDir));
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
 /** Replace state.json whole (write beside it, then rename), so a reader never sees half of one. */
 export async function writeStateCopy(stateDir: string, state: StateJson): Promise<void> {
   await mkdir(stateDir, { recursive: true });
@@ -95,17 +190,18 @@ export async function writeStateCopy(stateDir: string, state: StateJson): Promis
   await rename(temporary, file);
 }
 
-/** Which file ledger.jsonl is and how long: enough to see it cut short, replaced or deleted. */
+/** Which file ledger.jsonl is, how long and when last written: enough to see it cut short, replaced, deleted or edited. */
 export interface CopyFileId {
   readonly ino: number;
   readonly size: number;
+  readonly mtimeMs: number;
 }
 
 /** The state dir's ledger.jsonl as a file (inode, size); null when there is none. */
 export async function copyFileId(stateDir: string): Promise<CopyFileId | null> {
   try {
-    const { ino, size } = await stat(ledgerCopyPath(stateDir));
-    return { ino, size };
+    const { ino, size, mtimeMs } = await stat(ledgerCopyPath(stateDir));
+    return { ino, size, mtimeMs };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

@@ -1,32 +1,46 @@
 // Keeps every running loop's ledger copy current: every few seconds it folds what history holds
 // of the loop and appends the rows the copy lacks. It reads history and writes files only, so it
 // adds no event to any workflow's history.
+import { mkdir, stat } from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
+import { claimFolders, ownerOf } from '../config/folder-owners.js';
 import { updatedTime } from '../ledger/from-ledger.js';
 import { stateJson, type LoopState } from '../ledger/loop-state.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { LOOP_ID, LOOP_KIND, type LoopKind } from '../workflows/search-attributes.js';
+import { ledgerFileLines } from '../ledger/ledger-lines.js';
+import { checkCopy, copyProblemWords, heldRows, rowsAfter, type RowSource } from './copy-check.js';
 import {
   appendLedgerRows,
   copyFileId,
   ledgerCopyPath,
-  readLedgerCopy,
+  readCopyText,
+  recordCopyRepair,
+  repairsPath,
+  rewriteLedgerCopy,
+  stateCopyExists,
   writeStateCopy,
   type CopyFileId,
+  type CopyRepair,
 } from './copy-files.js';
 import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
-import { HistoryRuns } from './history-runs.js';
-import { CopyIndex } from './copy-index.js';
+import { HistoryRuns, type HistoryLedger } from './history-runs.js';
 
 const LEDGER_COPY_INTERVAL_MS = 2_000;
+/** A copy the keeper finds as it left it is still read whole and checked against history this often. */
+const FULL_CHECK_EVERY_MS = 10 * 60_000;
 
 interface Copy {
-  readonly index: CopyIndex;
   /** Rows ledger.jsonl holds. */
   rows: number;
-  /** The file as this keeper left it: another inode or size means someone changed it since. */
+  /** How many of each source's history rows the copy holds (all of them, as of the last pass). */
+  held: Record<RowSource, number>;
+  /** The rows of each history segment when the copy was last checked: history only grew at their ends while these hold. */
+  segments: Map<string, number>;
+  /** The file as this keeper left it: another inode, size or time means someone changed it since. */
   file: CopyFileId | null;
+  checkedAt: number;
   /** The newest time a row of the copy records: state.json's `updated`. */
   updated: string;
   stateText: string;
@@ -95,44 +109,61 @@ export class LedgerKeeper {
     }
   }
 
-  /** Append what history holds of one loop and its copy lacks; rewrite state.json when it changed. */
+  /**
+   * Bring one loop's copy to what history holds: checked whole (and repaired from history, with a
+   * record of what was wrong) when it is not as this keeper left it, when history changed other
+   * than at its ends (a reset, a run deleted) and every FULL_CHECK_EVERY_MS; else the rows that
+   * are new are appended. Then state.json is rewritten when it changed or is gone.
+   */
   async syncLoop(loopId: string): Promise<number> {
     const history = await this.runs.read(loopId);
     if (history.input === null || history.state === null) return 0;
     const stateDir = history.input.config.state_dir;
-    if (!(await holdCopyLock(stateDir))) return 0;
-    let copy = this.copies.get(stateDir);
-    const file = await copyFileId(stateDir);
-    if (copy && !sameFile(copy.file, file)) {
-      // Cut short, replaced or deleted under the keeper (an operator, a restore, `rm -rf`): what the
-      // copy holds is read again, and what it lacks of history is appended below, in history's order.
+    // Moved aside with the loop stopped (`start --fresh`): not to be undone.
+    if (!history.running && !(await folderExists(stateDir))) return 0;
+    if (history.running && (await ownerOf(stateDir)) === null) {
+      // Emptied or deleted under the running loop (`rm -rf`; its steps may have made the folder
+      // again for their logs): its owner files are written again, and the copy and state.json rebuilt below.
+      await mkdir(stateDir, { recursive: true });
+      await claimFolders(loopId, this.options.client.options.namespace, history.input.config);
       this.options.log?.(
-        `ledger copy of loop ${loopId}: ${ledgerCopyPath(stateDir)} ${changeWords(copy.file, file)} since this worker wrote it ` +
-          `(${copy.rows} rows then): read again, and the rows it lacks appended from history`,
+        `loop ${loopId}: the owner file of its state dir ${stateDir} was gone (the folder emptied or deleted?): written again; ` +
+          "the ledger copy and state.json are rebuilt from history, and the generation's split is built again when a run needs it",
       );
-      this.copies.delete(stateDir);
-      copy = undefined;
     }
-    if (!copy) {
-      const rows = await readLedgerCopy(stateDir, { repair: true });
-      copy = { index: new CopyIndex(rows), rows: rows.length, file: null, updated: updatedTime(rows), stateText: '' };
-      this.copies.set(stateDir, copy);
-    }
-    const missing = copy.index.missing(history.segments);
+    if (!(await holdCopyLock(stateDir))) return 0;
+    const file = await copyFileId(stateDir);
+    const known = this.copies.get(stateDir);
+    const now = Date.now();
+    let copy: Copy;
+    let appended: LedgerRow[];
     try {
-      await appendLedgerRows(stateDir, missing);
+      if (
+        known !== undefined &&
+        sameFile(known.file, file) &&
+        !historyChanged(known.segments, history.segments) &&
+        now - known.checkedAt < FULL_CHECK_EVERY_MS
+      ) {
+        copy = known;
+        appended = rowsAfter(history.checked, copy.held);
+        await appendLedgerRows(stateDir, appended);
+        copy.rows += appended.length;
+      } else {
+        ({ copy, appended } = await this.checkAndRepair(loopId, stateDir, history, known, file));
+      }
     } catch (error) {
-      // What the copy holds is unknown now: read it again next pass.
+      // What the copy holds is unknown now: it is checked whole next pass.
       this.copies.delete(stateDir);
       throw error;
     }
-    copy.index.appended(missing);
-    copy.rows += missing.length;
+    copy.held = heldRows(history.checked);
+    copy.segments = segmentLengths(history.segments);
     copy.file = await copyFileId(stateDir);
-    copy.updated = updatedTime(missing, copy.updated);
+    copy.updated = updatedTime(appended, copy.updated);
+    this.copies.set(stateDir, copy);
     const state = stateJson(history.state, stateDir, copy.updated);
     const stateText = JSON.stringify(state);
-    if (stateText !== copy.stateText) {
+    if (stateText !== copy.stateText || !(await stateCopyExists(stateDir))) {
       await writeStateCopy(stateDir, state);
       copy.stateText = stateText;
     }
@@ -141,14 +172,62 @@ export class LedgerKeeper {
         loopId,
         stateDir,
         config: history.input.config,
-        appended: missing,
+        appended,
         copyRows: copy.rows,
         state: history.state,
       });
     } catch (error) {
       this.options.log?.(`after the ledger copy of loop ${loopId}: ${(error as Error).message}`);
     }
-    return missing.length;
+    return appended.length;
+  }
+
+  /** Read the copy whole and check it against history: repair what is wrong (recorded first), then append what it lacks. */
+  private async checkAndRepair(
+    loopId: string,
+    stateDir: string,
+    history: HistoryLedger,
+    known: Copy | undefined,
+    file: CopyFileId | null,
+  ): Promise<{ copy: Copy; appended: LedgerRow[] }> {
+    const text = await readCopyText(stateDir);
+    const check = checkCopy(ledgerFileLines(text), history.checked);
+    // Rows lost under the keeper: the file cut short, replaced or deleted (an operator, a restore, `rm -rf`).
+    const changed = known !== undefined && check.kept.length < known.rows ? changeWords(known, file) : null;
+    if (!check.whole || changed !== null) {
+      const found = [changed, copyProblemWords(check)].filter((words) => words !== null && words !== '').join('; ');
+      const repair: CopyRepair = {
+        time: new Date().toISOString(),
+        loop_id: loopId,
+        ledger: ledgerCopyPath(stateDir),
+        found,
+        removed: check.removed,
+        restored: check.restored,
+        reordered: check.reordered,
+        appended: check.tail.length,
+        rows: check.ledger.length,
+      };
+      await recordCopyRepair(stateDir, repair);
+      if (!check.whole) await rewriteLedgerCopy(stateDir, check.kept);
+      const kept = check.removed.length > 0 ? ` (the lines left out are kept in ${repairsPath(stateDir)})` : '';
+      this.options.log?.(
+        `ledger copy of loop ${loopId}: ${ledgerCopyPath(stateDir)} ${found}: ` +
+          `${check.whole ? '' : `repaired from history${kept}, `}${check.tail.length} rows appended from history`,
+      );
+    }
+    await appendLedgerRows(stateDir, check.tail, { newlineFirst: check.unterminated });
+    return {
+      copy: {
+        rows: check.ledger.length,
+        held: check.held,
+        segments: new Map(),
+        file: null,
+        checkedAt: Date.now(),
+        updated: updatedTime(check.kept),
+        stateText: known?.stateText ?? '',
+      },
+      appended: check.tail,
+    };
   }
 
   /** Forget what this keeper knows of a state dir's copy (someone moved it aside) and let go of its lock. */
@@ -162,16 +241,39 @@ export class LedgerKeeper {
   }
 }
 
-/** A copy never written by this keeper (null) matches whatever is there: it is read in full anyway. */
-function sameFile(was: CopyFileId | null, now: CopyFileId | null): boolean {
-  return was === null || (now !== null && was.ino === now.ino && was.size === now.size);
+async function folderExists(dir: string): Promise<boolean> {
+  try {
+    return (await stat(dir)).isDirectory();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
 }
 
-function changeWords(was: CopyFileId | null, now: CopyFileId | null): string {
-  if (now === null) return 'was deleted';
-  if (was !== null && was.ino !== now.ino) return 'was replaced by another file';
-  if (was !== null && now.size < was.size) return `was cut short (${was.size} bytes then, ${now.size} now)`;
-  return `was written by someone else (${was?.size ?? 0} bytes then, ${now.size} now)`;
+function sameFile(was: CopyFileId | null, now: CopyFileId | null): boolean {
+  if (was === null || now === null) return was === now;
+  return was.ino === now.ino && was.size === now.size && was.mtimeMs === now.mtimeMs;
+}
+
+function changeWords(copy: Copy, now: CopyFileId | null): string {
+  const was = copy.file;
+  const rows = `${copy.rows} rows when this worker last wrote it`;
+  if (now === null) return `was deleted (${rows})`;
+  if (was === null) return `appeared (none when this worker last looked)`;
+  if (was.ino !== now.ino) return `was replaced by another file (${rows})`;
+  if (now.size < was.size) return `was cut short (${was.size} bytes then, ${now.size} now; ${rows})`;
+  return `was written by someone else (${was.size} bytes then, ${now.size} now)`;
+}
+
+function segmentLengths(segments: HistoryLedger['segments']): Map<string, number> {
+  return new Map(segments.map((segment) => [segment.key, segment.rows.length]));
+}
+
+/** A segment gone or shrunk (a reset replaced its run, retention or an operator deleted it): the copy is checked whole. */
+function historyChanged(was: Map<string, number>, segments: HistoryLedger['segments']): boolean {
+  const now = segmentLengths(segments);
+  for (const [key, rows] of was) if ((now.get(key) ?? -1) < rows) return true;
+  return false;
 }
 
 /** What the keeper needs of the worker it runs beside. */

@@ -47,19 +47,53 @@ export function parseLedger(text: string, file: string): ParsedLedger {
   return { rows, wholeLength: offset };
 }
 
-function parseRow(line: string, file: string, lineNo: number, torn: boolean): LedgerRow | null {
+/** One line of a ledger file as it is: its row, or why it is not one. */
+export interface LedgerFileLine {
+  /** Its line number (1 first). */
+  readonly line: number;
+  readonly text: string;
+  readonly row: LedgerRow | null;
+  /** Why `row` is null: the line is no JSON object with a `type`. */
+  readonly reason: string | null;
+  /** The file's last line, with no newline after it: a write that may have been cut off. */
+  readonly last: boolean;
+}
+
+/** Every non-empty line of a ledger text, rows and lines that are not rows alike (a copy checked against history). */
+export function ledgerFileLines(text: string): LedgerFileLine[] {
+  const lines: LedgerFileLine[] = [];
+  let offset = 0;
+  let lineNo = 0;
+  while (offset < text.length) {
+    const end = text.indexOf('\n', offset);
+    const line = end < 0 ? text.slice(offset) : text.slice(offset, end);
+    lineNo += 1;
+    if (line.trim() !== '') {
+      const { row, reason } = rowOf(line);
+      lines.push({ line: lineNo, text: line, row, reason, last: end < 0 });
+    }
+    offset = end < 0 ? text.length : end + 1;
+  }
+  return lines;
+}
+
+function rowOf(line: string): { row: LedgerRow | null; reason: string | null } {
   let row: unknown;
   try {
     row = JSON.parse(line);
   } catch (error) {
-    if (torn) return null;
-    throw new LedgerLineError(file, lineNo, (error as Error).message);
+    return { row: null, reason: (error as Error).message };
   }
-  if (typeof row !== 'object' || row === null || typeof (row as { type?: unknown }).type !== 'string') {
-    if (torn) return null;
-    throw new LedgerLineError(file, lineNo, 'no "type" field');
-  }
-  return row as LedgerRow;
+  if (typeof row !== 'object' || row === null || typeof (row as { type?: unknown }).type !== 'string')
+    return { row: null, reason: 'no "type" field' };
+  return { row: row as LedgerRow, reason: null };
+}
+
+function parseRow(line: string, file: string, lineNo: number, torn: boolean): LedgerRow | null {
+  const { row, reason } = rowOf(line);
+  if (row !== null) return row;
+  if (torn) return null;
+  throw new LedgerLineError(file, lineNo, reason ?? 'not a row');
 }
 
 /**

@@ -130,7 +130,7 @@ export function createLoopMetrics(client: Client, meter: MetricMeter, log?: (mes
   return new LoopMetrics({
     meter,
     queryView: (loopId) => client.workflow.getHandle(loopWorkflowId(loopId)).query(stateQuery),
-    readLedger: (stateDir) => readLedgerCopy(stateDir, { repair: false }),
+    readLedger: (stateDir) => readLedgerCopy(stateDir),
     ...(log ? { log } : {}),
   });
 }

@@ -98,7 +98,7 @@ export class Notifier {
     if (loop === undefined || loop.runsFailing !== notify.runs_failing) {
       // A new reader reads the copy from its first row (a streak of failed runs may span passes);
       // rows later passes appended already are left to those passes.
-      const rows = (await readLedgerCopy(synced.stateDir, { repair: false })).slice(0, end);
+      const rows = (await readLedgerCopy(synced.stateDir)).slice(0, end);
       const cursors = loop?.cursors ?? new CursorFile(synced.stateDir, await readCursors(synced.stateDir), this.log);
       loop = {
         reader: new EventReader(synced.loopId, notify.runs_failing),
@@ -123,7 +123,7 @@ export class Notifier {
         ? synced.appended.slice(loop.rows - first)
         : // Rows between the last pass read and this one: a pass this notifier never saw (its chain
           // was reset by an error), so read them from the copy.
-          (await readLedgerCopy(synced.stateDir, { repair: false })).slice(loop.rows, end);
+          (await readLedgerCopy(synced.stateDir)).slice(loop.rows, end);
     const events = readEvents(loop.reader, rows, loop.rows);
     loop.rows += rows.length;
     for (const queue of loop.queues.values()) queue.add(events, loop.rows);

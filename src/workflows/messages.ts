@@ -124,6 +124,9 @@ export const CONFIG_ERROR = 'ConfigError';
  */
 export const CONTRACT_ERROR = 'ContractError';
 
+/** The generation's split file is gone (its state dir emptied under the loop): prepareRun writes no job config naming it. */
+export const SPLIT_MISSING = 'SplitMissing';
+
 /** A run directory that is not this loop's (trainRun leaves it untouched). */
 export const STALE_RUN_DIR = 'StaleRunDir';
 

@@ -1,3 +1,4 @@
+import { COMMAND_NOT_FOUND } from './messages.js';
 import { laneQueue } from '../config/lanes.js';
 
 /** The orchestrator's task queue: every workflow and the CPU activities (candidates, split, configs). */
@@ -24,3 +25,13 @@ export const CPU_ACTIVITY_OPTIONS = {
   heartbeatTimeout: CPU_HEARTBEAT_TIMEOUT,
   retry: { maximumAttempts: 5 },
 } as const;
+
+/** The split's builds (the generation's, and a run's that found it gone): loop.yaml's limit, two attempts, no retry of a command not there. */
+export function splitActivityOptions(timeouts: { readonly split: string; readonly heartbeat: string }) {
+  return {
+    taskQueue: ORCHESTRATOR_QUEUE,
+    startToCloseTimeout: timeouts.split,
+    heartbeatTimeout: timeouts.heartbeat,
+    retry: { maximumAttempts: 2, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
+  };
+}

@@ -15,8 +15,15 @@ import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js';
-import { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, runReportedSignal, type RunReport } from './messages.js';
-import { CPU_ACTIVITY_OPTIONS } from './queues.js';
+import {
+  COMMAND_NOT_FOUND,
+  CONFIG_ERROR,
+  CONTRACT_ERROR,
+  runReportedSignal,
+  SPLIT_MISSING,
+  type RunReport,
+} from './messages.js';
+import { CPU_ACTIVITY_OPTIONS, splitActivityOptions } from './queues.js';
 import type { JobInput } from './job-input.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
 import { PREPARE_RUN_LOCALLY } from './patches.js';
@@ -30,6 +37,8 @@ interface RunPlan {
   readonly candidate: Candidate;
   readonly runId: string;
   readonly split: string;
+  /** The split's seed: a split gone from the state dir is built again from it. Absent in inputs from before. */
+  readonly splitSeed?: number;
 }
 
 export interface TrainingRunInput extends JobInput {
@@ -109,8 +118,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     let prepared: PreparedRun | null = null;
     // Histories recorded before prepareRun became a local activity replay with it as one.
     const prepareRun = patched(PREPARE_RUN_LOCALLY) ? local.prepareRun : cpu.prepareRun;
-    try {
-      prepared = await prepareRun({
+    const prepare = () =>
+      prepareRun({
         paths,
         candidate: plan.candidate,
         generation: plan.generation,
@@ -120,12 +129,39 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
         runId: plan.runId,
         owner,
       });
+    try {
+      prepared = await prepare();
     } catch (error) {
       // The candidate's base config is gone or not a YAML mapping (changed since the round was
-      // planned): no job config, so the run fails with the reason, as a trainer failure would.
-      if (isCancellation(error) || !badConfig(error)) throw error;
-      const now = new Date().toISOString();
-      run = runRow(plan, '', '', { status: 'train_failed', started: now, finished: now, error: failureText(error) });
+      // planned), or the split is gone: no job config, so the run fails with the reason, as a
+      // trainer failure would; a split gone with its state dir is first built again from its seed.
+      if (isCancellation(error) || !(badConfig(error) || failureOfType(error, SPLIT_MISSING))) throw error;
+      let failure: unknown = error;
+      if (failureOfType(error, SPLIT_MISSING) && plan.splitSeed !== undefined) {
+        log.warn('split missing: building it again', { runId: plan.runId, split: plan.split });
+        try {
+          await withSummaries(proxyActivities<LoopActivities>(splitActivityOptions(timeouts))).buildSplit({
+            paths,
+            commands,
+            generation: plan.generation,
+            splitSeed: plan.splitSeed,
+          });
+          prepared = await prepare();
+          failure = null;
+        } catch (again) {
+          if (isCancellation(again) || !(again instanceof ActivityFailure)) throw again;
+          failure = again;
+        }
+      }
+      if (failure !== null) {
+        const now = new Date().toISOString();
+        run = runRow(plan, '', '', {
+          status: 'train_failed',
+          started: now,
+          finished: now,
+          error: failureText(failure),
+        });
+      }
     }
     const now = new Date().toISOString();
     if (prepared?.stale) {
@@ -221,6 +257,10 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
  * (histories from before `prepare-run-locally`) wrapped in an ActivityFailure.
  */
 function badConfig(error: unknown): boolean {
+  return failureOfType(error, CONFIG_ERROR);
+}
+
+function failureOfType(error: unknown, type: string): boolean {
   const failure = error instanceof ActivityFailure ? error.cause : error;
-  return failure instanceof ApplicationFailure && failure.type === CONFIG_ERROR;
+  return failure instanceof ApplicationFailure && failure.type === type;
 }

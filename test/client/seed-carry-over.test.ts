@@ -195,7 +195,7 @@ describe('a seed loop carried over', () => {
 
     // The loop's copy in its state dir holds the seed's rows and its own, each once.
     await expect
-      .poll(async () => sortedLines(await readLedgerCopy(stateDir, { repair: false })), {
+      .poll(async () => sortedLines(await readLedgerCopy(stateDir)), {
         timeout: 30_000,
         interval: 250,
       })

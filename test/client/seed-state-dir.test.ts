@@ -56,7 +56,7 @@ describe('carryOverSeed', () => {
     expect(over.copiedTo).toBe(path.join(config.state_dir, 'ledger.jsonl'));
     expect(over.rows).toBe(rows.length);
     expect(await readFile(path.join(config.state_dir, 'ledger.jsonl'), 'utf8')).toBe(text);
-    expect(await readLedgerCopy(config.state_dir, { repair: false })).toEqual(rows);
+    expect(await readLedgerCopy(config.state_dir)).toEqual(rows);
     const state = JSON.parse(await readFile(path.join(config.state_dir, 'state.json'), 'utf8')) as {
       generation: number;
       champion: { run_id: string; checkpoint_name: string };

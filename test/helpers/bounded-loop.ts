@@ -129,7 +129,7 @@ export async function copyCaughtUp(
     async () => {
       // History is read again each time: packaging may still be recording its last champion.
       const fromHistory = (await historyLedger(driver.client, loopId)).rows;
-      const copy = await readLedgerCopy(stateDir, { repair: false });
+      const copy = await readLedgerCopy(stateDir);
       expect(
         {
           onlyInHistory: missingRows(copy, fromHistory).map(brief),
@@ -151,10 +151,7 @@ export async function copyHoldsHistory(
 ): Promise<void> {
   await vi.waitFor(
     async () => {
-      const missing = missingRows(
-        await readLedgerCopy(stateDir, { repair: false }),
-        (await historyLedger(driver.client, loopId)).rows,
-      );
+      const missing = missingRows(await readLedgerCopy(stateDir), (await historyLedger(driver.client, loopId)).rows);
       expect(
         missing.map((row) => JSON.stringify(row)),
         `the ledger copy of ${loopId} holds every row of history`,

@@ -1,9 +1,16 @@
-import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendLedgerRows, ledgerCopyPath, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
+import {
+  appendLedgerRows,
+  copyRepairs,
+  ledgerCopyPath,
+  readLedgerCopy,
+  recordCopyRepair,
+  rewriteLedgerCopy,
+} from '../../src/ledger-copy/copy-files.js';
 import { holdCopyLock, releaseCopyLock } from '../../src/ledger-copy/copy-lock.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { mountTmpfs } from '../helpers/tmpfs.js';
@@ -31,31 +38,52 @@ describe('the ledger copy on disk', () => {
   it('appends whole lines and reads them back', async () => {
     await appendLedgerRows(dir, [row(1), row(2)]);
     await appendLedgerRows(dir, [row(3)]);
-    expect(await readLedgerCopy(dir, { repair: false })).toEqual([row(1), row(2), row(3)]);
+    expect(await readLedgerCopy(dir)).toEqual([row(1), row(2), row(3)]);
     expect((await readFile(ledgerCopyPath(dir), 'utf8')).split('\n')).toHaveLength(4);
   });
 
-  it('cuts off a row a crash tore mid-write before the next append, so no row is half there', async () => {
+  it('leaves out a row a crash tore mid-write, and a repair (the whole copy rewritten) replaces the file at once', async () => {
     await appendLedgerRows(dir, [row(1), row(2)]);
     await appendFile(ledgerCopyPath(dir), JSON.stringify(row(3)).slice(0, 25));
-    expect(await readLedgerCopy(dir, { repair: false })).toEqual([row(1), row(2)]);
-    // A reader leaves the file alone; the writer repairs it before it appends.
+    expect(await readLedgerCopy(dir)).toEqual([row(1), row(2)]);
+    // A reader leaves the file alone; the keeper rewrites it whole (copy-check.ts decides when).
     expect(await readFile(ledgerCopyPath(dir), 'utf8')).toContain(JSON.stringify(row(3)).slice(0, 25));
-    expect(await readLedgerCopy(dir, { repair: true })).toEqual([row(1), row(2)]);
+    await rewriteLedgerCopy(dir, [row(1), row(2)]);
     await appendLedgerRows(dir, [row(3)]);
-    expect(await readLedgerCopy(dir, { repair: false })).toEqual([row(1), row(2), row(3)]);
+    expect(await readFile(ledgerCopyPath(dir), 'utf8')).toBe(
+      [row(1), row(2), row(3)].map((r) => `${JSON.stringify(r)}\n`).join(''),
+    );
+    expect((await readdir(dir)).filter((name) => name.includes('repair'))).toEqual([]);
   });
 
   it('ends the line of a whole last row left without its newline before appending after it', async () => {
     await writeFile(ledgerCopyPath(dir), JSON.stringify(row(1)));
-    expect(await readLedgerCopy(dir, { repair: true })).toEqual([row(1)]);
-    await appendLedgerRows(dir, [row(2)]);
-    expect(await readLedgerCopy(dir, { repair: false })).toEqual([row(1), row(2)]);
+    expect(await readLedgerCopy(dir)).toEqual([row(1)]);
+    await appendLedgerRows(dir, [row(2)], { newlineFirst: true });
+    expect(await readLedgerCopy(dir)).toEqual([row(1), row(2)]);
+  });
+
+  it('records repairs one line each, and says how many and which was last', async () => {
+    expect(await copyRepairs(dir)).toEqual({ count: 0, last: null });
+    const repair = (found: string) => ({
+      time: '2026-12-02T00:00:00.000Z',
+      loop_id: 'l',
+      ledger: ledgerCopyPath(dir),
+      found,
+      removed: [{ kind: 'not_a_row', line: 2, text: 'not json' }],
+      restored: 0,
+      reordered: 0,
+      appended: 0,
+      rows: 2,
+    });
+    await recordCopyRepair(dir, repair('first'));
+    await recordCopyRepair(dir, repair('second'));
+    expect(await copyRepairs(dir)).toEqual({ count: 2, last: repair('second') });
   });
 
   it('refuses a broken row in the middle of the file, naming its line', async () => {
     await writeFile(ledgerCopyPath(dir), `${JSON.stringify(row(1))}\nnot json\n${JSON.stringify(row(2))}\n`);
-    await expect(readLedgerCopy(dir, { repair: false })).rejects.toThrow(/ledger\.jsonl:2: not a ledger row/);
+    await expect(readLedgerCopy(dir)).rejects.toThrow(/ledger\.jsonl:2: not a ledger row/);
   });
 
   it('a full disk (a real 64 KiB tmpfs): a failed append leaves the copy as it was, whole rows only; the next append once there is room goes on after them (issue 24)', async () => {
@@ -77,14 +105,25 @@ describe('the ledger copy on disk', () => {
       // Room again: the rows go on right after the whole ones.
       await rm(path.join(disk.dir, 'filler'));
       await appendLedgerRows(stateDir, many);
-      expect(await readLedgerCopy(stateDir, { repair: false })).toEqual([row(1), row(2), ...many]);
+      expect(await readLedgerCopy(stateDir)).toEqual([row(1), row(2), ...many]);
+      // A repair the disk cannot take leaves the copy as it was, and no temporary file.
+      const whole = await readFile(ledgerCopyPath(stateDir), 'utf8');
+      const left = Number((await execa('df', ['--output=avail', '-B1', disk.dir])).stdout.split('\n')[1]);
+      await writeFile(path.join(disk.dir, 'filler'), Buffer.alloc(Math.max(0, left - 300)));
+      const refused = await rewriteLedgerCopy(stateDir, [...many, ...many]).then(
+        () => null,
+        (error: Error) => error,
+      );
+      expect(refused?.message).toContain('not repaired (no space left on its device); the copy is left as it was');
+      expect(await readFile(ledgerCopyPath(stateDir), 'utf8')).toBe(whole);
+      expect((await readdir(stateDir)).sort()).toEqual(['ledger.jsonl']);
     } finally {
       await disk.unmount();
     }
   });
 
   it('reads no rows where there is no copy yet', async () => {
-    expect(await readLedgerCopy(path.join(dir, 'none'), { repair: true })).toEqual([]);
+    expect(await readLedgerCopy(path.join(dir, 'none'))).toEqual([]);
   });
 
   it('lets one live writer hold a state dir and takes over the lock of one that died', async () => {

@@ -44,7 +44,7 @@ describe('a generation reset from the Web UI', () => {
     const stateDir = harness.configFor(loopId).state_dir;
     await copyHoldsHistory(harness, loopId, stateDir);
     const { rows, state } = await harness.ledger(loopId);
-    const copy = await readLedgerCopy(stateDir, { repair: false });
+    const copy = await readLedgerCopy(stateDir);
     expectCopyMatches(copy, rows, loopId);
     expectEachRunAndEvalOnce(rows, loopId);
     expect(rowsOf(rows, 'generation').map((row) => row.generation)).toEqual([1]);

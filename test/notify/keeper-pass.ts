@@ -16,7 +16,7 @@ export async function keeperPass(stateDir: string, notify: NotifySettings, appen
     stateDir,
     config: { state_dir: stateDir, notify } as unknown as LoopConfig,
     appended,
-    copyRows: (await readLedgerCopy(stateDir, { repair: false })).length,
+    copyRows: (await readLedgerCopy(stateDir)).length,
     state: initialLoopState(),
   };
 }

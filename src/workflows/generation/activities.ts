@@ -3,8 +3,7 @@ import { proxyActivities, type ActivityInterfaceFor } from '@temporalio/workflow
 import type { LoopConfig } from '../../config/loop-config.js';
 import type { LoopActivities } from '../activity-types.js';
 import { withSummaries } from '../activity-summary.js';
-import { COMMAND_NOT_FOUND } from '../messages.js';
-import { CPU_ACTIVITY_OPTIONS, ORCHESTRATOR_QUEUE } from '../queues.js';
+import { CPU_ACTIVITY_OPTIONS, ORCHESTRATOR_QUEUE, splitActivityOptions } from '../queues.js';
 
 type Activities = ActivityInterfaceFor<LoopActivities>;
 
@@ -29,13 +28,6 @@ export function generationActivities(config: LoopConfig): GenerationActivities {
         retry: { maximumAttempts: 3 },
       }),
     ),
-    split: withSummaries(
-      proxyActivities<LoopActivities>({
-        taskQueue: ORCHESTRATOR_QUEUE,
-        startToCloseTimeout: config.timeouts.split,
-        heartbeatTimeout: config.timeouts.heartbeat,
-        retry: { maximumAttempts: 2, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
-      }),
-    ),
+    split: withSummaries(proxyActivities<LoopActivities>(splitActivityOptions(config.timeouts))),
   };
 }

@@ -103,6 +103,7 @@ const childStarts: ChildStarts = {
             candidate: job.candidate,
             runId,
             split: gen.split ?? '',
+            splitSeed: gen.config.base_seed + job.generation,
           },
           run: job.run,
           unscored: job.unscored,
