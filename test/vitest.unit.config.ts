@@ -12,6 +12,7 @@ export default defineConfig({
       'test/ledger/**/*.test.ts',
       'test/ledger-copy/copy-files.test.ts',
       'test/ledger-copy/copy-check.test.ts',
+      'test/ledger-copy/loop-ledger.test.ts',
       'test/lint/**/*.test.ts',
       'test/workflows/lanes.test.ts',
       'test/workflows/hand-over.test.ts',

@@ -119,6 +119,7 @@ export class LedgerKeeper {
     const history = await this.runs.read(loopId);
     if (history.input === null || history.state === null) return 0;
     const stateDir = history.input.config.state_dir;
+    const known = this.copies.get(stateDir);
     // Moved aside with the loop stopped (`start --fresh`): not to be undone.
     if (!history.running && !(await folderExists(stateDir))) return 0;
     if (history.running && (await ownerOf(stateDir)) === null) {
@@ -126,14 +127,15 @@ export class LedgerKeeper {
       // again for their logs): its owner files are written again, and the copy and state.json rebuilt below.
       await mkdir(stateDir, { recursive: true });
       await claimFolders(loopId, this.options.client.options.namespace, history.input.config);
-      this.options.log?.(
-        `loop ${loopId}: the owner file of its state dir ${stateDir} was gone (the folder emptied or deleted?): written again; ` +
-          "the ledger copy and state.json are rebuilt from history, and the generation's split is built again when a run needs it",
-      );
+      // Said only of a folder this keeper had kept before (a loop just started may not have claimed it yet).
+      if (known !== undefined)
+        this.options.log?.(
+          `loop ${loopId}: the owner file of its state dir ${stateDir} was gone (the folder emptied or deleted?): written again; ` +
+            "the ledger copy and state.json are rebuilt from history, and the generation's split is built again when a run needs it",
+        );
     }
     if (!(await holdCopyLock(stateDir))) return 0;
     const file = await copyFileId(stateDir);
-    const known = this.copies.get(stateDir);
     const now = Date.now();
     let copy: Copy;
     let appended: LedgerRow[];

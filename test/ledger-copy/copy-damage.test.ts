@@ -1,7 +1,6 @@
 import { readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { exportLedger } from '../../src/client/ledger-export.js';
 import {
   copyRepairs,
   ledgerCopyPath,
@@ -13,7 +12,9 @@ import { ledgerLine } from '../../src/ledger/ledger-lines.js';
 import type { LedgerRow, RunRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopNowSignal } from '../../src/workflows/messages.js';
+import { seededRandom } from '../../bench/lib/durations.js';
 import { copyCaughtUp } from '../helpers/bounded-loop.js';
+import { copyIsTheExport, damageAtRandom } from '../helpers/copy-faults.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 // Issue 24: the copy is checked against history, not trusted. A copy cut short, deleted, with a
@@ -36,23 +37,6 @@ describe('a ledger copy damaged under a running loop', () => {
 
   const lines = (rows: readonly LedgerRow[]) => rows.map(ledgerLine);
 
-  /**
-   * The copy is the export, row for row and in its order, and the export finds nothing wrong with
-   * it: the keeper has repaired it and caught up. (The export reads history and the copy together.)
-   */
-  async function copyIsTheExport(loopId: string, stateDir: string): Promise<LedgerRow[]> {
-    return vi.waitFor(
-      async () => {
-        const ledger = await exportLedger(harness.client, loopId);
-        const copy = await readLedgerCopy(stateDir);
-        expect(ledger.copyProblems).toBeNull();
-        expect(lines(copy)).toEqual(lines(ledger.rows));
-        return copy;
-      },
-      { timeout: 30_000, interval: 250 },
-    );
-  }
-
   async function stop(loopId: string): Promise<void> {
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopNowSignal);
     await harness.result(loopId);
@@ -71,15 +55,15 @@ describe('a ledger copy damaged under a running loop', () => {
     const text = (await readFile(file, 'utf8')).split('\n');
     await truncate(file, Buffer.byteLength(text.slice(0, 3).join('\n') + '\n'));
     await harness.startWith('damaged');
-    await copyIsTheExport('damaged', config.state_dir);
+    await copyIsTheExport(harness, 'damaged', config.state_dir);
     await vi.waitFor(async () => expect((await copyRepairs(config.state_dir)).last?.found).toMatch(/^was cut short/));
 
     await rm(file);
-    await copyIsTheExport('damaged', config.state_dir);
+    await copyIsTheExport(harness, 'damaged', config.state_dir);
     await vi.waitFor(async () => expect((await copyRepairs(config.state_dir)).last?.found).toMatch(/^was deleted/));
 
     await stop('damaged');
-    await copyIsTheExport('damaged', config.state_dir);
+    await copyIsTheExport(harness, 'damaged', config.state_dir);
   });
 
   it('a line that is no row, a duplicate, a gap, a row of no run of the loop and two rows swapped: repaired in place, the lines left out kept in the repairs log', async () => {
@@ -111,7 +95,7 @@ describe('a ledger copy damaged under a running loop', () => {
     await writeFile(file, damaged.map((line) => `${line}\n`).join(''));
 
     // The export is history's ledger in the copy's one order even before the keeper has repaired the copy.
-    const rows = await copyIsTheExport('scrambled', config.state_dir);
+    const rows = await copyIsTheExport(harness, 'scrambled', config.state_dir);
     expect(lines(rows)).toEqual(expect.arrayContaining([copy[4]]));
     expect(lines(rows)).not.toContain(stranger);
     const { last } = await copyRepairs(config.state_dir);
@@ -127,7 +111,7 @@ describe('a ledger copy damaged under a running loop', () => {
     expect(last?.reordered).toBeGreaterThanOrEqual(1);
 
     await stop('scrambled');
-    const final = await copyIsTheExport('scrambled', config.state_dir);
+    const final = await copyIsTheExport(harness, 'scrambled', config.state_dir);
     // Every row history holds, once.
     expect((await copyCaughtUp(harness, 'scrambled', config.state_dir)).length).toBe(final.length);
   });
@@ -161,7 +145,19 @@ describe('a ledger copy damaged under a running loop', () => {
     );
     await stat(path.join(config.state_dir, 'splits', 'gen-001.yaml'));
     await stop('emptied');
-    const rows = await copyIsTheExport('emptied', config.state_dir);
+    const rows = await copyIsTheExport(harness, 'emptied', config.state_dir);
     expect((await copyCaughtUp(harness, 'emptied', config.state_dir)).length).toBe(rows.length);
+  });
+
+  it('six faults at random (seeded) while the loop runs: the copy ends as the export, every row once', async () => {
+    const config = harness.configFor('drilled');
+    await harness.startWith('drilled');
+    await harness.waitFor('drilled', (view) => view.round >= 1);
+    const seed = 24_2026;
+    const faults = await damageAtRandom(config.state_dir, seededRandom(seed), 6);
+    console.log(`copy fault drill (seed ${seed}): ${faults.length} faults injected: ${faults.join(', ')}`);
+    await stop('drilled');
+    const rows = await copyIsTheExport(harness, 'drilled', config.state_dir);
+    expect((await copyCaughtUp(harness, 'drilled', config.state_dir)).length).toBe(rows.length);
   });
 });

@@ -1,0 +1,88 @@
+// Damage done to a running loop's ledger copy at random (issue 24's fault drill): each kind an
+// operator, a crash or a bad restore can do to the state dir. Seeded, so that a drill repeats.
+import { readFile, rm, truncate, writeFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { expect, vi } from 'vitest';
+import { exportLedger } from '../../src/client/ledger-export.js';
+import { ledgerCopyPath, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
+import { ledgerLine } from '../../src/ledger/ledger-lines.js';
+import type { LedgerRow } from '../../src/ledger/rows.js';
+import type { LoopDriver } from './loop-harness.js';
+
+const KINDS = ['truncate', 'garbage', 'duplicate', 'delete-line', 'swap', 'delete-file', 'delete-state-dir'] as const;
+export type CopyFault = (typeof KINDS)[number];
+
+/** Do one kind of damage to the copy in `stateDir`; `draw` picks the kind (unless given) and where. */
+export async function damageCopy(stateDir: string, draw: () => number, kind?: CopyFault): Promise<CopyFault> {
+  const fault = kind ?? KINDS[Math.floor(draw() * KINDS.length)] ?? 'garbage';
+  const file = ledgerCopyPath(stateDir);
+  const text = await readFile(file, 'utf8').catch(() => '');
+  const lines = text.split('\n').filter((line) => line !== '');
+  const at = Math.floor(draw() * Math.max(1, lines.length));
+  const write = (changed: string[]) => writeFile(file, changed.map((line) => `${line}\n`).join(''));
+  switch (fault) {
+    case 'truncate':
+      if (lines.length > 0)
+        await truncate(
+          file,
+          Buffer.byteLength(
+            lines
+              .slice(0, at)
+              .map((l) => `${l}\n`)
+              .join(''),
+          ),
+        );
+      break;
+    case 'garbage':
+      await write([...lines.slice(0, at), `{"type":"eval","torn":${at}`, ...lines.slice(at)]);
+      break;
+    case 'duplicate':
+      if (lines.length > 0) await write([...lines.slice(0, at + 1), lines[at] as string, ...lines.slice(at + 1)]);
+      break;
+    case 'delete-line':
+      await write([...lines.slice(0, at), ...lines.slice(at + 1)]);
+      break;
+    case 'swap':
+      if (at + 1 < lines.length)
+        await write([...lines.slice(0, at), lines[at + 1] as string, lines[at] as string, ...lines.slice(at + 2)]);
+      break;
+    case 'delete-file':
+      await rm(file, { force: true });
+      break;
+    case 'delete-state-dir':
+      await rm(stateDir, { recursive: true, force: true });
+      break;
+  }
+  return fault;
+}
+
+/** `count` faults one after another, 0-3 s apart (some before the keeper repaired the one before). */
+export async function damageAtRandom(stateDir: string, draw: () => number, count: number): Promise<CopyFault[]> {
+  const done: CopyFault[] = [];
+  for (let fault = 0; fault < count; fault += 1) {
+    done.push(await damageCopy(stateDir, draw));
+    await sleep(Math.floor(draw() * 3_000));
+  }
+  return done;
+}
+
+/**
+ * Once the keeper has caught up: the copy is the export row for row, in its order, and the export
+ * finds nothing wrong with it. Returns the copy's rows.
+ */
+export async function copyIsTheExport(
+  driver: Pick<LoopDriver, 'client'>,
+  loopId: string,
+  stateDir: string,
+): Promise<LedgerRow[]> {
+  return vi.waitFor(
+    async () => {
+      const ledger = await exportLedger(driver.client, loopId);
+      const copy = await readLedgerCopy(stateDir);
+      expect(ledger.copyProblems).toBeNull();
+      expect(copy.map(ledgerLine)).toEqual(ledger.rows.map(ledgerLine));
+      return copy;
+    },
+    { timeout: 30_000, interval: 250 },
+  );
+}
