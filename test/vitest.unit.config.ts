@@ -25,6 +25,7 @@ export default defineConfig({
       'test/client/registry-words.test.ts',
       'test/client/seed-state-dir.test.ts',
       'test/client/loop-id.test.ts',
+      'test/client/relocation.test.ts',
       'test/bench/bench-math.test.ts',
       'test/bench/growth*.test.ts',
       'test/bench/fleet*.test.ts',

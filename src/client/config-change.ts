@@ -22,10 +22,3 @@ export function changedFields(running: LoopConfig, edited: LoopConfig): string[]
       canonical((running as Record<string, unknown>)[key]) !== canonical((edited as Record<string, unknown>)[key]),
   );
 }
-
-/** The folders holding a loop's state that `edited` moves: [field, where it is, where loop.yaml now says]. */
-export function movedFolders(previous: LoopConfig, edited: LoopConfig): [string, string, string][] {
-  return (['state_dir', 'runs_root'] as const)
-    .filter((field) => previous[field] !== edited[field])
-    .map((field) => [field, previous[field], edited[field]]);
-}

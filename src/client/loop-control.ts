@@ -18,6 +18,7 @@ import {
   advanceUpdate,
   packagingQuery,
   stateQuery,
+  stopNowSignal,
   stopNowUpdate,
   stopUpdate,
   UPDATE_REFUSED,
@@ -37,6 +38,7 @@ import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
 import { statusInWords } from './status-words.js';
 import { seedResumption } from './seed-carry.js';
 import { loopIdProblem } from './loop-id.js';
+import { relocated, type FolderMove } from './relocation.js';
 import { stopFileExists, stopFilePath } from '../activities/support/paths.js';
 
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
@@ -71,7 +73,7 @@ export async function startLoop(
   client: Client,
   loopId: string,
   config: LoopConfig,
-  options: { fresh?: boolean; seedStateDir?: string } = {},
+  options: { fresh?: boolean; seedStateDir?: string; relocation?: readonly FolderMove[] } = {},
 ): Promise<StartOutcome> {
   const idProblem = loopIdProblem(loopId);
   if (idProblem !== null) throw new Error(idProblem);
@@ -87,8 +89,21 @@ export async function startLoop(
       `${stopFilePath(config.state_dir)} exists: it stops loop ${loopId} (as the seed's STOP file did). ` +
         'Delete it, then start the loop again. Nothing started.',
     );
-  const resume: (Extract<Resumption, { kind: 'resume' }> & { notes?: string[] }) | null =
+  const resumed: (Extract<Resumption, { kind: 'resume' }> & { notes?: string[] }) | null =
     resumption.kind === 'resume' && !options.fresh ? resumption : null;
+  // Folders `relocate` moved: every path the carry holds under them moves with them.
+  const relocation = options.relocation ?? [];
+  const resume =
+    resumed && relocation.length > 0
+      ? {
+          ...resumed,
+          carry: relocated(resumed.carry, relocation),
+          notes: [
+            ...(resumed.notes ?? []),
+            `relocated: ${relocation.map((move) => `${move.field} ${move.from} -> ${move.to}`).join(', ')}`,
+          ],
+        }
+      : resumed;
   const incarnation = options.fresh ? await freshIncarnation(client, loopId) : 1;
   try {
     const handle = await client.workflow.start(generation, {
@@ -224,6 +239,31 @@ export async function packagingView(client: Client, loopId: string): Promise<Pac
   } catch {
     return null;
   }
+}
+
+/**
+ * End the loop's packaging workflow when it runs with nothing to do (a stopped loop leaves it so):
+ * it holds the loop's old folders (`relocate`). One packaging or holding a champion is refused.
+ */
+export async function endIdlePackaging(client: Client, loopId: string): Promise<void> {
+  const handle = client.workflow.getHandle(packagingWorkflowId(loopId));
+  const running = await handle.describe().then(
+    (description) => description.status.name === 'RUNNING',
+    (error: unknown) => {
+      if (error instanceof WorkflowNotFoundError) return false;
+      throw error;
+    },
+  );
+  if (!running) return;
+  const view = await packagingView(client, loopId);
+  const busy = view === null ? null : (view.running ?? view.queued);
+  if (view === null || busy !== null)
+    throw new Error(
+      `loop ${loopId}'s packaging workflow ${view === null ? 'does not answer' : `is packaging ${busy?.run_id ?? '?'}`}: ` +
+        `wait until it has finished ('champion-loop status ${loopId}' shows it), then relocate. Nothing moved.`,
+    );
+  await handle.signal(stopNowSignal);
+  await handle.result();
 }
 
 /**

@@ -12,11 +12,21 @@ import { checkNotInStateDir, checkOutDir, checkOverwrite, makeOutDir } from './o
 import { startOver } from './start-over.js';
 import { warnOnShortRetention } from './retention.js';
 import { registryWarning } from './registry-check.js';
-import { advanceLoop, loopState, packagingEndedLine, packagingView, startLoop, stopLoop } from './loop-control.js';
+import {
+  advanceLoop,
+  endIdlePackaging,
+  loopState,
+  packagingEndedLine,
+  packagingView,
+  startLoop,
+  stopLoop,
+} from './loop-control.js';
 import { claimFolders } from '../config/folder-owners.js';
 import { checkFolderOwners } from './folder-owner.js';
 import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } from './pollers.js';
-import { changedFields, movedFolders } from './config-change.js';
+import { changedFields } from './config-change.js';
+import { statusInWords } from './status-words.js';
+import { folderMoves, moveFolders, recordedMoves, type FolderMove } from './relocation.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import { renderStatus, renderStoppedState } from './render-status.js';
 import { notifyProblems } from '../notify/problems.js';
@@ -101,15 +111,20 @@ connectionOptions(
       await checkFolderOwners(loopId, namespace, config, options.config);
       // The loop.yaml its latest run was started with: a stopped loop resumes only where its state is.
       const previous = options.fromSeedStateDir === undefined ? await latestRunConfig(client, loopId) : null;
-      const moved = previous && !options.fresh ? movedFolders(previous, config) : [];
+      const moved = previous && !options.fresh ? folderMoves(previous, config) : [];
+      let relocation: FolderMove[] = [];
       if (
         moved.length > 0 &&
         (await client.workflow.getHandle(loopWorkflowId(loopId)).describe()).status.name !== 'RUNNING'
       ) {
-        throw new Error(
-          `loop ${loopId}'s state is in ${moved.map(([field, was]) => `${was} (${field})`).join(' and ')}, but ${options.config} now says ${moved.map(([field, , now]) => `${field}: ${now}`).join(', ')}: ` +
-            `resuming it there would rebuild its split and lose its runs. Put ${moved.map(([field]) => field).join(' and ')} back, or start over there with --fresh. Nothing started.`,
-        );
+        // Moved by `champion-loop relocate` (recorded in the new state dir): resumed there.
+        if (!(await recordedMoves(config.state_dir, moved)))
+          throw new Error(
+            `loop ${loopId}'s state is in ${moved.map((move) => `${move.from} (${move.field})`).join(' and ')}, but ${options.config} now says ${moved.map((move) => `${move.field}: ${move.to}`).join(', ')}: ` +
+              `resuming it there would rebuild its split and lose its runs. Put ${moved.map((move) => move.field).join(' and ')} back, ` +
+              `move the folders there with 'champion-loop relocate ${loopId} --config ${options.config}', or start over there with --fresh. Nothing started.`,
+          );
+        relocation = moved;
       }
       if (options.fresh) {
         const moved = await startOver(client, loopId, config);
@@ -120,6 +135,7 @@ connectionOptions(
       if (registry) console.warn(registry);
       const outcome = await startLoop(client, loopId, config, {
         fresh: options.fresh === true,
+        relocation,
         ...(options.fromSeedStateDir === undefined ? {} : { seedStateDir: options.fromSeedStateDir }),
       });
       if (outcome.kind !== 'already-running') await claimFolders(loopId, namespace, config);
@@ -159,6 +175,51 @@ connectionOptions(
     });
   },
 );
+
+connectionOptions(
+  program
+    .command('relocate')
+    .description(
+      "move a stopped loop's state dir and runs root to where its edited loop.yaml says (or take them where you moved them), so that 'start' resumes it there",
+    )
+    .argument('<loop-id>')
+    .requiredOption(
+      '-c, --config <loop.yaml>',
+      'the loop settings, with state_dir and runs_root where the folders are to be',
+    ),
+).action(async (loopId: string, options: ConnectionFlags & { config: string }) => {
+  const config = await loadLoopConfig(options.config);
+  await withClient(options, async (client) => {
+    const previous = await latestRunConfig(client, loopId);
+    if (previous === null)
+      throw new Error(
+        `loop ${loopId} has no run in history: 'start' reads its ledger copy where ${options.config} says, so there is nothing to relocate`,
+      );
+    const status = (await client.workflow.getHandle(loopWorkflowId(loopId)).describe()).status.name;
+    if (status === 'RUNNING')
+      throw new Error(
+        `loop ${loopId} is running: stop it first ('champion-loop stop ${loopId}'), then relocate it. Nothing moved.`,
+      );
+    // A loop terminated or cancelled may have children still running in the old folders.
+    if (status !== 'COMPLETED')
+      throw new Error(
+        `loop ${loopId}'s last run was ${statusInWords(status)}: jobs of it may still run in the old folders. ` +
+          `Start it ('champion-loop start ${loopId}' with the loop.yaml it ran with), stop it ('champion-loop stop ${loopId}'), then relocate it. Nothing moved.`,
+      );
+    const moves = folderMoves(previous, config);
+    if (moves.length === 0) {
+      console.log(`loop ${loopId}: ${options.config} names the folders its last run used; nothing to move`);
+      return;
+    }
+    // An idle packaging workflow still holds the old paths: ended (nothing is lost), a new one starts with the next champion.
+    await endIdlePackaging(client, loopId);
+    for (const line of await moveFolders(loopId, moves, config.state_dir)) console.log(line);
+    console.log(
+      `loop ${loopId}: the move is recorded in ${config.state_dir}; resume it there with 'champion-loop start ${loopId} --config ${options.config}' ` +
+        '(rows already in its ledger keep the paths they had)',
+    );
+  });
+});
 
 connectionOptions(
   program

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { prepareRun } from '../../src/activities/prepare-run.js';
@@ -9,6 +9,10 @@ import { baseConfig, fixtureLoop } from './fixture-loop.js';
 
 async function input(paths: LoopPaths, overrides: Record<string, unknown> = {}): Promise<PrepareRunInput> {
   const base = await baseConfig(paths, 'base', 'epochs: 4\nlr: 0.001\nlayers:\n- 64\n- 32\nhidden: 128\n');
+  // The generation's split, as buildSplit left it.
+  const split = join(paths.stateDir, 'splits', 'gen-007.yaml');
+  await mkdir(dirname(split), { recursive: true });
+  await writeFile(split, 'items: []\n');
   return {
     paths,
     candidate: {
@@ -19,13 +23,24 @@ async function input(paths: LoopPaths, overrides: Record<string, unknown> = {}):
     generation: 7,
     round: 3,
     seed: 20260931,
-    split: join(paths.stateDir, 'splits', 'gen-007.yaml'),
+    split,
     runId: 'champ-g007-r0003-wide',
     owner: 'champion-loop/demo/g007/r0003/wide',
   };
 }
 
 describe('prepareRun', () => {
+  it('refuses a split that is gone (its state dir emptied), so that the training run builds it again first', async () => {
+    const paths = await fixtureLoop();
+    const request = await input(paths);
+    await rm(request.split);
+    await expect(prepareRun(request)).rejects.toMatchObject({
+      type: 'SplitMissing',
+      nonRetryable: true,
+      message: `the split of generation 7 is missing: ${request.split} (was the state dir emptied?)`,
+    });
+  });
+
   it('writes base config, overrides, split and seed in key order with {generation} expanded', async () => {
     const paths = await fixtureLoop();
     const prepared = await prepareRun(await input(paths));

@@ -19,7 +19,18 @@ import { SEED_LEDGER } from './report/seed-ledger.js';
 // (in-process workers, the fixture stack). One loop, `gate`, goes through start, status, watch,
 // advance, stop, ledger and report in order; `hung`, whose runs never finish, is stopped at once.
 
-const COMMANDS = ['start', 'stop', 'advance', 'status', 'watch', 'ledger', 'report', 'state', 'worker'] as const;
+const COMMANDS = [
+  'start',
+  'stop',
+  'advance',
+  'status',
+  'watch',
+  'ledger',
+  'report',
+  'state',
+  'worker',
+  'relocate',
+] as const;
 
 describe('the champion-loop CLI', () => {
   let harness: LoopHarness;

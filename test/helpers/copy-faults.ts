@@ -13,7 +13,7 @@ const KINDS = ['truncate', 'garbage', 'duplicate', 'delete-line', 'swap', 'delet
 export type CopyFault = (typeof KINDS)[number];
 
 /** Do one kind of damage to the copy in `stateDir`; `draw` picks the kind (unless given) and where. */
-export async function damageCopy(stateDir: string, draw: () => number, kind?: CopyFault): Promise<CopyFault> {
+async function damageCopy(stateDir: string, draw: () => number, kind?: CopyFault): Promise<CopyFault> {
   const fault = kind ?? KINDS[Math.floor(draw() * KINDS.length)] ?? 'garbage';
   const file = ledgerCopyPath(stateDir);
   const text = await readFile(file, 'utf8').catch(() => '');
