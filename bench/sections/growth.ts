@@ -20,7 +20,7 @@ import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 import { foldRows, updatedTime } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf, stateJson } from '../../src/ledger/loop-state.js';
 import { appendLedgerRows, writeStateCopy } from '../../src/ledger-copy/copy-files.js';
-import { heldRows, HOLDS_NONE, rowsAfter, type CheckedHistory } from '../../src/ledger-copy/copy-check.js';
+import { heldRows, rowsAfter, type CheckedHistory } from '../../src/ledger-copy/copy-check.js';
 import { firstCarry, type GenerationCarry } from '../../src/workflows/generation/carry.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import type { BenchContext } from '../lib/context.js';
@@ -215,8 +215,8 @@ export async function runGrowth(
       const passes: number[] = [];
       for (let pass = 0; pass < PASSES; pass += 1) {
         const history: CheckedHistory = {
-          generation: { rows: tail.slice(0, (pass + 1) * BATCH), abandoned: [], holdsSince: HOLDS_NONE },
-          packaging: { rows: [], abandoned: [], holdsSince: HOLDS_NONE },
+          generation: { rows: tail.slice(0, (pass + 1) * BATCH), abandoned: [] },
+          packaging: { rows: [], abandoned: [] },
         };
         const { ms } = await timed(async () => {
           await appendLedgerRows(config.state_dir, rowsAfter(history, held));

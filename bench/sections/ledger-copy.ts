@@ -5,7 +5,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkCopy, HOLDS_NONE, rowsAfter, type CheckedHistory } from '../../src/ledger-copy/copy-check.js';
+import { checkCopy, rowsAfter, type CheckedHistory } from '../../src/ledger-copy/copy-check.js';
 import { appendLedgerRows, readCopyText } from '../../src/ledger-copy/copy-files.js';
 import { ledgerFileLines } from '../../src/ledger/ledger-lines.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
@@ -79,8 +79,8 @@ export async function runLedgerCopy(
       const rows: LedgerRow[] = Array.from({ length: size + BATCH * PASSES }, (_, index) => evalRow(index));
       await appendLedgerRows(dir, rows.slice(0, size));
       const historyOf = (count: number): CheckedHistory => ({
-        generation: { rows: rows.slice(0, count), abandoned: [], holdsSince: '' },
-        packaging: { rows: [], abandoned: [], holdsSince: HOLDS_NONE },
+        generation: { rows: rows.slice(0, count), abandoned: [] },
+        packaging: { rows: [], abandoned: [] },
       });
       // The keeper's start: the copy read whole and checked against history's rows so far.
       const start = await timed(async () => checkCopy(ledgerFileLines(await readCopyText(dir)), historyOf(size)));

@@ -2,7 +2,7 @@
 // which are not (torn, duplicated, of a timeline a reset abandoned, of no run of the loop), which
 // rows history holds that the copy lacks, and the one order the copy and every export share.
 // Pure: the keeper repairs the file by what this says, `ledger` and `report` export by it.
-import { ledgerLine, mergeByTime, rowTime, type LedgerFileLine } from '../ledger/ledger-lines.js';
+import { ledgerLine, mergeByTime, type LedgerFileLine } from '../ledger/ledger-lines.js';
 import type { LedgerRow } from '../ledger/rows.js';
 
 /** The two workflows rows come from: each keeps its rows in its own order; the ledger merges them by time. */
@@ -18,17 +18,12 @@ interface SourceHistory {
   readonly rows: readonly LedgerRow[];
   /** Rows of runs a reset replaced (their timeline was abandoned): a copy's row found only here is not the loop's. */
   readonly abandoned: readonly LedgerRow[];
-  /**
-   * History holds every row of this source from this time on ('' : every row it ever had). A row
-   * the copy holds and history lacks from before it belongs to a run that is gone: the copy's alone, kept.
-   */
-  readonly holdsSince: string;
 }
 
-/** No run of the source is in history: every row of it the copy holds is the copy's alone. */
-export const HOLDS_NONE = '\uffff';
-
 export type CheckedHistory = Readonly<Record<RowSource, SourceHistory>>;
+
+/** Whether a ledger line was in the copy as the checker last left it. */
+export type KnownLines = (line: string) => boolean;
 
 /** Why a line of the copy is not part of the ledger. */
 type RemovedKind = 'not_a_row' | 'torn' | 'duplicate' | 'abandoned' | 'foreign';
@@ -94,13 +89,16 @@ function take(counts: Map<string, number>, line: string): boolean {
 
 /**
  * One source's rows of the copy against its history. A row history holds vouches for itself (the
- * first of history's rows with its line not claimed yet); the rest are the copy's alone when older
- * than what history holds, else removed. The repaired order is history's, each row the copy
- * alone holds staying after the history row it followed.
+ * first of history's rows with its line not claimed yet). A row history lacks is the copy's alone
+ * (its run is gone: retention, a delete), kept, unless it repeats a row, belongs to a timeline a
+ * reset abandoned, or `known` is given (the lines the keeper itself left in the copy) and lacks
+ * it: then someone else wrote it. The repaired order is history's, each row the copy alone holds
+ * staying after the history row it followed.
  */
 function checkSource(
   lines: readonly { readonly line: LedgerFileLine; readonly row: LedgerRow }[],
   history: SourceHistory,
+  known: KnownLines | null,
   removed: RemovedLine[],
 ): SourceCheck {
   const positions = new Map<string, number[]>();
@@ -137,7 +135,7 @@ function checkSource(
     };
     if (take(abandoned, text)) remove('abandoned');
     else if (inHistory.has(text) || copyOnlyLines.has(text)) remove('duplicate');
-    else if (rowTime(row) < history.holdsSince) {
+    else if (known === null || known(text)) {
       copyOnlyLines.add(text);
       copyOnly += 1;
       const list = after.get(highest);
@@ -158,16 +156,24 @@ function checkSource(
   };
 }
 
-/** The copy's lines (every non-empty one, rows or not) against what history holds of the loop. */
-export function checkCopy(lines: readonly LedgerFileLine[], history: CheckedHistory): CopyCheck {
+/**
+ * The copy's lines (every non-empty one, rows or not) against what history holds of the loop.
+ * `known`: the lines the checker knows were in the copy as it left it (the keeper's own); without
+ * it (an export, a keeper's first look) every row history lacks is taken for the copy's alone.
+ */
+export function checkCopy(
+  lines: readonly LedgerFileLine[],
+  history: CheckedHistory,
+  known: KnownLines | null = null,
+): CopyCheck {
   const removed: RemovedLine[] = [];
   const bySource: Record<RowSource, { line: LedgerFileLine; row: LedgerRow }[]> = { generation: [], packaging: [] };
   for (const line of lines) {
     if (line.row === null) removed.push({ kind: line.last ? 'torn' : 'not_a_row', line: line.line, text: line.text });
     else bySource[rowSource(line.row)].push({ line, row: line.row });
   }
-  const generation = checkSource(bySource.generation, history.generation, removed);
-  const packaging = checkSource(bySource.packaging, history.packaging, removed);
+  const generation = checkSource(bySource.generation, history.generation, known, removed);
+  const packaging = checkSource(bySource.packaging, history.packaging, known, removed);
   removed.sort((a, b) => a.line - b.line);
   const whole = removed.length === 0 && generation.whole && packaging.whole;
   // A whole copy keeps its own order (package rows sit where they arrived); a repaired one merges by time.
@@ -206,7 +212,7 @@ export function copyProblemWords(check: CopyCheck): string {
     torn: 'a row torn off at the end',
     duplicate: 'a row the copy already holds',
     abandoned: 'a row of a timeline a reset replaced',
-    foreign: 'a row history does not hold',
+    foreign: 'a row history does not hold that this worker never wrote',
   };
   for (const [kind, words] of Object.entries(kinds) as [RemovedKind, string][]) {
     const lines = check.removed.filter((line) => line.kind === kind).map((line) => line.line);

@@ -10,7 +10,7 @@ import type { LoopState } from '../ledger/loop-state.js';
 import { idlePackaging, type PackagingState } from '../ledger/packaging-fold.js';
 import type { LedgerRow, PackageRow } from '../ledger/rows.js';
 import type { GenerationInput } from '../workflows/generation.js';
-import { HOLDS_NONE, type CheckedHistory } from './copy-check.js';
+import type { CheckedHistory } from './copy-check.js';
 import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
 
 interface ListedRun {
@@ -23,8 +23,6 @@ interface FoldedGenerationRun {
   readonly input: GenerationInput;
   /** The run a reset of this one replaced: its history up to the reset point is this run's too. */
   readonly resetFrom: string | null;
-  /** The run this one continued as new from; null for the first run of an execution. */
-  readonly continuedFrom: string | null;
   readonly rows: LedgerRow[];
   readonly state: LoopState;
   readonly historyLength: number;
@@ -56,7 +54,7 @@ export interface HistoryLedger {
    * ever growing at its end while its run is open: what the keeper syncs a piece at a time.
    */
   readonly segments: readonly { readonly key: string; readonly rows: readonly LedgerRow[] }[];
-  /** The same rows as a ledger copy is checked against (copy-check.ts): with what resets abandoned and since when history holds every row. */
+  /** The same rows as a ledger copy is checked against (copy-check.ts), with what resets abandoned. */
   readonly checked: CheckedHistory;
 }
 
@@ -80,27 +78,6 @@ function resetBaseRun(events: readonly HistoryEvent[]): string | null {
 interface ListedGenerationRun {
   readonly run: ListedRun;
   readonly folded: FoldedGenerationRun;
-}
-
-/**
- * Since when history holds every generation-workflow row of the loop: always ('') when the run
- * that started the loop (or its fresh start) is still there; else from the start of its oldest
- * run left, or of a run whose predecessor is gone (an operator deleted it), whichever is newer.
- */
-function generationHoldsSince(
-  folded: readonly ListedGenerationRun[],
-  current: readonly ListedGenerationRun[],
-  fresh: number,
-): string {
-  if (fresh >= 0) return '';
-  if (folded.length === 0) return HOLDS_NONE;
-  const listed = new Set(folded.map((entry) => entry.run.runId));
-  let since = Math.min(...folded.map((entry) => entry.run.start));
-  for (const entry of current) {
-    const from = entry.folded.continuedFrom;
-    if (from !== null && !listed.has(from)) since = Math.max(since, entry.run.start);
-  }
-  return new Date(since).toISOString();
 }
 
 /** Every run of a workflow id, oldest first: all runs of every execution (continue-as-new chains and later restarts alike). */
@@ -167,11 +144,9 @@ export class HistoryRuns {
     let packagingState: PackagingState = idlePackaging;
     const packageRows: PackageRow[] = [];
     let packagingStateDir: string | null = null;
-    let packagingSince = Number.POSITIVE_INFINITY;
     for (const run of await listRuns(this.client, packagingWorkflowId(loopId))) {
       const events = await this.packagingRun(packagingWorkflowId(loopId), run);
       if (events === null) continue;
-      packagingSince = Math.min(packagingSince, run.start);
       const packagingRun = packagingRunOf(events);
       packagingStateDir = packagingRun.input.paths.stateDir;
       const folded = foldPackagingRun(packagingRun, packagingState);
@@ -185,12 +160,8 @@ export class HistoryRuns {
     const abandoned = folded.filter((entry) => replaced.has(entry.run.runId)).flatMap((entry) => entry.folded.rows);
     return {
       checked: {
-        generation: { rows: generationRows, abandoned, holdsSince: generationHoldsSince(folded, current, fresh) },
-        packaging: {
-          rows: ownPackageRows,
-          abandoned: [],
-          holdsSince: Number.isFinite(packagingSince) ? new Date(packagingSince).toISOString() : HOLDS_NONE,
-        },
+        generation: { rows: generationRows, abandoned },
+        packaging: { rows: ownPackageRows, abandoned: [] },
       },
       generationRows,
       packageRows: ownPackageRows,
@@ -251,7 +222,6 @@ export class HistoryRuns {
     const folded = {
       input: history.input,
       resetFrom: resetBaseRun(events),
-      continuedFrom: events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId || null,
       ...foldGenerationRun(history),
       historyLength: events.length,
     };

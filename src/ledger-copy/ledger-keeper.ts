@@ -1,6 +1,7 @@
 // Keeps every running loop's ledger copy current: every few seconds it folds what history holds
 // of the loop and appends the rows the copy lacks. It reads history and writes files only, so it
 // adds no event to any workflow's history.
+import { createHash } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import type { Client } from '@temporalio/client';
 import { claimFolders, ownerOf } from '../config/folder-owners.js';
@@ -9,7 +10,7 @@ import { stateJson, type LoopState } from '../ledger/loop-state.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { LOOP_ID, LOOP_KIND, type LoopKind } from '../workflows/search-attributes.js';
-import { ledgerFileLines } from '../ledger/ledger-lines.js';
+import { ledgerFileLines, ledgerLine } from '../ledger/ledger-lines.js';
 import { checkCopy, copyProblemWords, heldRows, rowsAfter, type RowSource } from './copy-check.js';
 import {
   appendLedgerRows,
@@ -34,6 +35,8 @@ const FULL_CHECK_EVERY_MS = 10 * 60_000;
 interface Copy {
   /** Rows ledger.jsonl holds. */
   rows: number;
+  /** A digest of every line this keeper left in the copy: a line the copy holds and history lacks is the copy's alone only if it is one of them. */
+  lines: Set<string>;
   /** How many of each source's history rows the copy holds (all of them, as of the last pass). */
   held: Record<RowSource, number>;
   /** The rows of each history segment when the copy was last checked: history only grew at their ends while these hold. */
@@ -150,6 +153,7 @@ export class LedgerKeeper {
         appended = rowsAfter(history.checked, copy.held);
         await appendLedgerRows(stateDir, appended);
         copy.rows += appended.length;
+        for (const row of appended) copy.lines.add(lineDigest(ledgerLine(row)));
       } else {
         ({ copy, appended } = await this.checkAndRepair(loopId, stateDir, history, known, file));
       }
@@ -193,7 +197,12 @@ export class LedgerKeeper {
     file: CopyFileId | null,
   ): Promise<{ copy: Copy; appended: LedgerRow[] }> {
     const text = await readCopyText(stateDir);
-    const check = checkCopy(ledgerFileLines(text), history.checked);
+    // What this keeper left there, when it has looked before: a line history lacks and it never wrote is someone else's.
+    const check = checkCopy(
+      ledgerFileLines(text),
+      history.checked,
+      known ? (line) => known.lines.has(lineDigest(line)) : null,
+    );
     // Rows lost under the keeper: the file cut short, replaced or deleted (an operator, a restore, `rm -rf`).
     const changed = known !== undefined && check.kept.length < known.rows ? changeWords(known, file) : null;
     if (!check.whole || changed !== null) {
@@ -221,6 +230,7 @@ export class LedgerKeeper {
     return {
       copy: {
         rows: check.ledger.length,
+        lines: new Set(check.ledger.map((row) => lineDigest(ledgerLine(row)))),
         held: check.held,
         segments: new Map(),
         file: null,
@@ -241,6 +251,10 @@ export class LedgerKeeper {
   async releaseAll(): Promise<void> {
     for (const stateDir of [...this.copies.keys()]) await this.release(stateDir);
   }
+}
+
+function lineDigest(line: string): string {
+  return createHash('sha1').update(line).digest('base64');
 }
 
 async function folderExists(dir: string): Promise<boolean> {

@@ -5,7 +5,7 @@ import { ledgerFileLines, mergeByTime, missingGenerations } from '../ledger/ledg
 import { foldSettingsOf, stateJson, type StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import type { LoopConfig } from '../config/loop-config.js';
-import { checkCopy, copyProblemWords, HOLDS_NONE } from './copy-check.js';
+import { checkCopy, copyProblemWords } from './copy-check.js';
 import { ledgerCopyPath, readCopyText } from './copy-files.js';
 import type { HistoryLedger } from './history-runs.js';
 
@@ -60,7 +60,7 @@ export async function loopLedger(
   if (stateDir === undefined) throw new Error('neither history nor a state dir to read the ledger copy from');
   let lines = ledgerFileLines(await readCopyText(stateDir));
   let damagedAt: LoopLedger['damagedAt'] = null;
-  if (history.checked.generation.holdsSince === HOLDS_NONE) {
+  if (history.input === null) {
     // The copy is the record: nothing can stand in for a damaged line (a torn last one is a crash's, left out).
     const bad = lines.find((line) => line.row === null && !line.last);
     if (bad !== undefined) {

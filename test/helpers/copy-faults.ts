@@ -7,6 +7,7 @@ import { exportLedger } from '../../src/client/ledger-export.js';
 import { ledgerCopyPath, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import { ledgerLine } from '../../src/ledger/ledger-lines.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { ledgerRuleProblems } from './ledger-rules.js';
 import type { LoopDriver } from './loop-harness.js';
 
 const KINDS = ['truncate', 'garbage', 'duplicate', 'delete-line', 'swap', 'delete-file', 'delete-state-dir'] as const;
@@ -81,6 +82,8 @@ export async function copyIsTheExport(
       const copy = await readLedgerCopy(stateDir);
       expect(ledger.copyProblems).toBeNull();
       expect(copy.map(ledgerLine)).toEqual(ledger.rows.map(ledgerLine));
+      // And it passes the seed's ledger rules (the order a reader of ledger.jsonl relies on).
+      expect(ledgerRuleProblems(copy)).toEqual([]);
       return copy;
     },
     { timeout: 30_000, interval: 250 },

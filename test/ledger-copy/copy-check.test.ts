@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkCopy, copyProblemWords, HOLDS_NONE, type CheckedHistory } from '../../src/ledger-copy/copy-check.js';
+import { checkCopy, copyProblemWords, type CheckedHistory } from '../../src/ledger-copy/copy-check.js';
 import { ledgerFileLines, ledgerLine } from '../../src/ledger/ledger-lines.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 
@@ -36,15 +36,22 @@ const text = (rows: readonly LedgerRow[]): string => rows.map((row) => `${ledger
 function history(
   generation: readonly LedgerRow[],
   packaging: readonly LedgerRow[] = [],
-  options: { abandoned?: LedgerRow[]; since?: string; packagingSince?: string } = {},
+  options: { abandoned?: LedgerRow[] } = {},
 ): CheckedHistory {
   return {
-    generation: { rows: generation, abandoned: options.abandoned ?? [], holdsSince: options.since ?? '' },
-    packaging: { rows: packaging, abandoned: [], holdsSince: options.packagingSince ?? '' },
+    generation: { rows: generation, abandoned: options.abandoned ?? [] },
+    packaging: { rows: packaging, abandoned: [] },
   };
 }
 
-const check = (copy: string, of: CheckedHistory) => checkCopy(ledgerFileLines(copy), of);
+/** The lines a keeper left in the copy: those of `rows`. */
+const knownOf = (rows: readonly LedgerRow[]) => {
+  const lines = new Set(rows.map(ledgerLine));
+  return (line: string) => lines.has(line);
+};
+
+const check = (copy: string, of: CheckedHistory, known: ((line: string) => boolean) | null = null) =>
+  checkCopy(ledgerFileLines(copy), of, known);
 
 describe('a ledger copy checked against history', () => {
   const rows = [gen(1), gen(3), gen(5), gen(7)];
@@ -86,17 +93,19 @@ describe('a ledger copy checked against history', () => {
     expect(result.ledger).toEqual(rows);
   });
 
-  it('a row history does not hold is left out as foreign while history holds every row since before it', () => {
+  it("a row history does not hold that the keeper never wrote is left out as foreign; with no keeper's memory (an export) it is kept", () => {
     const stranger = gen(4);
-    const result = check(text([rows[0], rows[1], stranger, rows[2]] as LedgerRow[]), history(rows));
+    const copy = text([rows[0], rows[1], stranger, rows[2]] as LedgerRow[]);
+    const result = check(copy, history(rows), knownOf(rows.slice(0, 3)));
     expect(result.removed).toEqual([{ kind: 'foreign', line: 3, text: ledgerLine(stranger) }]);
     expect(result.ledger).toEqual(rows);
+    expect(check(copy, history(rows))).toMatchObject({ whole: true, copyOnly: 1, removed: [] });
   });
 
   it("a row of a run whose history is gone is kept, in its place, and counted as the copy's alone", () => {
     const gone = gen(0);
-    // History holds every row from second 1 on: the row at second 0 came from a run retention deleted.
-    const result = check(text([gone, ...rows.slice(0, 2)]), history(rows, [], { since: time(1) }));
+    // The keeper wrote it from history; its run has been deleted since (retention, an operator).
+    const result = check(text([gone, ...rows.slice(0, 2)]), history(rows), knownOf([gone, ...rows.slice(0, 2)]));
     expect(result).toMatchObject({ whole: true, copyOnly: 1, removed: [] });
     expect(result.ledger).toEqual([gone, ...rows]);
   });
@@ -138,7 +147,7 @@ describe('a ledger copy checked against history', () => {
 
   it('with no run of a source in history, every row of it the copy holds is kept', () => {
     const packages = [pkg(2), pkg(4)];
-    const result = check(text([gen(1), ...packages]), history(rows, [], { packagingSince: HOLDS_NONE }));
+    const result = check(text([gen(1), ...packages]), history(rows), knownOf([gen(1), ...packages]));
     expect(result).toMatchObject({ whole: true, copyOnly: 2 });
     expect(result.ledger).toEqual([gen(1), ...packages, ...rows.slice(1)]);
   });
@@ -161,9 +170,11 @@ describe('a ledger copy checked against history', () => {
         fc.nat({ max: 3 }),
         fc.array(damage, { maxLength: 6 }),
         (copied, packaged, damages) => {
-          const of = history(all, packages, { since: time(1), packagingSince: time(1) });
+          const of = history(all, packages);
           // An undamaged copy: the gone run's row, then history's rows so far, package rows as they came.
-          let lines = [gone, ...all.slice(0, copied), ...packages.slice(0, packaged)].map(ledgerLine);
+          const written = [gone, ...all.slice(0, copied), ...packages.slice(0, packaged)];
+          const known = knownOf(written);
+          let lines = written.map(ledgerLine);
           for (const { kind, at } of damages) {
             const index = lines.length === 0 ? 0 : at % lines.length;
             if (kind === 'garbage') lines.splice(index, 0, '{"torn');
@@ -174,7 +185,7 @@ describe('a ledger copy checked against history', () => {
             else if (kind === 'truncate') lines = lines.slice(0, index);
             else if (kind === 'foreign') lines.splice(index, 0, ledgerLine(gen(100 + at)));
           }
-          const result = checkCopy(ledgerFileLines(lines.map((line) => `${line}\n`).join('')), of);
+          const result = checkCopy(ledgerFileLines(lines.map((line) => `${line}\n`).join('')), of, known);
           const kept = result.ledger.filter((row) => ledgerLine(row) !== ledgerLine(gone));
           // Every history row once, each source in history's order.
           expect(kept.filter((row) => row.type !== 'package')).toEqual(all);
@@ -183,7 +194,7 @@ describe('a ledger copy checked against history', () => {
           const goneLeft = lines.includes(ledgerLine(gone));
           expect(result.ledger.length - kept.length).toBe(goneLeft ? 1 : 0);
           // Checking the repaired copy again finds it whole and adds nothing more.
-          const again = check(text(result.ledger), of);
+          const again = check(text(result.ledger), of, knownOf(result.ledger));
           expect(again).toMatchObject({ whole: true, tail: [], removed: [] });
         },
       ),

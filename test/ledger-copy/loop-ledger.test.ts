@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ledgerSources } from '../../src/client/ledger-export.js';
-import { HOLDS_NONE } from '../../src/ledger-copy/copy-check.js';
 import { ledgerCopyPath } from '../../src/ledger-copy/copy-files.js';
 import type { HistoryLedger } from '../../src/ledger-copy/history-runs.js';
 import { loopLedger } from '../../src/ledger-copy/loop-ledger.js';
@@ -23,16 +22,17 @@ const gen = (n: number): LedgerRow => ({
 
 /** What HistoryRuns.read gives: `rows` of the generation workflow, or none left at all. */
 function history(rows: readonly LedgerRow[] | null): HistoryLedger {
-  const none = { rows: [], abandoned: [], holdsSince: HOLDS_NONE };
+  const none = { rows: [], abandoned: [] };
   return {
     generationRows: [...(rows ?? [])],
     packageRows: [],
     state: null,
-    input: null,
+    // No generation run left (`input` null) when `rows` is null; one run's input otherwise.
+    input: rows === null ? null : ({ loopId: 'l', config: {} } as unknown as HistoryLedger['input']),
     stateDir: null,
     running: false,
     segments: [],
-    checked: { generation: rows === null ? none : { rows, abandoned: [], holdsSince: '' }, packaging: none },
+    checked: { generation: rows === null ? none : { rows, abandoned: [] }, packaging: none },
   };
 }
 

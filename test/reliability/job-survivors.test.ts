@@ -47,10 +47,13 @@ describe("a trainer's setsid helper ends with its job", () => {
     await loop.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopNowSignal);
     await loop.result(loopId);
     await expect.poll(() => alive(pid), { timeout: 15_000, message: `helper ${pid} gone` }).toBe(false);
-    const log = await readFile(path.join(loop.configFor(loopId).state_dir, 'logs', `${RUN}.train.log`), 'utf8');
-    expect(log).toMatch(
-      new RegExp(`train: killed 1 process the step left running outside its process group: pid ${pid} \\(sleep`),
-    );
+    // The step kills the helper first and then names it in its log: seen gone, the line may still be on its way.
+    const log = path.join(loop.configFor(loopId).state_dir, 'logs', `${RUN}.train.log`);
+    await expect
+      .poll(() => readFile(log, 'utf8'), { timeout: 10_000 })
+      .toMatch(
+        new RegExp(`train: killed 1 process the step left running outside its process group: pid ${pid} \\(sleep`),
+      );
   });
 
   it("after a kill -9 of the lane's worker: its group reaper kills the helper too", async () => {
