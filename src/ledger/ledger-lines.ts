@@ -20,31 +20,19 @@ export class LedgerLineError extends Error {
 
 export interface ParsedLedger {
   readonly rows: LedgerRow[];
-  /** Characters of the text that hold whole rows; a write torn by a crash leaves a tail after them. */
-  readonly wholeLength: number;
 }
 
 /**
- * The rows of a ledger text. A last line without its newline is a write a crash tore: it is left
- * out (and `wholeLength` ends before it) when it does not parse, so the next append replaces it.
+ * The rows of a ledger text, refusing a line that is no row (LedgerLineError, naming it). A last
+ * line without its newline that does not parse is a write a crash tore: it is left out.
  */
 export function parseLedger(text: string, file: string): ParsedLedger {
   const rows: LedgerRow[] = [];
-  let offset = 0;
-  let lineNo = 0;
-  while (offset < text.length) {
-    const end = text.indexOf('\n', offset);
-    const line = end < 0 ? text.slice(offset) : text.slice(offset, end);
-    lineNo += 1;
-    const torn = end < 0;
-    if (line.trim() !== '') {
-      const row = parseRow(line, file, lineNo, torn);
-      if (row === null) return { rows, wholeLength: offset };
-      rows.push(row);
-    }
-    offset = torn ? text.length : end + 1;
+  for (const line of ledgerFileLines(text)) {
+    if (line.row !== null) rows.push(line.row);
+    else if (!line.last) throw new LedgerLineError(file, line.line, line.reason ?? 'not a row');
   }
-  return { rows, wholeLength: offset };
+  return { rows };
 }
 
 /** One line of a ledger file as it is: its row, or why it is not one. */
@@ -87,13 +75,6 @@ function rowOf(line: string): { row: LedgerRow | null; reason: string | null } {
   if (typeof row !== 'object' || row === null || typeof (row as { type?: unknown }).type !== 'string')
     return { row: null, reason: 'no "type" field' };
   return { row: row as LedgerRow, reason: null };
-}
-
-function parseRow(line: string, file: string, lineNo: number, torn: boolean): LedgerRow | null {
-  const { row, reason } = rowOf(line);
-  if (row !== null) return row;
-  if (torn) return null;
-  throw new LedgerLineError(file, lineNo, reason ?? 'not a row');
 }
 
 /**

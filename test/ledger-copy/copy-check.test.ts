@@ -3,21 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { checkCopy, copyProblemWords, type CheckedHistory } from '../../src/ledger-copy/copy-check.js';
 import { ledgerFileLines, ledgerLine } from '../../src/ledger/ledger-lines.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { generationAt, secondsIn } from '../helpers/generation-rows.js';
 
-const time = (second: number): string =>
-  `2026-12-02T00:${String(Math.floor(second / 60)).padStart(2, '0')}:${String(second % 60).padStart(2, '0')}.000Z`;
-
-/** A generation-workflow row decided at second `n`. */
-const gen = (n: number): LedgerRow => ({
-  type: 'generation',
-  event: n === 1 ? 'start' : 'advance',
-  generation: n,
-  reason: 'initial',
-  split_seed: 7 + n,
-  previous_champion: null,
-  previous_pareto_set: [],
-  started: time(n),
-});
+const time = secondsIn;
+const gen = generationAt;
 
 /** A package row at second `n`. */
 const pkg = (n: number): LedgerRow => ({

@@ -8,17 +8,9 @@ import type { HistoryLedger } from '../../src/ledger-copy/history-runs.js';
 import { loopLedger } from '../../src/ledger-copy/loop-ledger.js';
 import { ledgerLine } from '../../src/ledger/ledger-lines.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { generationAt } from '../helpers/generation-rows.js';
 
-const gen = (n: number): LedgerRow => ({
-  type: 'generation',
-  event: n === 1 ? 'start' : 'advance',
-  generation: n,
-  reason: 'initial',
-  split_seed: 7 + n,
-  previous_champion: null,
-  previous_pareto_set: [],
-  started: `2026-12-02T00:00:0${n}.000Z`,
-});
+const gen = generationAt;
 
 /** What HistoryRuns.read gives: `rows` of the generation workflow, or none left at all. */
 function history(rows: readonly LedgerRow[] | null): HistoryLedger {

@@ -52,11 +52,12 @@ describe('ledger lines', () => {
     );
   });
 
-  it('keeps a torn last line out and says where the whole rows end', () => {
+  it('keeps a torn last line out, and refuses a line that is no row before the end, naming it', () => {
     const text = `${JSON.stringify(generationRow(1))}\n{"type":"gen`;
-    const parsed = parseLedger(text, 'ledger.jsonl');
-    expect(parsed.rows).toEqual([generationRow(1)]);
-    expect(parsed.wholeLength).toBe(JSON.stringify(generationRow(1)).length + 1);
+    expect(parseLedger(text, 'ledger.jsonl').rows).toEqual([generationRow(1)]);
+    expect(() => parseLedger(`{"type":"gen\n${JSON.stringify(generationRow(1))}\n`, 'ledger.jsonl')).toThrow(
+      /^ledger\.jsonl:1: not a ledger row/,
+    );
   });
 
   it('puts package rows before the first generation-workflow row that happened after them', () => {
