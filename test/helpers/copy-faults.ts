@@ -51,7 +51,8 @@ async function damageCopy(stateDir: string, draw: () => number, kind?: CopyFault
       await rm(file, { force: true });
       break;
     case 'delete-state-dir':
-      await rm(stateDir, { recursive: true, force: true });
+      // Steps write into it meanwhile: a folder refilled while rm empties it (ENOTEMPTY) is tried again.
+      await rm(stateDir, { recursive: true, force: true, maxRetries: 10 });
       break;
   }
   return fault;
