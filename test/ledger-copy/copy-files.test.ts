@@ -1,6 +1,7 @@
 import { appendFile, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,8 @@ import {
 } from '../../src/ledger-copy/copy-files.js';
 import { holdCopyLock, releaseCopyLock } from '../../src/ledger-copy/copy-lock.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
+import { checkCopy } from '../../src/ledger-copy/copy-check.js';
+import { ledgerFileLines } from '../../src/ledger/ledger-lines.js';
 import { mountTmpfs } from '../helpers/tmpfs.js';
 
 const row = (generation: number): LedgerRow => ({
@@ -121,6 +124,34 @@ describe('the ledger copy on disk', () => {
       await disk.unmount();
     }
   });
+
+  it('a writer killed with SIGKILL mid-append leaves whole rows and at most a torn last line, which the check leaves out', async () => {
+    const appender = fileURLToPath(new URL('./fixtures/appender.ts', import.meta.url));
+    for (let kill = 0; kill < 3; kill += 1) {
+      const stateDir = path.join(dir, `killed-${kill}`);
+      // One process (tsx's own command would run the writer in a child of its own, out of reach of the kill).
+      const child = execa(process.execPath, ['--import', 'tsx', appender, stateDir], { reject: false });
+      await new Promise<void>((resolve) => child.stdout?.once('data', () => resolve()));
+      await new Promise((resolve) => setTimeout(resolve, 50 + kill * 120));
+      child.kill('SIGKILL');
+      expect((await child).signal).toBe('SIGKILL');
+      const lines = ledgerFileLines(await readFile(ledgerCopyPath(stateDir), 'utf8'));
+      const rows = lines.filter((line) => line.row !== null);
+      // Whole rows, numbered from 0 without a gap; no line that is no row but, perhaps, the last.
+      expect(rows.map((line) => (line.row as { generation: number }).generation)).toEqual(
+        rows.map((_, index) => index),
+      );
+      expect(lines.filter((line) => line.row === null && !line.last)).toEqual([]);
+      const history = {
+        generation: { rows: rows.map((line) => line.row as LedgerRow), abandoned: [] },
+        packaging: { rows: [], abandoned: [] },
+      };
+      const check = checkCopy(lines, history);
+      expect(check.removed.every((line) => line.kind === 'torn')).toBe(true);
+      expect(check.ledger).toEqual(history.generation.rows);
+    }
+    // Three Node start-ups with tsx: seconds each on a busy box.
+  }, 90_000);
 
   it('reads no rows where there is no copy yet', async () => {
     expect(await readLedgerCopy(path.join(dir, 'none'))).toEqual([]);
