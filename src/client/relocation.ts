@@ -2,7 +2,8 @@
 // edited loop.yaml says, and the move recorded in the new state dir, so that `start` resumes the
 // loop there with every path its carry holds moved too. Rows already in the ledger keep the paths
 // they had (history cannot be rewritten); `relocations.jsonl` says where those went.
-import { appendFile, mkdir, readFile, rename, stat } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rename } from 'node:fs/promises';
+import { exists } from '../activities/support/move-aside.js';
 import path from 'node:path';
 import type { LoopConfig } from '../config/loop-config.js';
 import { ownerOf } from '../config/folder-owners.js';
@@ -48,16 +49,6 @@ export function relocated<T>(value: T, moves: readonly FolderMove[]): T {
   return walk(value) as T;
 }
 
-async function present(dir: string): Promise<boolean> {
-  try {
-    await stat(dir);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-}
-
 /**
  * Move each folder (a rename; one already moved by hand, holding this loop's owner file, is taken
  * as it is) and record the moves in the new state dir. Says what it did, a line a move.
@@ -65,7 +56,7 @@ async function present(dir: string): Promise<boolean> {
 export async function moveFolders(loopId: string, moves: readonly FolderMove[], stateDir: string): Promise<string[]> {
   const said: string[] = [];
   for (const move of moves) {
-    const [there, here] = [await present(move.from), await present(move.to)];
+    const [there, here] = [await exists(move.from), await exists(move.to)];
     if (there && here)
       throw new Error(
         `${move.field}: both ${move.from} and ${move.to} exist; move the loop's folder to ${move.to} only when nothing is there. Nothing moved.`,

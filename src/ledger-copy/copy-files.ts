@@ -171,16 +171,6 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-export async function stateCopyExists(stateDir: string): Promise<boolean> {
-  try {
-    await stat(stateCopyPath(stateDir));
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-}
-
 /** Replace state.json whole (write beside it, then rename), so a reader never sees half of one. */
 export async function writeStateCopy(stateDir: string, state: StateJson): Promise<void> {
   await mkdir(stateDir, { recursive: true });

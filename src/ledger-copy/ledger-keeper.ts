@@ -2,7 +2,8 @@
 // of the loop and appends the rows the copy lacks. It reads history and writes files only, so it
 // adds no event to any workflow's history.
 import { createHash } from 'node:crypto';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import { exists } from '../activities/support/move-aside.js';
 import type { Client } from '@temporalio/client';
 import { claimFolders, ownerOf } from '../config/folder-owners.js';
 import { updatedTime } from '../ledger/from-ledger.js';
@@ -20,7 +21,7 @@ import {
   recordCopyRepair,
   repairsPath,
   rewriteLedgerCopy,
-  stateCopyExists,
+  stateCopyPath,
   writeStateCopy,
   type CopyFileId,
   type CopyRepair,
@@ -124,7 +125,7 @@ export class LedgerKeeper {
     const stateDir = history.input.config.state_dir;
     const known = this.copies.get(stateDir);
     // Moved aside with the loop stopped (`start --fresh`): not to be undone.
-    if (!history.running && !(await folderExists(stateDir))) return 0;
+    if (!history.running && !(await exists(stateDir))) return 0;
     if (history.running && (await ownerOf(stateDir)) === null) {
       // Emptied or deleted under the running loop (`rm -rf`; its steps may have made the folder
       // again for their logs): its owner files are written again, and the copy and state.json rebuilt below.
@@ -169,7 +170,7 @@ export class LedgerKeeper {
     this.copies.set(stateDir, copy);
     const state = stateJson(history.state, stateDir, copy.updated);
     const stateText = JSON.stringify(state);
-    if (stateText !== copy.stateText || !(await stateCopyExists(stateDir))) {
+    if (stateText !== copy.stateText || !(await exists(stateCopyPath(stateDir)))) {
       await writeStateCopy(stateDir, state);
       copy.stateText = stateText;
     }
@@ -255,15 +256,6 @@ export class LedgerKeeper {
 
 function lineDigest(line: string): string {
   return createHash('sha1').update(line).digest('base64');
-}
-
-async function folderExists(dir: string): Promise<boolean> {
-  try {
-    return (await stat(dir)).isDirectory();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
 }
 
 function sameFile(was: CopyFileId | null, now: CopyFileId | null): boolean {
