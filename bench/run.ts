@@ -1,7 +1,6 @@
 // `npm run bench`: how well the loop keeps its lanes busy, measured on dev servers of its own
 // with real workers and real subprocesses. Prints every figure beside its goal, writes
 // bench/results/latest.json, and exits 0 whether or not a goal is met. See bench/README.md.
-import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
@@ -12,6 +11,7 @@ import type { BenchContext } from './lib/context.js';
 import { calibrate, describeCalibration } from './lib/calibration.js';
 import { figure, renderTable, type Figure } from './lib/figures.js';
 import { parseOptions, usage } from './lib/options.js';
+import { writeResults } from './lib/results-file.js';
 import { runHistory } from './sections/history.js';
 import { runGrowth } from './sections/growth.js';
 import { runFleet } from './sections/fleet.js';
@@ -162,34 +162,30 @@ console.log(
 );
 
 const out = path.resolve(PROJECT_ROOT, options.out);
-await mkdir(path.dirname(out), { recursive: true });
-await writeFile(
+const written = await writeResults(
   out,
-  `${JSON.stringify(
-    {
-      when: new Date().toISOString(),
-      quick: options.quick,
-      options,
-      calibration: { start: calibrationAtStart, end: calibrationAtEnd },
-      machine: {
-        cores: os.cpus().length,
-        model: os.cpus()[0]?.model ?? null,
-        loadAverageAtEnd: os.loadavg(),
-        memoryGiB: os.totalmem() / 2 ** 30,
-        node: process.version,
-      },
-      temporalCli: { version: cli.version, route: cli.route },
-      workflowBundleMs: ctx.bundleMs,
-      wallSeconds: (Date.now() - began) / 1000,
-      figures: sorted,
-      details,
-      workerWarnings: Object.fromEntries(workerLogs),
-      errors,
+  {
+    when: new Date().toISOString(),
+    quick: options.quick,
+    options,
+    calibration: { start: calibrationAtStart, end: calibrationAtEnd },
+    machine: {
+      cores: os.cpus().length,
+      model: os.cpus()[0]?.model ?? null,
+      loadAverageAtEnd: os.loadavg(),
+      memoryGiB: os.totalmem() / 2 ** 30,
+      node: process.version,
     },
-    null,
-    2,
-  )}\n`,
+    temporalCli: { version: cli.version, route: cli.route },
+    workflowBundleMs: ctx.bundleMs,
+    wallSeconds: (Date.now() - began) / 1000,
+    figures: sorted,
+    errors,
+  },
+  { details, workerWarnings: Object.fromEntries(workerLogs) },
 );
-log(`results in ${path.relative(PROJECT_ROOT, out)} (${((Date.now() - began) / 1000).toFixed(0)} s in all)`);
+log(
+  `results in ${path.relative(PROJECT_ROOT, out)}, details in ${path.relative(PROJECT_ROOT, written)} (${((Date.now() - began) / 1000).toFixed(0)} s in all)`,
+);
 // Exit 0 even when a goal is missed: the figures are the result. Native handles may linger.
 process.exit(0);

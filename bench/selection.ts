@@ -1,10 +1,12 @@
 // `npm run sim:selection`: the champion rules side by side in a synthetic world, many seeds.
-// Prints a table and writes bench/results/selection.json. Runs the loop's own rule code
-// (src/rules); see the README's "Choosing a champion rule" for what the figures mean.
-import { mkdir, writeFile } from 'node:fs/promises';
+// Prints a table and writes bench/results/selection.json (every generation's figures beside it,
+// in selection.details.json). Runs the loop's own rule code (src/rules); see
+// docs/champion-rules.md for what the figures mean.
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { selectionPage } from '../src/client/report/selection-plot.js';
+import { writeResults } from './lib/results-file.js';
 import { RULES } from './selection/rules.js';
 import { simulate, type SimulationOptions } from './selection/simulate.js';
 import { aim, estimate, renderSelectionTable, summarize } from './selection/summary.js';
@@ -84,10 +86,11 @@ console.log(
   `reserve check (dominance champion): detects with 80% power a Fail->Pass rise of ${(reservePower.f2p.mean * 100).toFixed(1)} pts, ` +
     `a Pass->Fail rise of ${(reservePower.p2f.mean * 100).toFixed(1)} pts`,
 );
-await mkdir(path.dirname(out), { recursive: true });
-await writeFile(
+// Every generation's figures go to the details file beside `out`, which is not committed.
+const details = await writeResults(
   out,
-  `${JSON.stringify({ options, seconds: (Date.now() - began) / 1000, summaries, aims, reservePower, generations: results }, null, 1)}\n`,
+  { options, seconds: (Date.now() - began) / 1000, summaries, aims, reservePower },
+  { generations: results },
 );
 const page = out.replace(/\.json$/, '') + '.html';
 const points = RULES.map((rule) => ({
@@ -104,4 +107,4 @@ await writeFile(
     `${options.seeds} generations of ${options.evaluations} evaluations; test ${options.testItems}, reserve ${options.reserveItems} items; paired alpha ${options.alpha}, ladder margin ${options.ladderMargin}`,
   ),
 );
-console.log(`wrote ${out} and ${page} in ${((Date.now() - began) / 1000).toFixed(1)} s`);
+console.log(`wrote ${out}, ${details} and ${page} in ${((Date.now() - began) / 1000).toFixed(1)} s`);

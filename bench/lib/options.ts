@@ -159,8 +159,61 @@ function positiveInt(text: string, flag: string): number {
   return value;
 }
 
-/** Parse argv (after `npm run bench --`) and BENCH_* variables. */
-export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
+/** A comma-separated list of whole numbers >= 1 (empty entries skipped), in the order given. */
+function positiveInts(text: string, flag: string): number[] {
+  return text
+    .split(',')
+    .filter((entry) => entry.trim() !== '')
+    .map((entry) => positiveInt(entry.trim(), flag));
+}
+
+/** Sizes measured one after another, ascending. */
+const ascending = (values: number[]): number[] => values.sort((a, b) => a - b);
+
+/** MIN-MAX with MIN <= MAX, or null. */
+function matchRange(text: string): [number, number] | null {
+  const match = /^(\d+)-(\d+)$/.exec(text);
+  if (!match || Number(match[1]) > Number(match[2])) return null;
+  return [Number(match[1]), Number(match[2])];
+}
+
+/** A duration range MIN-MAX (ms), spaces around it allowed. */
+function range(text: string, flag: string): [number, number] {
+  const parsed = matchRange(text.trim());
+  if (!parsed) throw new Error(`--${flag} must be MIN-MAX in ms, MIN <= MAX (got ${text})`);
+  return parsed;
+}
+
+/** A comma-separated list of duration ranges (empty entries skipped). */
+function ranges(text: string, flag: string): [number, number][] {
+  return text
+    .split(',')
+    .filter((entry) => entry.trim() !== '')
+    .map((entry) => range(entry, flag));
+}
+
+/** `--job-ms`: as `range`, but the whole text must be MIN-MAX (no spaces around it). */
+function jobMsRange(text: string): [number, number] {
+  const parsed = matchRange(text);
+  if (!parsed) throw new Error(`--job-ms must be MIN-MAX in ms, MIN <= MAX (got ${text})`);
+  return parsed;
+}
+
+function sectionsOf(text: string): Section[] {
+  const sections = text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  for (const name of sections)
+    if (!(SECTIONS as readonly string[]).includes(name))
+      throw new Error(`unknown section ${name}: use ${SECTIONS.join(',')}`);
+  return sections as Section[];
+}
+
+/** What the command line gave, by flag (`--history-runs`). */
+type Given = ReadonlyMap<string | undefined, string | boolean | undefined>;
+
+function parseCommandLine(argv: readonly string[]): Given {
   const command = program();
   try {
     command.parse(argv, { from: 'user' });
@@ -168,48 +221,44 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
     if (error instanceof CommanderError) throw new Error(`${error.message.replace(/^error: /, '')}\n${usage()}`);
     throw error;
   }
-  // What the command line gave, by flag (`--history-runs`).
-  const given = new Map(
+  return new Map(
     command.options.map((option) => [
       option.long,
       command.getOptionValue(option.attributeName()) as string | boolean | undefined,
     ]),
   );
-  const quick = given.get('--quick') === true || env.BENCH_QUICK === '1' || env.BENCH_QUICK === 'true';
-  const keep = given.get('--keep') === true || env.BENCH_KEEP === '1' || env.BENCH_KEEP === 'true';
-  const get = (key: keyof typeof SPECS): string => {
+}
+
+/** A switch (`--quick`, `--keep`): its flag, or its variable set to 1 or true. */
+function switchOn(given: Given, env: NodeJS.ProcessEnv, flag: string): boolean {
+  const variable = env[envName(flag)];
+  return given.get(`--${flag}`) === true || variable === '1' || variable === 'true';
+}
+
+/** An option's text: its flag, else its variable, else the quick or full default. */
+type Lookup = (key: keyof typeof SPECS) => string;
+
+function lookup(given: Given, env: NodeJS.ProcessEnv, quick: boolean): Lookup {
+  return (key) => {
     const spec = SPECS[key] as Spec;
     const flagged = given.get(`--${spec.flag}`) as string | undefined;
     return flagged ?? env[envName(spec.flag)] ?? (quick ? spec.quick : spec.full);
   };
-  const sections = get('sections')
-    .split(',')
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
-  for (const name of sections)
-    if (!(SECTIONS as readonly string[]).includes(name))
-      throw new Error(`unknown section ${name}: use ${SECTIONS.join(',')}`);
-  const jobMs = /^(\d+)-(\d+)$/.exec(get('jobMs'));
-  if (!jobMs || Number(jobMs[1]) > Number(jobMs[2]))
-    throw new Error(`--job-ms must be MIN-MAX in ms, MIN <= MAX (got ${get('jobMs')})`);
-  const range = (text: string, flag: string): [number, number] => {
-    const match = /^(\d+)-(\d+)$/.exec(text.trim());
-    if (!match || Number(match[1]) > Number(match[2]))
-      throw new Error(`--${flag} must be MIN-MAX in ms, MIN <= MAX (got ${text})`);
-    return [Number(match[1]), Number(match[2])];
-  };
-  const processes = get('processes')
-    .split(',')
-    .filter((text) => text.trim() !== '')
-    .map((text) => positiveInt(text.trim(), 'processes'));
-  const options: BenchOptions = {
+}
+
+/** Every option read and checked on its own, in the order their errors are reported. */
+function optionsFrom(get: Lookup, quick: boolean, keep: boolean): BenchOptions {
+  const sections = sectionsOf(get('sections'));
+  const [jobMinMs, jobMaxMs] = jobMsRange(get('jobMs'));
+  const processes = positiveInts(get('processes'), 'processes');
+  return {
     quick,
-    sections: sections as Section[],
+    sections,
     rounds: positiveInt(get('rounds'), 'rounds'),
     candidates: positiveInt(get('candidates'), 'candidates'),
     lanes: positiveInt(get('lanes'), 'lanes'),
-    jobMinMs: Number(jobMs[1]),
-    jobMaxMs: Number(jobMs[2]),
+    jobMinMs,
+    jobMaxMs,
     seed: positiveInt(get('seed'), 'seed'),
     items: positiveInt(get('items'), 'items'),
     processes,
@@ -221,26 +270,19 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
       get('historyCanEvents') === 'default' ? null : positiveInt(get('historyCanEvents'), 'history-can-events'),
     statusCalls: positiveInt(get('statusCalls'), 'status-calls'),
     packingRounds: positiveInt(get('packingRounds'), 'packing-rounds'),
-    growthSizes: get('growthSizes')
-      .split(',')
-      .filter((text) => text.trim() !== '')
-      .map((text) => positiveInt(text.trim(), 'growth-sizes'))
-      .sort((a, b) => a - b),
-    fleetSizes: get('fleetSizes')
-      .split(',')
-      .filter((text) => text.trim() !== '')
-      .map((text) => positiveInt(text.trim(), 'fleet-sizes'))
-      .sort((a, b) => a - b),
+    growthSizes: ascending(positiveInts(get('growthSizes'), 'growth-sizes')),
+    fleetSizes: ascending(positiveInts(get('fleetSizes'), 'fleet-sizes')),
     fleetProcesses: positiveInt(get('fleetProcesses'), 'fleet-processes'),
     fleetRounds: positiveInt(get('fleetRounds'), 'fleet-rounds'),
     fleetJobMs: range(get('fleetJobMs'), 'fleet-job-ms'),
-    fleetSteps: get('fleetSteps')
-      .split(',')
-      .filter((text) => text.trim() !== '')
-      .map((text) => range(text, 'fleet-steps')),
+    fleetSteps: ranges(get('fleetSteps'), 'fleet-steps'),
     out: get('out'),
     keep,
   };
+}
+
+/** The checks between options. */
+function checkCombinations(options: BenchOptions): void {
   for (const size of options.fleetSizes)
     if (size % options.fleetProcesses !== 0)
       throw new Error(`--fleet-sizes ${size} must be a multiple of --fleet-processes ${options.fleetProcesses}`);
@@ -251,5 +293,13 @@ export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   if (options.candidates < 2)
     throw new Error('--candidates must be >= 2 (the bench empties candidates.yaml while the last round is queued)');
+}
+
+/** Parse argv (after `npm run bench --`) and BENCH_* variables. */
+export function parseOptions(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): BenchOptions {
+  const given = parseCommandLine(argv);
+  const quick = switchOn(given, env, 'quick');
+  const options = optionsFrom(lookup(given, env, quick), quick, switchOn(given, env, 'keep'));
+  checkCombinations(options);
   return options;
 }

@@ -75,6 +75,234 @@ function allocation(job: PackingJob, elapsedMs: number): number {
   return Math.round(job.peakMiB * (0.25 + 0.75 * grown));
 }
 
+type SeedPolicy = Extract<PackingPolicy, { readonly kind: 'seed' }>;
+type GuardPolicy = Extract<PackingPolicy, { readonly kind: 'guard' }>;
+
+/** What the simulation sums up as it steps, for the result. */
+interface Tally {
+  ooms: number;
+  /** Jobs running times step length, summed: over the makespan, the mean jobs at once. */
+  jobTime: number;
+  /** Memory the jobs held times step length, summed. */
+  memoryTime: number;
+  maxJobs: number;
+  lastEndMs: number;
+}
+
+/** One trace through one policy on one card, a step (STEP_MS) at a time. */
+class PackingSimulation {
+  private readonly jobs: number;
+  private readonly capacity: number;
+  private readonly queue: PackingJob[];
+  private readonly running: Running[] = [];
+  private nowMs = 0;
+  private readonly steps = new LaneSteps(() => this.nowMs);
+  private readonly admission: LaneAdmission;
+  // A job the lane took whose step waits for room (the guard's only; it gates the next).
+  private taken: { readonly job: PackingJob; readonly mark: string } | null = null;
+  /** Jobs started so far, retries included: the number in each job's mark. */
+  private started = 0;
+  /** When the seed takes its next turn, or the guard reads the device next. */
+  private nextTurnMs = 0;
+  // The most each candidate's jobs were seen holding (learned needs), as their rows would say.
+  private readonly peaks = new Map<string, number>();
+  private readonly tally: Tally = { ooms: 0, jobTime: 0, memoryTime: 0, maxJobs: 0, lastEndMs: 0 };
+
+  constructor(
+    trace: readonly PackingJob[],
+    private readonly card: Card,
+    private readonly policy: PackingPolicy,
+    private readonly slots: number,
+  ) {
+    this.jobs = trace.length;
+    this.capacity = card.totalMiB - card.idleUsedMiB;
+    this.queue = [...trace];
+    // The lane's processes are the running jobs; a pid is a job's place in `running`.
+    this.admission = new LaneAdmission({
+      slots,
+      laneNeedMiB: policy.kind === 'guard' ? policy.needGiB * 1024 : 0,
+      steps: this.steps,
+      markOf: (pid) => this.running[pid]?.mark ?? null,
+    });
+  }
+
+  run(): PackingResult {
+    for (;;) {
+      const ended = this.endFinished();
+      const failed = this.grow();
+      if (this.queue.length === 0 && this.running.length === 0 && this.taken === null) break;
+      // A job admitted now allocates from the next step on (its growth checked as any other's).
+      this.admit(ended || failed);
+      this.tallyStep();
+      this.nowMs += STEP_MS;
+      if (this.nowMs > 1000 * 24 * 3600 * 1000) throw new Error('packing simulation did not finish within 1,000 days');
+    }
+    return this.result();
+  }
+
+  private usedNow(): number {
+    return this.running.reduce((sum, r) => sum + r.usedMiB, 0);
+  }
+
+  /** End the jobs whose time is up; whether any did. */
+  private endFinished(): boolean {
+    let ended = false;
+    for (const entry of [...this.running]) {
+      if (this.nowMs - entry.startMs >= entry.job.durationMs) {
+        this.finish(entry, true);
+        this.tally.lastEndMs = this.nowMs;
+        ended = true;
+      }
+    }
+    return ended;
+  }
+
+  /** Grow every job to this step's allocation; whether any failed (OOM). */
+  private grow(): boolean {
+    // Growth, oldest first; the job whose growth does not fit fails as CUDA OOM.
+    let failed = false;
+    let used = this.usedNow();
+    for (const entry of [...this.running]) {
+      const next = allocation(entry.job, this.nowMs - entry.startMs);
+      if (used - entry.usedMiB + next > this.capacity) {
+        used -= entry.usedMiB;
+        this.failOutOfMemory(entry);
+        failed = true;
+        continue;
+      }
+      used += next - entry.usedMiB;
+      entry.usedMiB = next;
+    }
+    return failed;
+  }
+
+  /** As CUDA OOM: the job's memory is freed and it goes back to the head of the queue. */
+  private failOutOfMemory(entry: Running): void {
+    this.finish(entry, false);
+    this.queue.unshift(entry.job);
+    this.tally.ooms += 1;
+  }
+
+  private tallyStep(): void {
+    this.tally.maxJobs = Math.max(this.tally.maxJobs, this.running.length);
+    this.tally.jobTime += this.running.length * STEP_MS;
+    this.tally.memoryTime += this.usedNow() * STEP_MS;
+  }
+
+  private result(): PackingResult {
+    const makespanMs = this.tally.lastEndMs;
+    return {
+      jobs: this.jobs,
+      makespanMs,
+      meanJobs: makespanMs === 0 ? 0 : this.tally.jobTime / makespanMs,
+      maxJobs: this.tally.maxJobs,
+      memoryUtilisation: makespanMs === 0 ? 0 : this.tally.memoryTime / (this.capacity * makespanMs),
+      ooms: this.tally.ooms,
+    };
+  }
+
+  /** The job's own need (learned from its candidate's peaks), or undefined for the lane's. */
+  private needOf(job: PackingJob): number | undefined {
+    if (this.policy.kind !== 'guard' || !this.policy.learned) return undefined;
+    const peak = this.peaks.get(job.candidate);
+    return peak === undefined ? undefined : Math.ceil(peak * this.policy.learned.margin);
+  }
+
+  private nextMark(): string {
+    this.started += 1;
+    return `job-${this.started}`;
+  }
+
+  private start(job: PackingJob, mark = this.nextMark()): void {
+    this.running.push({ job, mark, startMs: this.nowMs, usedMiB: 0 });
+  }
+
+  /** Take a job off the card, ended (`completed`) or failed; the guard learns its peak. */
+  private finish(entry: Running, completed: boolean): void {
+    this.running.splice(this.running.indexOf(entry), 1);
+    if (this.policy.kind !== 'guard') return;
+    const use = this.steps.ended(entry.mark);
+    this.admission.release();
+    // As rules/gpu-needs.ts notes a run's peak: a job that failed (OOM) may have ended before its
+    // peak, so it raises a known peak and never sets the first.
+    const known = this.peaks.get(entry.job.candidate);
+    if (use && (completed || known !== undefined))
+      this.peaks.set(entry.job.candidate, Math.max(known ?? 0, use.peakMiB));
+  }
+
+  /** The card as nvidia-smi would show it now. */
+  private reading(): GpuReading {
+    const used = this.card.idleUsedMiB + this.usedNow();
+    return {
+      kind: 'gpu',
+      memory: { index: 0, totalMiB: this.card.totalMiB, usedMiB: used, freeMiB: this.card.totalMiB - used },
+      processes: this.running.map((entry, pid) => ({ pid, usedMiB: entry.usedMiB })),
+    };
+  }
+
+  /** Start what the policy starts this step; `ended`: a job left the card this step. */
+  private admit(ended: boolean): void {
+    const policy = this.policy;
+    switch (policy.kind) {
+      case 'oracle':
+        return this.admitOracle();
+      case 'seed':
+        return this.admitSeed(policy);
+      case 'guard':
+        return this.admitGuard(policy, ended);
+    }
+  }
+
+  /** First-fit in queue order by the jobs' true peaks. */
+  private admitOracle(): void {
+    let peaks = this.running.reduce((sum, r) => sum + r.job.peakMiB, 0);
+    while (
+      this.queue.length > 0 &&
+      this.running.length < this.slots &&
+      peaks + (this.queue[0] as PackingJob).peakMiB <= this.capacity
+    ) {
+      const job = this.queue.shift() as PackingJob;
+      peaks += job.peakMiB;
+      this.start(job);
+    }
+  }
+
+  private admitSeed(policy: SeedPolicy): void {
+    // Nothing wakes the Python loop when a job ends: it looks on its own turns only.
+    if (this.nowMs < this.nextTurnMs) return;
+    const free = this.card.totalMiB - this.card.idleUsedMiB - this.usedNow();
+    if (this.queue.length > 0 && this.running.length < this.slots && free >= policy.minFreeGiB * 1024) {
+      this.start(this.queue.shift() as PackingJob);
+      this.nextTurnMs = this.nowMs + policy.launchGapMs;
+    } else this.nextTurnMs = this.nowMs + policy.pollMs;
+  }
+
+  private admitGuard(policy: GuardPolicy, ended: boolean): void {
+    // The guard reads every poll, and at once when a slot is released.
+    if (this.nowMs < this.nextTurnMs && !ended) return;
+    if (this.nowMs >= this.nextTurnMs) this.nextTurnMs = this.nowMs + policy.pollMs;
+    for (;;) if (!this.guardMove()) return;
+  }
+
+  /** One move of the guard's lane on the reading now: start the job taken, or take the next; false if neither. */
+  private guardMove(): boolean {
+    if (this.taken !== null) {
+      // The job taken starts once there is room for its own need, or nothing more happens.
+      if (this.admission.tryStart(this.taken.mark, this.reading()) !== null) return false;
+      this.start(this.taken.job, this.taken.mark);
+      this.taken = null;
+      return true;
+    }
+    if (this.queue.length === 0 || this.admission.reserveRefusal(this.reading()) !== null) return false;
+    this.admission.reserve();
+    const job = this.queue.shift() as PackingJob;
+    const mark = this.nextMark();
+    this.admission.wait(mark, this.needOf(job));
+    this.taken = { job, mark };
+    return true;
+  }
+}
+
 /** Run `trace` (in its order) through `policy` on `card` with at most `slots` jobs at once. */
 export function simulatePacking(
   trace: readonly PackingJob[],
@@ -82,145 +310,7 @@ export function simulatePacking(
   policy: PackingPolicy,
   slots: number,
 ): PackingResult {
-  const capacity = card.totalMiB - card.idleUsedMiB;
-  const queue = [...trace];
-  const running: Running[] = [];
-  let nowMs = 0;
-  const steps = new LaneSteps(() => nowMs);
-  // The lane's processes are the running jobs; a pid is a job's place in `running`.
-  const admission = new LaneAdmission({
-    slots,
-    laneNeedMiB: policy.kind === 'guard' ? policy.needGiB * 1024 : 0,
-    steps,
-    markOf: (pid) => running[pid]?.mark ?? null,
-  });
-  // A job the lane took whose step waits for room (the guard's only; it gates the next).
-  let taken: { readonly job: PackingJob; readonly mark: string } | null = null;
-  let started = 0;
-  let ooms = 0;
-  let jobTime = 0;
-  let memoryTime = 0;
-  let maxJobs = 0;
-  let nextTurnMs = 0;
-  let lastEndMs = 0;
-  const usedNow = () => running.reduce((sum, r) => sum + r.usedMiB, 0);
-  // The most each candidate's jobs were seen holding (learned needs), as their rows would say.
-  const peaks = new Map<string, number>();
-  const needOf = (job: PackingJob): number | undefined => {
-    if (policy.kind !== 'guard' || !policy.learned) return undefined;
-    const peak = peaks.get(job.candidate);
-    return peak === undefined ? undefined : Math.ceil(peak * policy.learned.margin);
-  };
-  const nextMark = (): string => {
-    started += 1;
-    return `job-${started}`;
-  };
-  const start = (job: PackingJob, mark = nextMark()): void => {
-    running.push({ job, mark, startMs: nowMs, usedMiB: 0 });
-  };
-  const finish = (entry: Running, completed: boolean): void => {
-    running.splice(running.indexOf(entry), 1);
-    if (policy.kind !== 'guard') return;
-    const use = steps.ended(entry.mark);
-    admission.release();
-    // As rules/gpu-needs.ts notes a run's peak: a job that failed (OOM) may have ended before its
-    // peak, so it raises a known peak and never sets the first.
-    const known = peaks.get(entry.job.candidate);
-    if (use && (completed || known !== undefined)) peaks.set(entry.job.candidate, Math.max(known ?? 0, use.peakMiB));
-  };
-  const reading = (): GpuReading => {
-    const used = card.idleUsedMiB + usedNow();
-    return {
-      kind: 'gpu',
-      memory: { index: 0, totalMiB: card.totalMiB, usedMiB: used, freeMiB: card.totalMiB - used },
-      processes: running.map((entry, pid) => ({ pid, usedMiB: entry.usedMiB })),
-    };
-  };
-  const admit = (ended: boolean): void => {
-    switch (policy.kind) {
-      case 'oracle': {
-        let peaks = running.reduce((sum, r) => sum + r.job.peakMiB, 0);
-        while (queue.length > 0 && running.length < slots && peaks + (queue[0] as PackingJob).peakMiB <= capacity) {
-          const job = queue.shift() as PackingJob;
-          peaks += job.peakMiB;
-          start(job);
-        }
-        return;
-      }
-      case 'seed': {
-        // Nothing wakes the Python loop when a job ends: it looks on its own turns only.
-        if (nowMs < nextTurnMs) return;
-        const free = card.totalMiB - card.idleUsedMiB - usedNow();
-        if (queue.length > 0 && running.length < slots && free >= policy.minFreeGiB * 1024) {
-          start(queue.shift() as PackingJob);
-          nextTurnMs = nowMs + policy.launchGapMs;
-        } else nextTurnMs = nowMs + policy.pollMs;
-        return;
-      }
-      case 'guard': {
-        // The guard reads every poll, and at once when a slot is released.
-        if (nowMs < nextTurnMs && !ended) return;
-        if (nowMs >= nextTurnMs) nextTurnMs = nowMs + policy.pollMs;
-        for (;;) {
-          if (taken !== null) {
-            // The job taken starts once there is room for its own need, or nothing more happens.
-            if (admission.tryStart(taken.mark, reading()) !== null) return;
-            start(taken.job, taken.mark);
-            taken = null;
-          } else if (queue.length > 0 && admission.reserveRefusal(reading()) === null) {
-            admission.reserve();
-            const job = queue.shift() as PackingJob;
-            const mark = nextMark();
-            admission.wait(mark, needOf(job));
-            taken = { job, mark };
-          } else return;
-        }
-      }
-    }
-  };
-
-  for (;;) {
-    let ended = false;
-    for (const entry of [...running]) {
-      if (nowMs - entry.startMs >= entry.job.durationMs) {
-        finish(entry, true);
-        lastEndMs = nowMs;
-        ended = true;
-      }
-    }
-    // Growth, oldest first; the job whose growth does not fit fails as CUDA OOM.
-    let used = usedNow();
-    for (const entry of [...running]) {
-      const next = allocation(entry.job, nowMs - entry.startMs);
-      if (used - entry.usedMiB + next > capacity) {
-        finish(entry, false);
-        used -= entry.usedMiB;
-        queue.unshift(entry.job);
-        ooms += 1;
-        ended = true;
-        continue;
-      }
-      used += next - entry.usedMiB;
-      entry.usedMiB = next;
-    }
-    if (queue.length === 0 && running.length === 0 && taken === null) break;
-    // A job admitted now allocates from the next step on (its growth checked as any other's).
-    admit(ended);
-    maxJobs = Math.max(maxJobs, running.length);
-    jobTime += running.length * STEP_MS;
-    memoryTime += usedNow() * STEP_MS;
-    nowMs += STEP_MS;
-    if (nowMs > 1000 * 24 * 3600 * 1000) throw new Error('packing simulation did not finish within 1,000 days');
-  }
-  const makespanMs = lastEndMs;
-  return {
-    jobs: trace.length,
-    makespanMs,
-    meanJobs: makespanMs === 0 ? 0 : jobTime / makespanMs,
-    maxJobs,
-    memoryUtilisation: makespanMs === 0 ? 0 : memoryTime / (capacity * makespanMs),
-    ooms,
-  };
+  return new PackingSimulation(trace, card, policy, slots).run();
 }
 
 /** Candidates of mixed needs (6 to 45 GiB) and lengths, a round of each at a time, durations and ramps drawn (seeded). */

@@ -5,7 +5,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkCopy, rowsAfter, type CheckedHistory } from '../../src/ledger-copy/copy-check.js';
+import { checkCopy, rowsAfter, type CheckedHistory, type RowSource } from '../../src/ledger-copy/copy-check.js';
 import { appendLedgerRows, readCopyText } from '../../src/ledger-copy/copy-files.js';
 import { ledgerFileLines } from '../../src/ledger/ledger-lines.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
@@ -60,115 +60,141 @@ function evalRow(index: number): EvalRow {
   };
 }
 
+/** What the ledger copy costs at one size. */
+interface CopySize {
+  readonly size: number;
+  /** The median steady pass (ms), and per row appended (µs). */
+  readonly passMs: number;
+  readonly perRowUs: number;
+  readonly startMs: number;
+  readonly readMs: number;
+  readonly mergeMs: number;
+  /** ledger.jsonl on disk. */
+  readonly bytes: number;
+}
+
+/** History's rows: the first `count` of the generation's. */
+type HistoryOf = (count: number) => CheckedHistory;
+
 export async function runLedgerCopy(
   ctx: BenchContext,
 ): Promise<{ figures: Figure[]; details: Record<string, unknown> }> {
-  const details: Record<string, unknown> = {};
-  const perSize: {
-    size: number;
-    passMs: number;
-    perRowUs: number;
-    startMs: number;
-    readMs: number;
-    mergeMs: number;
-    bytes: number;
-  }[] = [];
-  for (const size of SIZES) {
-    const dir = await mkdtemp(path.join(tmpdir(), 'bench-ledger-copy-'));
-    try {
-      const rows: LedgerRow[] = Array.from({ length: size + BATCH * PASSES }, (_, index) => evalRow(index));
-      await appendLedgerRows(dir, rows.slice(0, size));
-      const historyOf = (count: number): CheckedHistory => ({
-        generation: { rows: rows.slice(0, count), abandoned: [] },
-        packaging: { rows: [], abandoned: [] },
-      });
-      // The keeper's start: the copy read whole and checked against history's rows so far.
-      const start = await timed(async () => checkCopy(ledgerFileLines(await readCopyText(dir)), historyOf(size)));
-      let held = start.value.held;
-      // Steady state: history grows by a batch between passes; the keeper appends the batch.
-      const passes: number[] = [];
-      for (let pass = 0; pass < PASSES; pass += 1) {
-        const history = historyOf(size + (pass + 1) * BATCH);
-        const { ms } = await timed(async () => {
-          await appendLedgerRows(dir, rowsAfter(history, held));
-          held = { generation: history.generation.rows.length, packaging: 0 };
-        });
-        passes.push(ms);
-      }
-      passes.sort((a, b) => a - b);
-      const passMs = passes[Math.floor(passes.length / 2)] ?? 0;
-      const read = await timed(() => readCopyText(dir));
-      // What `ledger`, `report` and a stopped loop's `status` do with it: check it against history.
-      const merge = await timed(() => Promise.resolve(checkCopy(ledgerFileLines(read.value), historyOf(size))));
-      const bytes = (await stat(path.join(dir, 'ledger.jsonl'))).size;
-      perSize.push({
-        size,
-        passMs,
-        perRowUs: (passMs * 1000) / BATCH,
-        startMs: start.ms,
-        readMs: read.ms,
-        mergeMs: merge.ms,
-        bytes,
-      });
-      ctx.log(
-        `ledger copy at ${size} rows: pass ${passMs.toFixed(1)} ms for ${BATCH} new rows, read ${read.ms.toFixed(0)} ms, merge ${merge.ms.toFixed(0)} ms, ${(bytes / 2 ** 20).toFixed(1)} MiB`,
-      );
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+  const perSize: CopySize[] = [];
+  for (const size of SIZES) perSize.push(await measureSize(size, ctx.log));
+  return { figures: copyFigures(perSize), details: { sizes: perSize } };
+}
+
+/** One size, in a temp folder of its own: a copy of `size` rows, the keeper's start and steady passes, a read and merge. */
+async function measureSize(size: number, log: (line: string) => void): Promise<CopySize> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'bench-ledger-copy-'));
+  try {
+    const rows: LedgerRow[] = Array.from({ length: size + BATCH * PASSES }, (_, index) => evalRow(index));
+    await appendLedgerRows(dir, rows.slice(0, size));
+    const historyOf: HistoryOf = (count) => ({
+      generation: { rows: rows.slice(0, count), abandoned: [] },
+      packaging: { rows: [], abandoned: [] },
+    });
+    // The keeper's start: the copy read whole and checked against history's rows so far.
+    const start = await timed(async () => checkCopy(ledgerFileLines(await readCopyText(dir)), historyOf(size)));
+    const passMs = await steadyPassMs(dir, historyOf, size, start.value.held);
+    const read = await timed(() => readCopyText(dir));
+    // What `ledger`, `report` and a stopped loop's `status` do with it: check it against history.
+    const merge = await timed(() => Promise.resolve(checkCopy(ledgerFileLines(read.value), historyOf(size))));
+    const bytes = (await stat(path.join(dir, 'ledger.jsonl'))).size;
+    log(
+      `ledger copy at ${size} rows: pass ${passMs.toFixed(1)} ms for ${BATCH} new rows, read ${read.ms.toFixed(0)} ms, merge ${merge.ms.toFixed(0)} ms, ${(bytes / 2 ** 20).toFixed(1)} MiB`,
+    );
+    return {
+      size,
+      passMs,
+      perRowUs: (passMs * 1000) / BATCH,
+      startMs: start.ms,
+      readMs: read.ms,
+      mergeMs: merge.ms,
+      bytes,
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
   }
-  details.sizes = perSize;
+}
+
+/** Steady state: history grows by a batch between passes; the keeper appends the batch. The median pass (ms). */
+async function steadyPassMs(
+  dir: string,
+  historyOf: HistoryOf,
+  size: number,
+  heldAtStart: Readonly<Record<RowSource, number>>,
+): Promise<number> {
+  let held = heldAtStart;
+  const passes: number[] = [];
+  for (let pass = 0; pass < PASSES; pass += 1) {
+    const history = historyOf(size + (pass + 1) * BATCH);
+    const { ms } = await timed(async () => {
+      await appendLedgerRows(dir, rowsAfter(history, held));
+      held = { generation: history.generation.rows.length, packaging: 0 };
+    });
+    passes.push(ms);
+  }
+  passes.sort((a, b) => a - b);
+  return passes[Math.floor(passes.length / 2)] ?? 0;
+}
+
+/** Each size's pass, start and read; then how the pass and the read + check grow from 5,000 to 50,000 rows. */
+function copyFigures(perSize: readonly CopySize[]): Figure[] {
+  const figures = perSize.flatMap(sizeFigures);
   const at = (size: number) => perSize.find((entry) => entry.size === size);
   const small = at(5_000);
   const large = at(50_000);
-  const figures: Figure[] = [];
-  for (const entry of perSize) {
-    figures.push(
-      figure(
-        'ledger-copy',
-        `keeper pass, ${BATCH} new rows on a ${entry.size.toLocaleString('en-US')}-row copy (per row appended)`,
-        entry.perRowUs / 1000,
-        'ms',
-        null,
-        `${entry.passMs.toFixed(1)} ms a pass: history's rows past those the copy holds, one flushed append`,
-      ),
-      figure(
-        'ledger-copy',
-        `keeper start on a ${entry.size.toLocaleString('en-US')}-row copy`,
-        entry.startMs,
-        'ms',
-        null,
-        'read the copy and check it against history (a worker start, a changed file, every 10 minutes)',
-      ),
-      figure(
-        'ledger-copy',
-        `read the whole copy, ${entry.size.toLocaleString('en-US')} rows (${(entry.bytes / 2 ** 20).toFixed(1)} MiB)`,
-        entry.readMs,
-        'ms',
-        null,
-        'a keeper start, a resumption from the copy',
-      ),
-    );
-  }
-  if (small && large) {
-    figures.push(
-      figure(
-        'ledger-copy',
-        'keeper pass growth, 5,000 -> 50,000 rows (10x rows)',
-        large.passMs / small.passMs,
-        'x',
-        { op: '<=', value: 2 },
-        'a pass costs the new rows, not the ledger',
-      ),
-      figure(
-        'ledger-copy',
-        'copy read + check growth, 5,000 -> 50,000 rows (10x rows)',
-        (large.readMs + large.mergeMs) / (small.readMs + small.mergeMs),
-        'x',
-        { op: '<=', value: 10 },
-        'ledger, report, status of a stopped loop',
-      ),
-    );
-  }
-  return { figures, details };
+  if (small && large) figures.push(...growthFigures(small, large));
+  return figures;
+}
+
+function sizeFigures(entry: CopySize): Figure[] {
+  return [
+    figure(
+      'ledger-copy',
+      `keeper pass, ${BATCH} new rows on a ${entry.size.toLocaleString('en-US')}-row copy (per row appended)`,
+      entry.perRowUs / 1000,
+      'ms',
+      null,
+      `${entry.passMs.toFixed(1)} ms a pass: history's rows past those the copy holds, one flushed append`,
+    ),
+    figure(
+      'ledger-copy',
+      `keeper start on a ${entry.size.toLocaleString('en-US')}-row copy`,
+      entry.startMs,
+      'ms',
+      null,
+      'read the copy and check it against history (a worker start, a changed file, every 10 minutes)',
+    ),
+    figure(
+      'ledger-copy',
+      `read the whole copy, ${entry.size.toLocaleString('en-US')} rows (${(entry.bytes / 2 ** 20).toFixed(1)} MiB)`,
+      entry.readMs,
+      'ms',
+      null,
+      'a keeper start, a resumption from the copy',
+    ),
+  ];
+}
+
+function growthFigures(small: CopySize, large: CopySize): Figure[] {
+  return [
+    figure(
+      'ledger-copy',
+      'keeper pass growth, 5,000 -> 50,000 rows (10x rows)',
+      large.passMs / small.passMs,
+      'x',
+      { op: '<=', value: 2 },
+      'a pass costs the new rows, not the ledger',
+    ),
+    figure(
+      'ledger-copy',
+      'copy read + check growth, 5,000 -> 50,000 rows (10x rows)',
+      (large.readMs + large.mergeMs) / (small.readMs + small.mergeMs),
+      'x',
+      { op: '<=', value: 10 },
+      'ledger, report, status of a stopped loop',
+    ),
+  ];
 }
