@@ -139,7 +139,7 @@ const retriesSchema = z.strictObject({
 });
 
 /** loop.yaml: everything the seed takes as flags, plus lanes, commands, timeouts and retries. */
-/** loop.yaml `gpu_needs`: what each training job may grow to on its lane's GPU (docs/guide.md, "GPU memory"). */
+/** loop.yaml `gpu_needs`: what each training job may grow to on its lane's GPU (docs/operating.md, "On a real GPU box"). */
 const gpuNeedsSchema = z.strictObject(
   {
     learn: z.boolean({ error: 'true or false' }).optional(),
@@ -179,7 +179,7 @@ export const loopConfigSchema = z
       teacher_path: path('a file path ({generation} is expanded)', TEACHER_PATH),
       reuse_teacher_preparation: z.boolean({ error: 'true or false' }).default(false),
       band_decisions: z.boolean({ error: 'true or false' }).default(false),
-      // Optional, absent = the seed's `dominance` (docs/guide.md, "Choosing a champion rule"); no default
+      // Optional, absent = the seed's `dominance` (docs/champion-rules.md); no default
       // written in, so a default config (and every history it starts) stays as it was.
       champion_rule: z
         .enum(['dominance', 'ladder', 'paired'], { error: "'dominance' (the default), 'ladder' or 'paired'" })
@@ -218,9 +218,9 @@ export const loopConfigSchema = z
       commands: commandsSchema.prefault({}),
       timeouts: timeoutsSchema.prefault({}),
       retries: retriesSchema.prefault({}),
-      // Optional: where packaged champions are registered (docs/guide.md, "Model registry (MLflow)").
+      // Optional: where packaged champions are registered (docs/integrations.md, "Model registry (MLflow)").
       mlflow: mlflowSchema.optional(),
-      // Optional: webhooks told when something happens (docs/guide.md, "Notifications").
+      // Optional: webhooks told when something happens (docs/integrations.md, "Notifications").
       notify: notifySchema.optional(),
     },
     { error: (issue) => (issue.code === 'invalid_type' ? 'a mapping of loop settings' : undefined) },

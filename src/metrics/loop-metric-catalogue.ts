@@ -1,6 +1,6 @@
 // The loop's own Prometheus metrics, served by the orchestrator worker beside the SDK's
 // `temporal_*` ones. One place names them all: the exporter creates its instruments from here,
-// docs/guide.md lists them, and the dashboard test checks examples/grafana against these names.
+// docs/inspecting.md lists them, and the dashboard test checks examples/grafana against these names.
 // Every metric has a `loop` label (the loop id); the extra labels are listed per metric.
 
 /** How a metric changes: a gauge is set to the latest figure, a counter only adds. */

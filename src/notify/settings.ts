@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DURATION_EXPECTED, isDuration, type DurationText } from '../config/duration.js';
 import { intAtLeast, nonEmptyString } from '../config/fields.js';
 
-// loop.yaml `notify:`: webhooks told when something happens in the loop (docs/guide.md, "Notifications").
+// loop.yaml `notify:`: webhooks told when something happens in the loop (docs/integrations.md, "Notifications").
 // A webhook's URL often holds its token (Slack's do), and this section travels in workflow inputs,
 // so loop.yaml names only the environment variable the orchestrator worker reads it from.
 

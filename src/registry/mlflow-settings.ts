@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DURATION_EXPECTED, isDuration, type DurationText } from '../config/duration.js';
 import { nonEmptyString } from '../config/fields.js';
 
-// loop.yaml `mlflow:`: where each packaged champion is registered (docs/guide.md, "Model registry (MLflow)").
+// loop.yaml `mlflow:`: where each packaged champion is registered (docs/integrations.md, "Model registry (MLflow)").
 // Credentials are named by environment variable only: this section travels in workflow inputs,
 // so a secret written here would sit in every history.
 

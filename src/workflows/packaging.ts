@@ -32,7 +32,7 @@ export interface PackagingInput {
   readonly retries: LoopConfig['retries'];
   /** What a previous run of this workflow left running or queued (continue-as-new). */
   readonly carry?: PackagingState;
-  /** loop.yaml `mlflow:`: register each packaged champion there (docs/guide.md, "Model registry (MLflow)"). */
+  /** loop.yaml `mlflow:`: register each packaged champion there (docs/integrations.md, "Model registry (MLflow)"). */
   readonly mlflow?: MlflowSettings;
 }
 

@@ -1,4 +1,4 @@
-// Ids of `patched()` changes to workflow code, one place for all (docs/guide.md, "Changing workflow code").
+// Ids of `patched()` changes to workflow code, one place for all (docs/development.md, "Changing workflow code").
 
 /** A child found already started under its id is asked for its outcome (children started with REJECT_DUPLICATE). */
 export const CLOSED_CHILD_REPORTS = 'closed-child-reports';
@@ -24,12 +24,12 @@ export const TEACHER_REOFFER_ON_RESUME = 'teacher-reoffer-on-resume';
 /** With loop.yaml `mlflow:`, each successfully packaged champion is registered in MLflow (a background activity; the package row does not wait). */
 export const MODEL_REGISTRY = 'model-registry';
 
-/** loop.yaml `champion_rule` other than the default `dominance` decides champions (docs/guide.md, "Choosing a champion rule"). */
+/** loop.yaml `champion_rule` other than the default `dominance` decides champions (docs/champion-rules.md). */
 export const CHAMPION_RULE = 'champion-rule';
 
 /**
  * Children report by their completion to the generation run that started them; a run adopts the
- * children it carries (or finds started already) and those report by signal (docs/guide.md, "Changing workflow code").
+ * children it carries (or finds started already) and those report by signal (docs/development.md, "Changing workflow code").
  */
 export const REPORTS_BY_COMPLETION = 'reports-by-completion';
 

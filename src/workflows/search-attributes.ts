@@ -1,6 +1,6 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
-// The custom search attributes temporal-dev.yaml registers; a cluster needs the same (see README).
+// The custom search attributes temporal-dev.yaml registers; a cluster needs the same (docs/operating.md, "On another Temporal cluster").
 
 /** Which loop a workflow belongs to. */
 export const LOOP_ID = defineSearchAttributeKey('LoopId', SearchAttributeType.KEYWORD);

@@ -290,11 +290,11 @@ describe('the figures of the view', () => {
 });
 
 describe('the catalogue', () => {
-  it("is the operating guide's table of loop metrics, name for name", async () => {
-    const readme = await readFile(fileURLToPath(new URL('../../docs/guide.md', import.meta.url)), 'utf8');
+  it("is the inspecting guide's table of loop metrics, name for name", async () => {
+    const readme = await readFile(fileURLToPath(new URL('../../docs/inspecting.md', import.meta.url)), 'utf8');
     const section = readme.slice(
-      readme.indexOf('### Loop metrics'),
-      readme.indexOf('\n### ', readme.indexOf('### Loop metrics') + 1),
+      readme.indexOf('## Loop metrics'),
+      readme.indexOf('\n## ', readme.indexOf('## Loop metrics') + 1),
     );
     const listed = [...section.matchAll(/^\| `(champion_loop_\w+)` \| (gauge|counter) \|/gm)].map(
       ([, name, kind]) => `${name} ${kind}`,

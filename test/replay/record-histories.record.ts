@@ -1,5 +1,5 @@
 // Records the histories test/replay/replay.test.ts replays: `npm run record-histories`.
-// Re-record after a deliberate, versioned workflow change (see docs/guide.md, "Changing workflow code").
+// Re-record after a deliberate, versioned workflow change (see docs/development.md, "Changing workflow code").
 import { readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, it } from 'vitest';
