@@ -11,3 +11,6 @@ export function laneQueue(...args: [string, number] | [string | undefined, strin
   const [prefix, host, device] = args.length === 2 ? [undefined, ...args] : args;
   return `${prefix ?? DEFAULT_QUEUE_PREFIX}.${host}.gpu${device}`;
 }
+
+/** loop.yaml `retries.lost_lane` when it is not set: lanes lost under one step that it is sent again after. */
+export const DEFAULT_LOST_LANE_SENDS = 10;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_BASE_SEED, TEACHER_PATH } from '../rules/constants.js';
 import { DURATION_EXPECTED, isDuration, type DurationText } from './duration.js';
 import { intAtLeast, nonEmptyString, numberAtLeast } from './fields.js';
+import { DEFAULT_LOST_LANE_SENDS } from './lanes.js';
 import { mlflowSchema } from '../registry/mlflow-settings.js';
 import { notifySchema } from '../notify/settings.js';
 import { parseYamlWith } from './yaml-text.js';
@@ -136,6 +137,11 @@ const retriesSchema = z.strictObject({
   train: attempts(3),
   evaluate: attempts(3),
   package: attempts(1),
+  // A lane lost under a training or an evaluation (worker killed, preempted, stopped at once) is
+  // sent again this many times apart from the step's own attempts (0: losses count as attempts).
+  lost_lane: intAtLeast(0, 'a number of lanes lost that a step is sent again after (an integer >= 0)').default(
+    DEFAULT_LOST_LANE_SENDS,
+  ),
 });
 
 /** loop.yaml: everything the seed takes as flags, plus lanes, commands, timeouts and retries. */

@@ -54,3 +54,10 @@ export const SPLIT_GIVES_UP = 'split-gives-up';
  * workflow by hand (terminated, cancelled) or it failed: what it held was lost with it.
  */
 export const REPACKAGE_ON_RESUME = 'repackage-on-resume';
+
+/**
+ * A lane lost under a training or an evaluation (its worker killed or preempted, its lane stopped
+ * at once) counts against loop.yaml `retries.lost_lane`, apart from `retries.train` and
+ * `retries.evaluate` (lane-attempts.ts); the run row says how many lanes its training lost.
+ */
+export const LOST_LANES_APART = 'lost-lanes-apart';

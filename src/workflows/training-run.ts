@@ -10,7 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
-import type { Candidate, PreparedRun, TrainOutcome } from '../activities/types.js';
+import type { Candidate, PreparedRun } from '../activities/types.js';
 import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
@@ -26,7 +26,9 @@ import {
 import { CPU_ACTIVITY_OPTIONS, splitActivityOptions } from './queues.js';
 import type { JobInput } from './job-input.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
-import { PREPARE_RUN_LOCALLY } from './patches.js';
+import { LOST_LANES_APART, PREPARE_RUN_LOCALLY } from './patches.js';
+import { DEFAULT_LOST_LANE_SENDS } from '../config/lanes.js';
+import { tryOnLane, type LaneAttempts } from './lane-attempts.js';
 import { reportBack } from './report-back.js';
 
 /** One training run of one candidate in one round, as the generation planned it. */
@@ -97,6 +99,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
       retry: { maximumAttempts: 5 },
     }),
   );
+  const nonRetryable = [COMMAND_NOT_FOUND, CONTRACT_ERROR];
   const lane = (timeout: string, attempts: number) =>
     withSummaries(
       proxyActivities<LoopActivities>({
@@ -104,9 +107,31 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
         scheduleToStartTimeout: timeouts.schedule_to_start,
         startToCloseTimeout: timeout,
         heartbeatTimeout: timeouts.heartbeat,
-        retry: { maximumAttempts: attempts, nonRetryableErrorTypes: [COMMAND_NOT_FOUND, CONTRACT_ERROR] },
+        retry: { maximumAttempts: attempts, nonRetryableErrorTypes: nonRetryable },
       }),
     );
+  // A lost lane counts apart from the step's attempts: each activity tries once, tryOnLane repeats
+  // it. Histories from before replay with the activity retrying itself, losses included.
+  const lostApart = patched(LOST_LANES_APART);
+  const onLane = async <T>(
+    timeout: string,
+    attempts: number,
+    call: (activities: ReturnType<typeof lane>) => Promise<T>,
+    what: string,
+  ): Promise<LaneAttempts<T>> => {
+    if (lostApart)
+      return tryOnLane(
+        () => call(lane(timeout, 1)),
+        { attempts, lostLanes: retries.lost_lane ?? DEFAULT_LOST_LANE_SENDS, nonRetryable },
+        what,
+      );
+    try {
+      return { ok: true, value: await call(lane(timeout, attempts)), lost: 0 };
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return { ok: false, error, lost: 0 };
+    }
+  };
 
   let run = input.run;
   let selected: RunReport['selected'] = null;
@@ -171,70 +196,77 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
         finished: now,
       });
     } else if (prepared) {
-      let outcome: TrainOutcome | null = null;
-      try {
-        outcome = await lane(timeouts.train, retries.train).trainRun({
-          paths,
-          commands,
-          runId: plan.runId,
-          configPath: prepared.configPath,
-          owner,
-          noCheckpointMarker: input.noCheckpointMarker,
-          noProgress: timeouts.no_progress,
-          ...(input.resumeFlag === undefined ? {} : { resumeFlag: input.resumeFlag }),
-          ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
-        });
-      } catch (error) {
-        if (isCancellation(error)) throw error;
-        if (laneUnavailable(error)) unavailable = true;
-        else {
-          const finished = new Date().toISOString();
-          run = runRow(plan, prepared.configPath, prepared.configSha256, {
-            status: 'train_failed',
-            started: now,
-            finished,
-            error: stepFailureText(error, {
-              timeoutKey: 'timeouts.train',
-              timeout: timeouts.train,
-              heartbeat: timeouts.heartbeat,
-              attemptsKey: 'retries.train',
-              attempts: retries.train,
-            }),
-          });
-        }
-      }
-      if (outcome) {
-        const { selected: chosen, ...fields } = outcome;
+      const trained = await onLane(
+        timeouts.train,
+        retries.train,
+        (activities) =>
+          activities.trainRun({
+            paths,
+            commands,
+            runId: plan.runId,
+            configPath: prepared.configPath,
+            owner,
+            noCheckpointMarker: input.noCheckpointMarker,
+            noProgress: timeouts.no_progress,
+            ...(input.resumeFlag === undefined ? {} : { resumeFlag: input.resumeFlag }),
+            ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
+          }),
+        `training ${plan.runId}`,
+      );
+      // Not a seed field, and only when it happened: how many lanes the training lost.
+      const lost = trained.lost > 0 ? { lost_lanes: trained.lost } : {};
+      if (trained.ok) {
+        const { selected: chosen, ...fields } = trained.value;
         selected = chosen;
-        run = runRow(plan, prepared.configPath, prepared.configSha256, fields);
+        run = runRow(plan, prepared.configPath, prepared.configSha256, { ...fields, ...lost });
+      } else if (laneUnavailable(trained.error)) unavailable = true;
+      else {
+        const finished = new Date().toISOString();
+        run = runRow(plan, prepared.configPath, prepared.configSha256, {
+          status: 'train_failed',
+          started: now,
+          finished,
+          error: stepFailureText(trained.error, {
+            timeoutKey: 'timeouts.train',
+            timeout: timeouts.train,
+            heartbeat: timeouts.heartbeat,
+            attemptsKey: 'retries.train',
+            attempts: retries.train,
+          }),
+          ...lost,
+        });
       }
     }
   }
   if (run && (run.status === 'trained' || run.status === 'ensemble')) {
     const names = input.unscored ?? run.checkpoints;
-    try {
-      evals = await lane(timeouts.evaluate, retries.evaluate).evaluateRun({
-        paths,
-        commands,
-        run,
-        checkpoints: names,
-        role: 'test',
-        ...(input.itemErrors === undefined ? {} : { itemErrors: input.itemErrors }),
-        ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
+    const scored = run;
+    const evaluated = await onLane(
+      timeouts.evaluate,
+      retries.evaluate,
+      (activities) =>
+        activities.evaluateRun({
+          paths,
+          commands,
+          run: scored,
+          checkpoints: names,
+          role: 'test',
+          ...(input.itemErrors === undefined ? {} : { itemErrors: input.itemErrors }),
+          ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
+        }),
+      `evaluating ${run.run_id}`,
+    );
+    if (evaluated.ok) evals = evaluated.value;
+    else if (laneUnavailable(evaluated.error)) {
+      unavailable = true;
+      unscored = names;
+    } else {
+      log.warn('evaluation failed; its checkpoints count as scored', {
+        runId: run.run_id,
+        error: failureText(evaluated.error),
       });
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      if (laneUnavailable(error)) {
-        unavailable = true;
-        unscored = names;
-      } else {
-        log.warn('evaluation failed; its checkpoints count as scored', {
-          runId: run.run_id,
-          error: failureText(error),
-        });
-        const finished = new Date().toISOString();
-        evals = names.map((name) => failedEvalRow(run, name, 'test', paths, finished));
-      }
+      const finished = new Date().toISOString();
+      evals = names.map((name) => failedEvalRow(scored, name, 'test', paths, finished));
     }
   }
   const report: RunReport = {

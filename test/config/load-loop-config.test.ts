@@ -40,7 +40,7 @@ describe('loadLoopConfig', () => {
     expect(config.commands.train).toEqual(['.venv/bin/python', '-m', 'raina_laya.choice_train']);
     expect(config.commands.package).toEqual(['.venv/bin/python', 'scripts/package_champion.py']);
     expect(config.timeouts.schedule_to_start).toBe('10m');
-    expect(config.retries).toEqual({ train: 3, evaluate: 3, package: 1 });
+    expect(config.retries).toEqual({ train: 3, evaluate: 3, package: 1, lost_lane: 10 });
     const candidates = await loadCandidates(config.candidates, config.workdir);
     expect(candidates.map((candidate) => candidate.base_config)).toEqual([path.join(repo, 'configs/gate/base.yaml')]);
   });

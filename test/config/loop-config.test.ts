@@ -50,7 +50,7 @@ describe('parseLoopConfig', () => {
         heartbeat: '2m',
         schedule_to_start: '10m',
       },
-      retries: { train: 3, evaluate: 3, package: 1 },
+      retries: { train: 3, evaluate: 3, package: 1, lost_lane: 10 },
     });
   });
 

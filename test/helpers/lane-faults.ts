@@ -170,3 +170,40 @@ export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: s
   );
   return { ...drain, upAgainMs: Date.now() - restarted };
 }
+
+/** A lane lost under a run and back at once: what the fault saw. */
+export interface LaneBack {
+  readonly lane: string;
+  /** The trainer killed with its lane, and the one that took the run up again there. */
+  readonly killedPid: number;
+  readonly againPid: number;
+  /** From the kill until the run trained again on the same lane. */
+  readonly backMs: number;
+}
+
+/**
+ * While `runId` trains, kill its lane's worker (`SIGKILL`: a preemption, an OOM-killed worker)
+ * and start it again at once, as a supervisor would: the run must train again on the same lane,
+ * in a new trainer process.
+ */
+export async function loseLaneAndRestart(loop: ProcessLoop, loopId: string, runId: string): Promise<LaneBack> {
+  const trainer = await stepProcessOf(loop, loopId, runId, 'train');
+  const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
+  expect(flight, `${runId} is in flight`).toBeDefined();
+  const lane = flight?.lane ?? '';
+  const { device, worker } = loop.laneOf(lane);
+  const sent = Date.now();
+  expect((await killWorker(worker)).signal).toBe('SIGKILL');
+  await loop.restart(device);
+  const again = await vi.waitFor(
+    async () => {
+      const next = await stepProcessOf(loop, loopId, runId, 'train');
+      if (next.pid === trainer.pid) throw new Error(`${runId} still in its first trainer ${trainer.pid}`);
+      return next;
+    },
+    { timeout: 90_000, interval: 500 },
+  );
+  const view = await loop.view(loopId);
+  expect(view.in_flight.find((f) => f.jobId === runId)?.lane, `${runId} trains again on ${lane}`).toBe(lane);
+  return { lane, killedPid: trainer.pid, againPid: again.pid, backMs: Date.now() - sent };
+}

@@ -2,6 +2,7 @@ import { access, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
+import type { RunRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { DRAIN_NOTICE_MS } from '../../src/workers/lane-notices.js';
 import {
@@ -11,7 +12,14 @@ import {
   runBounded,
   type BoundedLoop,
 } from '../helpers/bounded-loop.js';
-import { drainLaneWhile, loseLaneWhile, type LaneDrain, type LaneFault } from '../helpers/lane-faults.js';
+import {
+  drainLaneWhile,
+  loseLaneAndRestart,
+  loseLaneWhile,
+  type LaneBack,
+  type LaneDrain,
+  type LaneFault,
+} from '../helpers/lane-faults.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
 // Real faults in real processes: the lanes are `champion-loop worker gpu --cpu` processes, killed
@@ -48,6 +56,36 @@ describe('a lane worker lost while it trains', () => {
     const compared = expectSameLedger(disturbed, baseline);
     console.log(`lane kill -9: ${faults.map(describeFault).join('; ')}`);
     console.log(`lane kill -9: ${faults.length} fault injected, ${compared} rows compared`);
+  });
+
+  it('a lane killed twice under a run and started again at once (preempted, OOM-killed): with retries.train 1 the run trains there all the same, its lost lanes counted apart (lost_lanes 2)', async () => {
+    const loopId = 'lane-lost-twice';
+    const base = loop.configFor(loopId);
+    // One attempt at training: before lost lanes were counted apart, the first kill failed the run.
+    // schedule_to_start long enough for the worker to be back, so the run stays on its lane.
+    const settings = {
+      retries: { ...base.retries, train: 1 },
+      timeouts: { ...base.timeouts, schedule_to_start: '2m' as const },
+    };
+    const faults: LaneBack[] = [];
+    const disturbed = await runBounded(loop, loopId, {
+      rounds: ROUNDS,
+      settings,
+      during: async () => {
+        faults.push(await loseLaneAndRestart(loop, loopId, TARGET));
+        faults.push(await loseLaneAndRestart(loop, loopId, TARGET));
+      },
+    });
+    const target = disturbed.rows.find(
+      (row): row is RunRow => row.type === 'run' && row.run_id === TARGET && row.status !== 'ensemble',
+    );
+    expect(target?.status).toBe('trained');
+    expect(target?.lost_lanes).toBe(2);
+    expect(faults.map((fault) => fault.lane)).toEqual([faults[0]?.lane, faults[0]?.lane]);
+    const compared = expectSameLedger(disturbed, baseline);
+    console.log(
+      `lane lost twice: ${faults.map((f) => `trainer ${f.killedPid} killed with ${f.lane}, ${f.againPid} training again there after ${f.backMs} ms`).join('; ')}; ${compared} rows compared`,
+    );
   });
 
   it('kill -9 of a lane worker while it evaluates a trained run: only the evaluation runs again elsewhere, and the run still joins the round ensembles', async () => {

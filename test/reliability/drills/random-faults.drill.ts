@@ -34,12 +34,13 @@ describe('random faults drill', () => {
       lanes: 3,
       // Every epoch takes a second, so that faults often land in the middle of a step.
       base: { fixture_sleep_ms: 1_000 },
-      // Every attempt a lost lane takes down counts against retries: enough that faults never use them up.
+      // A lost lane counts against retries.lost_lane, and past it against the attempts: enough
+      // of both that faults never use them up.
       loop: {
         parallel: 2,
         saturation_evals: 1000,
         timeouts: { heartbeat: '5s', schedule_to_start: '5s' },
-        retries: { train: 20, evaluate: 20, package: 1 },
+        retries: { train: 20, evaluate: 20, package: 1, lost_lane: 20 },
       },
       laneEnv: { FIXTURE_FAIL_TRAIN: hangAfterRound(ROUNDS).join(',') },
     });

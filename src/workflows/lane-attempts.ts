@@ -1,0 +1,70 @@
+// How a step on a lane (training, evaluation) is tried: its own failures count against
+// loop.yaml `retries.<step>`, and a lane lost under it (its worker killed or preempted, its host
+// gone, the lane stopped at once) counts apart, against `retries.lost_lane`: a spot fleet that
+// loses a lane now and then never costs a run its attempts at training.
+import { ActivityFailure, ApplicationFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
+import { isCancellation, log, sleep } from '@temporalio/workflow';
+import { laneUnavailable } from './lane-failure.js';
+
+/** The failure type of a lane step its lane stopped at once (the lane worker's LaneStoppedError). */
+const LANE_STOPPED = 'LaneStoppedError';
+
+/** What a lane was lost to, or null: the step's own failure. */
+export function laneLoss(error: unknown): 'no heartbeat' | 'lane stopped' | null {
+  if (!(error instanceof ActivityFailure)) return null;
+  if (error.cause instanceof TimeoutFailure && error.cause.timeoutType === TimeoutType.HEARTBEAT) return 'no heartbeat';
+  if (error.cause instanceof ApplicationFailure && error.cause.type === LANE_STOPPED) return 'lane stopped';
+  return null;
+}
+
+export interface LaneAttemptLimits {
+  /** Failures of the step itself, at most (`retries.train`, `retries.evaluate`). */
+  readonly attempts: number;
+  /** Lanes lost under the step, sent again apart from `attempts` (`retries.lost_lane`). */
+  readonly lostLanes: number;
+  /** Failure types no attempt repeats (a command not found, a contract broken). */
+  readonly nonRetryable: readonly string[];
+}
+
+export type LaneAttempts<T> =
+  | { readonly ok: true; readonly value: T; readonly lost: number }
+  | { readonly ok: false; readonly error: unknown; readonly lost: number };
+
+/** Temporal's default retry backoff, which the step had when its activity retried itself: 1 s, doubling, at most 100 s. */
+function backoffMs(failures: number): number {
+  return Math.min(1000 * 2 ** (failures - 1), 100_000);
+}
+
+/**
+ * Try a lane step until it succeeds, fails `limits.attempts` times, fails for good (a non-retryable
+ * type), or no worker of the lane takes it (schedule-to-start: the generation moves the job).
+ * `attempt` makes one try (an activity that retries nothing). A cancellation propagates.
+ */
+export async function tryOnLane<T>(
+  attempt: () => Promise<T>,
+  limits: LaneAttemptLimits,
+  what: string,
+): Promise<LaneAttempts<T>> {
+  let failures = 0;
+  let lost = 0;
+  for (;;) {
+    try {
+      return { ok: true, value: await attempt(), lost };
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      if (laneUnavailable(error)) return { ok: false, error, lost };
+      const loss = laneLoss(error);
+      if (loss !== null && lost < limits.lostLanes) {
+        lost += 1;
+        log.warn(`${what}: its lane was lost (${loss}); sent again, apart from its attempts`, { lost });
+        continue;
+      }
+      failures += 1;
+      const cause = error instanceof ActivityFailure ? error.cause : error;
+      const final =
+        cause instanceof ApplicationFailure && (cause.nonRetryable || limits.nonRetryable.includes(cause.type ?? ''));
+      if (final || failures >= limits.attempts) return { ok: false, error, lost };
+      await sleep(backoffMs(failures));
+    }
+  }
+}
