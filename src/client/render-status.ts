@@ -26,6 +26,11 @@ function hours(seconds: number): string {
   return (seconds / 3600).toFixed(2);
 }
 
+/** US dollars, e.g. `$12.40`. */
+export function dollars(usd: number): string {
+  return `$${usd.toFixed(2)}`;
+}
+
 /** A duration in seconds as `3h05m`, `12m`, `40s`. */
 function duration(seconds: number): string {
   if (seconds < 60) return `${seconds}s`;
@@ -54,8 +59,12 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
   if (view.advance_reason) lines.push(`advancing: ${view.advance_reason}`);
   if (view.training_gpu_seconds && view.training_gpu_seconds.loop > 0) {
     const { generation, loop } = view.training_gpu_seconds;
+    const usd = view.training_gpu_usd;
+    const cost = usd
+      ? `; cost ${dollars(usd.generation)} this generation, ${dollars(usd.loop)} in all (loop.yaml usd_per_gpu_hour)`
+      : '';
     lines.push(
-      `GPU time of training (run rows' gpu_seconds): ${hours(generation)} GPU-hours this generation, ${hours(loop)} in all`,
+      `GPU time of training (run rows' gpu_seconds): ${hours(generation)} GPU-hours this generation, ${hours(loop)} in all${cost}`,
     );
   }
   lines.push(`jobs: ${view.in_flight.length} running, ${view.queued} queued`);

@@ -70,6 +70,8 @@ export const DEFAULT_MIN_FREE_GIB = 30;
  */
 export const DEFAULT_KILL_GRACE: DurationText = '25s';
 
+const usdPerGpuHour = numberAtLeast(0, 'a price in US dollars per GPU-hour (a number >= 0)');
+
 const laneSchema = z.strictObject(
   {
     host: z
@@ -78,12 +80,16 @@ const laneSchema = z.strictObject(
     device: intAtLeast(0, 'a GPU index (an integer >= 0)'),
     slots: intAtLeast(1, 'a number of concurrent jobs (an integer >= 1)').default(DEFAULT_LANE_SLOTS),
     min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').optional(),
+    // Optional, absent = the loop's usd_per_gpu_hour (or none): what an hour of this lane's GPU costs.
+    usd_per_gpu_hour: usdPerGpuHour.optional(),
     // Optional, absent = DEFAULT_KILL_GRACE: read by the lane's worker only, never by the loop.
     kill_grace: z.custom<DurationText>(isDuration, { error: DURATION_EXPECTED }).optional(),
   },
   {
     error: (issue) =>
-      issue.code === 'invalid_type' ? 'a lane: {host, device, slots?, min_free_gib?, kill_grace?}' : undefined,
+      issue.code === 'invalid_type'
+        ? 'a lane: {host, device, slots?, min_free_gib?, usd_per_gpu_hour?, kill_grace?}'
+        : undefined,
   },
 );
 
@@ -208,6 +214,8 @@ export const loopConfigSchema = z
       max_run_events: intAtLeast(50).optional(),
       score_cache_dir: nonEmptyString('a directory path, or null for no score cache').nullable().default(null),
       min_free_gib: numberAtLeast(0, 'free GPU memory in GiB (a number >= 0)').default(DEFAULT_MIN_FREE_GIB),
+      // Optional: what an hour of a lane's GPU costs, for lanes that do not say (run rows' gpu_usd).
+      usd_per_gpu_hour: usdPerGpuHour.optional(),
       no_checkpoint_marker: nonEmptyString("the trainer's log line that means 'no eligible checkpoint'").default(
         NO_CHECKPOINT_MARKER,
       ),
@@ -234,7 +242,14 @@ export const loopConfigSchema = z
   .transform((config) => ({
     ...config,
     // A lane without its own memory floor takes the loop's.
-    lanes: config.lanes.map((lane) => ({ ...lane, min_free_gib: lane.min_free_gib ?? config.min_free_gib })),
+    lanes: config.lanes.map((lane) => {
+      const usd = lane.usd_per_gpu_hour ?? config.usd_per_gpu_hour;
+      return {
+        ...lane,
+        min_free_gib: lane.min_free_gib ?? config.min_free_gib,
+        ...(usd === undefined ? {} : { usd_per_gpu_hour: usd }),
+      };
+    }),
   }));
 
 /** loop.yaml as written, defaults applied; `workdir` may be absent and paths relative. */

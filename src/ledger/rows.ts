@@ -42,6 +42,8 @@ export interface RunRow {
   readonly gpu_seconds?: number;
   /** Not a seed field: the most GPU memory its trainer's processes were seen holding at once, in MiB (absent when nvidia-smi listed none). */
   readonly gpu_peak_mib?: number;
+  /** Not a seed field: what its GPU time cost at its lane's loop.yaml `usd_per_gpu_hour` (absent without a price or GPU time). */
+  readonly gpu_usd?: number;
   /** Not a seed field: lanes lost under its training (worker killed, preempted, stopped at once) and the training sent again, apart from retries.train (absent when none). */
   readonly lost_lanes?: number;
 }

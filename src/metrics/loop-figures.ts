@@ -189,5 +189,19 @@ export function viewFigures(view: LoopView, now = Date.now()): Sample[] {
           },
         ]
       : []),
+    ...(view.training_gpu_usd
+      ? [
+          {
+            metric: 'champion_loop_training_gpu_usd' as const,
+            labels: { scope: 'generation' },
+            value: view.training_gpu_usd.generation,
+          },
+          {
+            metric: 'champion_loop_training_gpu_usd' as const,
+            labels: { scope: 'loop' },
+            value: view.training_gpu_usd.loop,
+          },
+        ]
+      : []),
   ];
 }

@@ -101,6 +101,11 @@ export const LOOP_METRICS = {
     ['scope'],
     'float',
   ),
+  champion_loop_training_gpu_usd: gauge(
+    "What that GPU time cost in US dollars (run rows' gpu_usd, loop.yaml usd_per_gpu_hour), by scope; absent without a price.",
+    ['scope'],
+    'float',
+  ),
 } as const satisfies Record<string, LoopMetricSpec>;
 
 export type LoopMetricName = keyof typeof LOOP_METRICS;

@@ -12,6 +12,11 @@ export function lanesOf(config: Pick<LoopConfig, 'lanes'>): Lane[] {
   return config.lanes.map((lane) => ({ queue: laneQueue(lane.host, lane.device), slots: lane.slots }));
 }
 
+/** What an hour of the GPU of the lane on `queue` costs (loop.yaml `usd_per_gpu_hour`), when it says. */
+export function gpuHourPrice(config: Pick<LoopConfig, 'lanes'>, queue: string): number | undefined {
+  return config.lanes.find((lane) => laneQueue(lane.host, lane.device) === queue)?.usd_per_gpu_hour;
+}
+
 /**
  * The lane for the next job: its preferred lane when that has a free slot, else the up lane with
  * the most free slots (first declared wins a tie); null when every lane is full or down.

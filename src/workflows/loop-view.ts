@@ -33,6 +33,8 @@ export interface LoopView extends StateJson {
   }[];
   /** GPU time of the loop's training runs (their rows' gpu_seconds): this generation's, and in all (absent on older workers). */
   readonly training_gpu_seconds?: { readonly generation: number; readonly loop: number };
+  /** What that GPU time cost (run rows' gpu_usd, loop.yaml usd_per_gpu_hour): absent until a run with a price reported. */
+  readonly training_gpu_usd?: { readonly generation: number; readonly loop: number };
   readonly candidates: string[];
   readonly candidates_error: string | null;
   readonly split_error: string | null;

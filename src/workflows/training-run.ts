@@ -55,6 +55,8 @@ export interface TrainingRunInput extends JobInput {
   readonly reportRun?: boolean;
   /** What the run may grow to on its lane's GPU, when its candidate's is known (rules/gpu-needs.ts). */
   readonly gpuNeed?: GpuNeed;
+  /** loop.yaml `usd_per_gpu_hour` of its lane, when set: the run row's `gpu_usd`. */
+  readonly usdPerGpuHour?: number;
 }
 
 function runRow(
@@ -218,7 +220,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
       if (trained.ok) {
         const { selected: chosen, ...fields } = trained.value;
         selected = chosen;
-        run = runRow(plan, prepared.configPath, prepared.configSha256, { ...fields, ...lost });
+        const cost = gpuCost(fields.gpu_seconds, input.usdPerGpuHour);
+        run = runRow(plan, prepared.configPath, prepared.configSha256, { ...fields, ...cost, ...lost });
       } else if (laneUnavailable(trained.error)) unavailable = true;
       else {
         const finished = new Date().toISOString();
@@ -281,6 +284,12 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   };
   await deliver(runReportedSignal, report);
   return report;
+}
+
+/** What the training's GPU time cost at its lane's price, to the cent's hundredth, when both are known. */
+function gpuCost(seconds: number | undefined, usdPerGpuHour: number | undefined): { gpu_usd?: number } {
+  if (seconds === undefined || usdPerGpuHour === undefined) return {};
+  return { gpu_usd: Math.round((seconds / 3600) * usdPerGpuHour * 10_000) / 10_000 };
 }
 
 /**

@@ -76,6 +76,21 @@ describe('parseLoopConfig', () => {
     ]);
   });
 
+  it("gives each lane its own usd_per_gpu_hour or the loop's, and none where neither says; a negative price is refused", () => {
+    const lanes = '  - {host: a, device: 0}\n  - {host: a, device: 1, usd_per_gpu_hour: 3.5}\n';
+    const priced = parseLoopConfig(
+      `data_root: d\ncandidates: c.yaml\nusd_per_gpu_hour: 2\nlanes:\n${lanes}`,
+      'loop.yaml',
+    );
+    expect(priced.lanes.map((lane) => lane.usd_per_gpu_hour)).toEqual([2, 3.5]);
+    const unpriced = parseLoopConfig(`data_root: d\ncandidates: c.yaml\nlanes:\n${lanes}`, 'loop.yaml');
+    expect(unpriced.lanes.map((lane) => lane.usd_per_gpu_hour)).toEqual([undefined, 3.5]);
+    expect('usd_per_gpu_hour' in (unpriced.lanes[0] ?? {})).toBe(false);
+    expect(problemWith(`${MINIMAL}usd_per_gpu_hour: -1\n`).message).toContain(
+      'usd_per_gpu_hour: a price in US dollars per GPU-hour (a number >= 0) (got -1)',
+    );
+  });
+
   it('takes null as the package command to mean no packaging', () => {
     expect(parseLoopConfig(`${MINIMAL}commands: {package: null}\n`, 'loop.yaml').commands.package).toBeNull();
   });

@@ -243,6 +243,7 @@ function emptyView(): Omit<LoopView, keyof ReturnType<typeof stateJson>> {
       },
     ],
     training_gpu_seconds: { generation: 1800, loop: 7200.5 },
+    training_gpu_usd: { generation: 1.5, loop: 6.25 },
     candidates: ['a', 'b'],
     candidates_error: null,
     split_error: null,
@@ -286,6 +287,8 @@ describe('the figures of the view', () => {
     );
     expect(valueOf(figures, 'champion_loop_training_gpu_seconds', { scope: 'generation' })).toBe(1800);
     expect(valueOf(figures, 'champion_loop_training_gpu_seconds', { scope: 'loop' })).toBe(7200.5);
+    expect(valueOf(figures, 'champion_loop_training_gpu_usd', { scope: 'generation' })).toBe(1.5);
+    expect(valueOf(figures, 'champion_loop_training_gpu_usd', { scope: 'loop' })).toBe(6.25);
   });
 });
 

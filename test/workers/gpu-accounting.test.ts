@@ -4,6 +4,7 @@ import { STEP_MARK } from '../../src/activities/support/step-survivors.mjs';
 import type { GpuProcess, GpuReading } from '../../src/workers/gpu-memory.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
+import { renderStatus } from '../../src/client/render-status.js';
 import { rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -73,5 +74,28 @@ describe('GPU time on run rows', () => {
     console.log(
       `GPU time on run rows: ${runs.length} runs, ${runs.map((run) => `${run.gpu_seconds} s / ${run.gpu_peak_mib} MiB`).join(', ')}`,
     );
+  });
+
+  it("prices each trained run's GPU time at its lane's loop.yaml usd_per_gpu_hour, and the loop shows what the training cost", async () => {
+    // $3.60 an hour: a run's cost is its GPU seconds / 1000.
+    const lanes = harness.config.lanes.map((lane) => ({ ...lane, usd_per_gpu_hour: 3.6 }));
+    await harness.startWith('gpu-cost', { lanes });
+    await harness.waitFor('gpu-cost', (view) => view.test_evals >= 3, 120_000);
+    const view = await harness.view('gpu-cost');
+    await harness.client.workflow.getHandle(loopWorkflowId('gpu-cost')).signal(stopSignal);
+    await harness.result('gpu-cost');
+    const runs = rowsOf((await harness.ledger('gpu-cost')).rows, 'run').filter((run) => run.status === 'trained');
+    expect(runs.length).toBeGreaterThanOrEqual(1);
+    for (const run of runs) {
+      expect(run.gpu_usd).toBe(Math.round((run.gpu_seconds ?? 0) * 10) / 10_000);
+      expect(Object.keys(run).slice(-3)).toEqual(['gpu_seconds', 'gpu_peak_mib', 'gpu_usd']);
+    }
+    // The view the query gave before the stop: every run reported by then is in it.
+    expect(view.training_gpu_usd?.loop).toBeGreaterThan(0);
+    expect(view.training_gpu_usd?.loop).toBeCloseTo((view.training_gpu_seconds?.loop ?? 0) / 1000, 3);
+    expect(renderStatus(view)).toMatch(
+      /; cost \$\d+\.\d{2} this generation, \$\d+\.\d{2} in all \(loop.yaml usd_per_gpu_hour\)$/m,
+    );
+    console.log(`GPU cost on run rows: ${runs.map((run) => `${run.gpu_seconds} s = $${run.gpu_usd}`).join(', ')}`);
   });
 });

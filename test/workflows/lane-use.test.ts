@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addTrainingGpu, idleSoFar, noteLaneUse, type LaneUse } from '../../src/workflows/generation/lane-use.js';
+import {
+  addTrainingGpu,
+  type TrainingGpu,
+  idleSoFar,
+  noteLaneUse,
+  type LaneUse,
+} from '../../src/workflows/generation/lane-use.js';
 
 describe("a lane's time without a job of the loop", () => {
   it('counts from when the loop first saw the lane, stops while a job runs, and goes on when the last ends', () => {
@@ -30,14 +36,26 @@ describe("a lane's time without a job of the loop", () => {
 
 describe("the training's GPU time", () => {
   it("adds a run's seconds to its generation's and the loop's; a row of an earlier generation to the loop's only", () => {
-    let gpu = { generation: 0, seconds: 0, loopSeconds: 0 };
-    gpu = addTrainingGpu(gpu, 1, 1, 100);
-    gpu = addTrainingGpu(gpu, 1, 1, 50);
+    let gpu: TrainingGpu = { generation: 0, seconds: 0, loopSeconds: 0 };
+    gpu = addTrainingGpu(gpu, 1, { generation: 1, seconds: 100 });
+    gpu = addTrainingGpu(gpu, 1, { generation: 1, seconds: 50 });
     expect(gpu).toEqual({ generation: 1, seconds: 150, loopSeconds: 150 });
     // Generation 2 opened; a run of generation 1 still reports into it.
-    gpu = addTrainingGpu(gpu, 2, 1, 30);
+    gpu = addTrainingGpu(gpu, 2, { generation: 1, seconds: 30 });
     expect(gpu).toEqual({ generation: 2, seconds: 0, loopSeconds: 180 });
-    gpu = addTrainingGpu(gpu, 2, 2, 20);
+    gpu = addTrainingGpu(gpu, 2, { generation: 2, seconds: 20 });
     expect(gpu).toEqual({ generation: 2, seconds: 20, loopSeconds: 200 });
+  });
+
+  it("adds a run's cost the same way, once a run with a price reported (a carry from before has none)", () => {
+    let gpu: TrainingGpu = { generation: 1, seconds: 0, loopSeconds: 0 };
+    gpu = addTrainingGpu(gpu, 1, { generation: 1, seconds: 3600 });
+    expect(gpu.loopUsd).toBeUndefined();
+    gpu = addTrainingGpu(gpu, 1, { generation: 1, seconds: 1800, usd: 1.5 });
+    expect(gpu).toEqual({ generation: 1, seconds: 5400, loopSeconds: 5400, usd: 1.5, loopUsd: 1.5 });
+    gpu = addTrainingGpu(gpu, 2, { generation: 1, seconds: 360, usd: 0.3 });
+    expect(gpu).toEqual({ generation: 2, seconds: 0, loopSeconds: 5760, usd: 0, loopUsd: 1.8 });
+    gpu = addTrainingGpu(gpu, 2, { generation: 2, seconds: 720, usd: 0.6 });
+    expect(gpu).toMatchObject({ usd: 0.6, loopUsd: 1.8 + 0.6 });
   });
 });

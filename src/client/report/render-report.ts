@@ -13,6 +13,7 @@ import {
   type ReserveEntry,
 } from './report-model.js';
 import { REPORT_CSS } from './report-css.js';
+import { dollars } from '../render-status.js';
 
 // The report page: one self-contained HTML file (inline CSS and SVG, nothing fetched), pure.
 
@@ -145,14 +146,20 @@ function packagingTable(report: GenerationReport): Html {
   )}`;
 }
 
-/** GPU-hours of a generation's training runs, in all and per champion change; empty without GPU time. */
+/**
+ * GPU-hours of a generation's training runs, in all and per champion change, with what they cost
+ * where the rows have a price; empty without GPU time.
+ */
 function gpuLine(report: GenerationReport): string {
-  const { seconds, runs } = report.gpu;
+  const { seconds, runs, usd, pricedRuns } = report.gpu;
   if (runs === 0) return '';
   const hours = (value: number) => `${(value / 3600).toFixed(2)} GPU-hours`;
+  const priced = (share: number) => (pricedRuns > 0 ? ` (${dollars(usd / share)})` : '');
   const promotions = report.champions.length;
-  const per = promotions > 0 ? `, ${hours(seconds / promotions)} per champion change (${promotions})` : '';
-  return ` · training: ${hours(seconds)} over ${runs} run${runs === 1 ? '' : 's'}${per}`;
+  const per =
+    promotions > 0 ? `, ${hours(seconds / promotions)}${priced(promotions)} per champion change (${promotions})` : '';
+  const unpriced = pricedRuns > 0 && pricedRuns < runs ? `; ${runs - pricedRuns} of them without a price` : '';
+  return ` · training: ${hours(seconds)}${priced(1)} over ${runs} run${runs === 1 ? '' : 's'}${per}${unpriced}`;
 }
 
 function runsLine(runs: Readonly<Record<string, number>>): string {

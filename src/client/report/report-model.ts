@@ -61,8 +61,11 @@ export interface GenerationReport {
   readonly champions: ChampionEntry[];
   readonly reserveChecks: ReserveEntry[];
   readonly runs: Readonly<Record<string, number>>;
-  /** GPU time of its training runs (their rows' `gpu_seconds`), and how many runs have it; 0 and 0 on CPU lanes. */
-  readonly gpu: { readonly seconds: number; readonly runs: number };
+  /**
+   * GPU time of its training runs (their rows' `gpu_seconds`), and how many runs have it; 0 and 0 on
+   * CPU lanes. What it cost (their `gpu_usd`, loop.yaml `usd_per_gpu_hour`) and how many runs have a price.
+   */
+  readonly gpu: { readonly seconds: number; readonly runs: number; readonly usd: number; readonly pricedRuns: number };
   readonly packages: PackageRow[];
 }
 
@@ -98,7 +101,7 @@ interface Building {
   champions: { row: EvalSummary; time: string }[];
   reserveChecks: ReserveEntry[];
   runs: Record<string, number>;
-  gpu: { seconds: number; runs: number };
+  gpu: { seconds: number; runs: number; usd: number; pricedRuns: number };
   packages: PackageRow[];
 }
 
@@ -122,7 +125,7 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
         champions: [],
         reserveChecks: [],
         runs: {},
-        gpu: { seconds: 0, runs: 0 },
+        gpu: { seconds: 0, runs: 0, usd: 0, pricedRuns: 0 },
         packages: [],
       };
       byGeneration.set(number, found);
@@ -140,6 +143,10 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
         if (row.gpu_seconds !== undefined) {
           into.gpu.seconds += row.gpu_seconds;
           into.gpu.runs += 1;
+        }
+        if (row.gpu_usd !== undefined) {
+          into.gpu.usd += row.gpu_usd;
+          into.gpu.pricedRuns += 1;
         }
         break;
       case 'eval':

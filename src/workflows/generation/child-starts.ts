@@ -8,6 +8,7 @@ import { trainingSeed } from '../../rules/seeds.js';
 import { jobGpuNeed, type GpuNeed } from '../../rules/gpu-needs.js';
 import { reserveCheckWorkflowId, teacherBuildWorkflowId, trainingRunWorkflowId } from '../ids.js';
 import type { JobInput } from '../job-input.js';
+import { gpuHourPrice } from '../lanes.js';
 import { ORCHESTRATOR_QUEUE } from '../queues.js';
 import { CLOSED_CHILD_REPORTS, REPORTS_BY_COMPLETION } from '../patches.js';
 import { reserveCheck } from '../reserve-check.js';
@@ -47,6 +48,12 @@ type ChildStarts = {
     common: StartOptions,
   ) => Started;
 };
+
+/** The price of an hour of the run's lane's GPU, when loop.yaml gives one (its row's gpu_usd). */
+function priceOf(gen: Generation, lane: string): { usdPerGpuHour?: number } {
+  const price = gpuHourPrice(gen.config, lane);
+  return price === undefined ? {} : { usdPerGpuHour: price };
+}
 
 /** A run job's GPU need, when the loop knows one for its candidate (absent: the lane's min_free_gib). */
 function gpuNeedOf(gen: Generation, job: RunJob): { gpuNeed?: GpuNeed } {
@@ -96,6 +103,7 @@ const childStarts: ChildStarts = {
           noCheckpointMarker: gen.config.no_checkpoint_marker,
           ...(gen.config.resume_flag === undefined ? {} : { resumeFlag: gen.config.resume_flag }),
           ...gpuNeedOf(gen, job),
+          ...priceOf(gen, base.lane),
           plan: {
             generation: job.generation,
             round: job.round,

@@ -37,19 +37,35 @@ export function idleSoFar(use: LaneUse, nowMs: number): { readonly idleMs: numbe
   };
 }
 
-/** The GPU time the loop's training runs used (their rows' `gpu_seconds`): in its current generation, and in all. */
+/**
+ * The GPU time the loop's training runs used (their rows' `gpu_seconds`), and what it cost (their
+ * `gpu_usd`): in its current generation, and in all. The costs are absent in carries from before them.
+ */
 export interface TrainingGpu {
   readonly generation: number;
   readonly seconds: number;
   readonly loopSeconds: number;
+  readonly usd?: number;
+  readonly loopUsd?: number;
 }
 
-/** `gpu` with one run row's GPU seconds added (a row of an earlier generation counts in the loop's only). */
-export function addTrainingGpu(gpu: TrainingGpu, current: number, rowGeneration: number, seconds: number): TrainingGpu {
-  const base = gpu.generation === current ? gpu : { generation: current, seconds: 0, loopSeconds: gpu.loopSeconds };
+/** `gpu` with one run row's GPU seconds and cost added (a row of an earlier generation counts in the loop's only). */
+export function addTrainingGpu(
+  gpu: TrainingGpu,
+  current: number,
+  row: { readonly generation: number; readonly seconds: number; readonly usd?: number },
+): TrainingGpu {
+  const base =
+    gpu.generation === current ? gpu : { ...gpu, generation: current, seconds: 0, ...(gpu.usd ? { usd: 0 } : {}) };
+  const inThis = row.generation === current;
+  const cost =
+    row.usd === undefined
+      ? {}
+      : { usd: (base.usd ?? 0) + (inThis ? row.usd : 0), loopUsd: (base.loopUsd ?? 0) + row.usd };
   return {
     ...base,
-    seconds: base.seconds + (rowGeneration === current ? seconds : 0),
-    loopSeconds: base.loopSeconds + seconds,
+    seconds: base.seconds + (inThis ? row.seconds : 0),
+    loopSeconds: base.loopSeconds + row.seconds,
+    ...cost,
   };
 }

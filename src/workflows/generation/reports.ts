@@ -185,12 +185,11 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
   if (peak !== undefined)
     gen.candidatePeaks = notePeak(gen.candidatePeaks, flight.job.candidate, peak, report.run?.status === 'trained');
   if (report.run?.gpu_seconds !== undefined)
-    gen.trainingGpu = addTrainingGpu(
-      gen.trainingGpu,
-      gen.state.generation,
-      report.run.generation,
-      report.run.gpu_seconds,
-    );
+    gen.trainingGpu = addTrainingGpu(gen.trainingGpu, gen.state.generation, {
+      generation: report.run.generation,
+      seconds: report.run.gpu_seconds,
+      ...(report.run.gpu_usd === undefined ? {} : { usd: report.run.gpu_usd }),
+    });
   if (!report.laneUnavailable) runIsFinal(gen, flight.job, report);
   if (report.laneUnavailable) {
     laneDown(gen, flight.lane);

@@ -176,6 +176,14 @@ export function view(gen: Generation): LoopView {
       generation: gen.trainingGpu.generation === gen.state.generation ? gen.trainingGpu.seconds : 0,
       loop: gen.trainingGpu.loopSeconds,
     },
+    ...(gen.trainingGpu.loopUsd === undefined
+      ? {}
+      : {
+          training_gpu_usd: {
+            generation: gen.trainingGpu.generation === gen.state.generation ? (gen.trainingGpu.usd ?? 0) : 0,
+            loop: gen.trainingGpu.loopUsd,
+          },
+        }),
     candidates: (gen.candidates ?? []).map((candidate) => candidate.name),
     candidates_error: gen.candidatesError,
     split_error: gen.splitFailed?.error ?? gen.splitError,

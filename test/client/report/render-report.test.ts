@@ -120,4 +120,22 @@ describe('the HTML report', () => {
     );
     expect(html).not.toContain('GPU-hours');
   });
+
+  it("says what a generation's GPU-hours cost where its run rows have a price, and how many have none", () => {
+    let priced = 0;
+    const gpuRows = seedLedgerRows().map((row) => {
+      if (row.type !== 'run' || row.generation !== 2) return row;
+      // All but the first at $2 an hour (1.5 h: $3 a run); the first without a price.
+      priced += 1;
+      return priced === 1 ? { ...row, gpu_seconds: 5400 } : { ...row, gpu_seconds: 5400, gpu_usd: 3 };
+    });
+    const runs = priced;
+    const changes = gpuRows.filter((row) => row.type === 'champion' && row.generation === 2).length;
+    const page = renderReport(gpuRows, { loopId: 'gpu', generatedAt: new Date(0) });
+    const usd = 3 * (runs - 1);
+    expect(page).toContain(
+      `training: ${(1.5 * runs).toFixed(2)} GPU-hours ($${usd.toFixed(2)}) over ${runs} runs, ` +
+        `${((1.5 * runs) / changes).toFixed(2)} GPU-hours ($${(usd / changes).toFixed(2)}) per champion change (${changes}); 1 of them without a price`,
+    );
+  });
 });

@@ -15,7 +15,7 @@ describe('the report model of a ledger', () => {
     ]);
     expect(first?.runs).toEqual({ trained: 2 });
     // The seed's rows carry no GPU time.
-    expect(first?.gpu).toEqual({ seconds: 0, runs: 0 });
+    expect(first?.gpu).toEqual({ seconds: 0, runs: 0, usd: 0, pricedRuns: 0 });
   });
 
   it("adds up the GPU time of each generation's training runs (rows from a GPU lane)", () => {
