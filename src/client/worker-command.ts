@@ -15,6 +15,7 @@ import { installMetrics, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker, flushLedgerCopies } from '../workers/orchestrator-worker.js';
 import { createPackageWorker } from '../workers/package-worker.js';
 import type { ConnectionFlags } from './connect.js';
+import { stepCgroups } from '../activities/support/step-cgroup.mjs';
 
 /** The `worker` command's options beyond the connection. */
 export interface WorkerCommandOptions extends ConnectionFlags {
@@ -164,6 +165,8 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
       await writeLanePid(pidFile);
       // How it admits jobs, from a first reading of its device: a lane without a memory guard says so.
       console.log(admissionLine(created.queue, capacity, cpu ? null : await readGpuMemory(device)));
+      // How a job's processes are held together: a cgroup per step, or its process group and mark.
+      console.log(`[lane] ${stepCgroups().why}`);
       worker = created.worker;
       what = `${cpu ? 'CPU' : 'GPU'} lane ${created.queue}`;
       break;

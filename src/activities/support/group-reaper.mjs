@@ -13,6 +13,7 @@
  * its steps itself; the reaper must outlive the worker to clean up after it.
  */
 import process from 'node:process';
+import { killStepCgroup } from './step-cgroup.mjs';
 import { killMarked } from './step-survivors.mjs';
 
 /** Running steps' groups and their marks. @type {Map<number, string>} */
@@ -55,7 +56,11 @@ function reapAll() {
     } catch {
       // ESRCH: that group is gone already.
     }
-    if (mark !== '') killMarked(mark);
+    if (mark !== '') {
+      // What left the group: its cgroup (where steps have one), then whatever carries its mark.
+      killStepCgroup(mark, undefined, 2000);
+      killMarked(mark);
+    }
   }
   process.exit(0);
 }

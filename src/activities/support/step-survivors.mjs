@@ -4,7 +4,7 @@
  * launcher): killing the group misses them, and on a GPU they keep their memory. Every step's
  * processes carry the variable STEP_MARK with a value of the step's own; what still carries it
  * once the step has ended is a survivor, found in /proc and killed. A process that clears its
- * environment escapes this (a cgroup per job would not let it; not used here).
+ * environment escapes this; where the machine allows, a cgroup per step (step-cgroup.mjs) does not let it.
  * Shared by runStep (the step ended or was stopped) and the group reaper (its worker died).
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -19,7 +19,7 @@ export const STEP_MARK = 'CHAMPION_LOOP_STEP';
  * @param {number} pid
  * @returns {number | null}
  */
-function processGroupOf(pid) {
+export function processGroupOf(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
     const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
@@ -54,7 +54,7 @@ export function killMarked(mark, group) {
     try {
       if (!readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(wanted)) continue;
       if (group !== undefined && processGroupOf(pid) === group) continue;
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+      const command = commandOf(pid);
       process.kill(pid, 'SIGKILL');
       killed.push({ pid, command });
     } catch {
@@ -79,5 +79,18 @@ export function stepMarkOf(pid) {
     return entry === undefined ? null : entry.slice(prefix.length);
   } catch {
     return null;
+  }
+}
+
+/**
+ * A process's command line, or `?` when it cannot be read.
+ * @param {number} pid
+ * @returns {string}
+ */
+export function commandOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '?';
   }
 }

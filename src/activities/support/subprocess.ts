@@ -4,9 +4,11 @@ import { appendFile, mkdir, open } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { dirname } from 'node:path';
 import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { CancelledFailure } from '@temporalio/common';
 import { execa } from 'execa';
 import { releaseGroup, watchGroup } from './group-reaper.js';
+import { inCgroup, killStepCgroup, makeStepCgroup, removeStepCgroup } from './step-cgroup.mjs';
 import { killMarked, STEP_MARK } from './step-survivors.mjs';
 import { ProgressWatch } from './progress-watch.js';
 import { commandNotFound } from './step-errors.js';
@@ -242,13 +244,18 @@ async function runInGroup(
   const startedMs = Date.now();
   const started = new Date(startedMs).toISOString();
   let subprocess: ReturnType<typeof spawnInGroup>;
+  // Where the machine allows, the step joins a cgroup of its own before its command runs.
+  const procs = makeStepCgroup(mark);
+  const [launcher = program, ...launch] = procs === null ? [program, ...args] : inCgroup(procs, [program, ...args]);
   try {
-    subprocess = spawnInGroup(program, args, options, { ...env, [STEP_MARK]: mark });
+    subprocess = spawnInGroup(launcher, launch, options, { ...env, [STEP_MARK]: mark });
   } catch (error) {
     if (admitted) steps?.ended(mark);
+    removeStepCgroup(mark);
     throw error;
   }
   const pgid = subprocess.pid;
+  if (pgid === undefined) removeStepCgroup(mark);
   // In the same tick as the spawn: from here on the group dies with this process, however it ends.
   if (pgid !== undefined) {
     watchGroup(pgid, mark);
@@ -302,7 +309,7 @@ async function runInGroup(
       // What the command left running (its own children) goes with its group, and so does what
       // left the group (setsid) but carries the step's mark; the log says who that was.
       signalGroup(pgid, 'SIGKILL');
-      const survivors = killMarked(mark, pgid);
+      const survivors = await killLeftovers(mark, pgid);
       releaseGroup(pgid);
       gpu = steps?.ended(mark) ?? null;
       if (survivors.length > 0) {
@@ -385,6 +392,18 @@ async function waitForRoom(options: RunStepOptions, steps: StepRegistry | undefi
     );
   }
   return true;
+}
+
+/**
+ * Kill what the step left running outside its process group: everything in its cgroup (where
+ * there is one) and every process carrying its mark; each once, for the step's log. The cgroup
+ * is removed once the kernel has emptied it (waited for here, up to 2 s, without blocking).
+ */
+async function killLeftovers(mark: string, pgid: number): Promise<{ pid: number; command: string }[]> {
+  const inCgroup = killStepCgroup(mark, pgid);
+  const marked = killMarked(mark, pgid).filter((found) => !inCgroup.some((other) => other.pid === found.pid));
+  for (let tries = 0; tries < 100 && !removeStepCgroup(mark); tries += 1) await sleep(20);
+  return [...inCgroup, ...marked];
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {

@@ -13,6 +13,7 @@ import {
   withStepScope,
   type StepHeartbeat,
 } from '../../../src/activities/support/subprocess.js';
+import { stepCgroups } from '../../../src/activities/support/step-cgroup.mjs';
 import { stepMarkOf } from '../../../src/activities/support/step-survivors.mjs';
 import { LaneSteps } from '../../../src/workers/lane-steps.js';
 import { memoryGuard } from '../../../src/workers/memory-guard.js';
@@ -21,6 +22,10 @@ import { alive, fixtureLoop } from '../fixture-loop.js';
 const PARENT = fileURLToPath(new URL('./guarded-parent.ts', import.meta.url));
 /** `DAEMON N`: starts `sleep N` in a session of its own (setsid, out of the step's group), prints `daemon <pid>`. */
 const DAEMON = `${process.execPath} -e "const c = require('node:child_process').spawn('sleep', [process.argv[1]], { detached: true, stdio: 'ignore' }); c.unref(); console.log('daemon ' + c.pid)"`;
+/** `HIDDEN N`: as DAEMON, but the helper also clears its environment: the step's mark does not find it, only a cgroup does. */
+const HIDDEN = `${process.execPath} -e "const c = require('node:child_process').spawn('/bin/sleep', [process.argv[1]], { detached: true, stdio: 'ignore', env: {} }); c.unref(); console.log('daemon ' + c.pid)"`;
+/** Whether this box gives each step a cgroup of its own (cgroup v2, the worker's cgroup writable). */
+const CGROUPS = stepCgroups().root !== null;
 const REAPER = fileURLToPath(new URL('../../../src/activities/support/group-reaper.mjs', import.meta.url));
 
 async function scratch(): Promise<{ dir: string; log: string }> {
@@ -379,6 +384,32 @@ describe('runStep', () => {
     }
   });
 
+  it.skipIf(!CGROUPS)(
+    "kills a helper that left the step's group and cleared its environment, by the step's cgroup (where the box gives steps one), and says so in its log",
+    async () => {
+      const { dir, log } = await scratch();
+      const marker = String(5000 + Math.floor(Math.random() * 1000));
+      const running = runStep({ step: 'train', command: ['sh', '-c', `${HIDDEN} ${marker}`], cwd: dir, log });
+      const daemon = await daemonPid(log);
+      // Out of the step's group, and nothing in its environment says whose it is.
+      expect(stepMarkOf(daemon)).toBeNull();
+      await running;
+      await expect.poll(() => alive(daemon), { timeout: 5_000, message: `daemon ${daemon} is alive` }).toBe(false);
+      expect(await readFile(log, 'utf8')).toContain(
+        `train: killed 1 process the step left running outside its process group: pid ${daemon} (/bin/sleep ${marker})`,
+      );
+      // The step's cgroup is gone with it.
+      const root = stepCgroups().root as string;
+      expect((await readdir(root)).filter((name) => name.startsWith(`step-${process.pid}.`))).toEqual([]);
+    },
+  );
+
+  it("says how its steps are held together: a cgroup each, under the worker's own, or why there is none", () => {
+    const { root, why } = stepCgroups();
+    if (root === null) expect(why).toMatch(/no cgroup v2 is mounted|is not writable/);
+    else expect(why).toBe(`each step runs in a cgroup of its own under ${root}`);
+  });
+
   it('leaves no process of the group behind when the command exits', async () => {
     const { dir, log } = await scratch();
     let pgid = 0;
@@ -449,6 +480,20 @@ describe('group reaper', () => {
     await parent;
     await expect.poll(() => alive(daemon), { timeout: 5_000, message: `daemon ${daemon} is alive` }).toBe(false);
   });
+
+  it.skipIf(!CGROUPS)(
+    'kills a helper that left the group and cleared its environment when the worker that started it is killed with SIGKILL, by its cgroup',
+    async () => {
+      const { log } = await scratch();
+      const marker = String(6000 + Math.floor(Math.random() * 1000));
+      const { parent } = await guardedParent(log, ['sh', '-c', `${HIDDEN} ${marker}; sleep 300`]);
+      const daemon = await daemonPid(log);
+      expect(stepMarkOf(daemon)).toBeNull();
+      parent.kill('SIGKILL');
+      await parent;
+      await expect.poll(() => alive(daemon), { timeout: 5_000, message: `daemon ${daemon} is alive` }).toBe(false);
+    },
+  );
 
   it('is started again at once when it is killed, and still takes the running groups down with the worker', async () => {
     const { log } = await scratch();
