@@ -145,6 +145,21 @@ describe.skipIf(unavailable !== null)('the python-gate commands', () => {
     expect(refused.stderr).toContain('not a checkpoint-NNNN.json of');
   });
 
+  it('refuses a device it does not know, and device: cuda on a box whose PyTorch sees no GPU, each in one line (exit 2)', async () => {
+    const train = (id: string, configPath: string) =>
+      step('train', ['--config', configPath, '--output-root', join(dir, 'runs'), '--run-id', id]);
+    const unknown = await train('tpu', await config('tpu', { device: 'tpu' }));
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain('device must be one of cpu, cuda, got');
+    const cuda = await train('cuda', await config('cuda', { device: 'cuda' }));
+    const hasGpu = cuda.exitCode === 0;
+    // Where this box has PyTorch with a GPU it trains there; elsewhere it says what is missing.
+    if (!hasGpu) {
+      expect(cuda.exitCode).toBe(2);
+      expect(cuda.stderr).toMatch(/device: cuda (needs PyTorch, which is not installed|, but PyTorch sees no GPU)/);
+    } else expect(cuda.stdout).toMatch(/^gpu \{/m);
+  });
+
   it('evaluates a single checkpoint as training scored it, and a batch past a job whose config sha256 differs', async () => {
     const base = join(dir, 'base.yaml');
     const selected = (await readSelection(join(runDir('base'), 'selection.json'))).checkpoint;

@@ -20,7 +20,11 @@ DEFAULTS: dict[str, Any] = {
     "min_validation_auc": 0.0,  # epochs below it are not eligible for selection
     "epoch_sleep_s": 0.0,  # stand-in for a real epoch's duration
     "loader_workers": 1,  # batch-order processes, as a PyTorch DataLoader's workers
+    "gpu_ballast_gib": 0.0,  # with device: cuda, GPU memory held for the job's life (compute.py)
 }
+
+# Where a job computes (compute.py): cpu (numpy) or cuda (PyTorch on the lane's GPU).
+DEVICES = ("cpu", "cuda")
 
 
 @dataclass(frozen=True)
@@ -49,10 +53,12 @@ def read_config(path: str | Path) -> JobConfig:
         raise StackError(f"config {path} is not a mapping")
     if "split" not in raw:
         raise StackError(f"config {path} has no split (the loop adds it to every job config)")
-    unknown = sorted(set(raw) - set(DEFAULTS) - {"split", "seed", "gate_soft_targets"})
+    unknown = sorted(set(raw) - set(DEFAULTS) - {"split", "seed", "gate_soft_targets", "device"})
     if unknown:
         raise StackError(f"config {path} has keys this stack does not know: {', '.join(map(str, unknown))}")
-    values = {**DEFAULTS, "seed": 0, "gate_soft_targets": None, **raw}
+    values = {**DEFAULTS, "seed": 0, "gate_soft_targets": None, "device": "cpu", **raw}
+    if values["device"] not in DEVICES:
+        raise StackError(f"config {path}: device must be one of {', '.join(DEVICES)}, got {values['device']!r}")
     for key in DEFAULTS:
         if isinstance(values[key], bool) or not isinstance(values[key], (int, float)):
             raise StackError(f"config {path}: {key} must be a number, got {values[key]!r}")

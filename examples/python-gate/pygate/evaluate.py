@@ -12,7 +12,8 @@ import sys
 from typing import Any
 
 from .cli import Parser, StackError, main
-from .config import read_config
+from .compute import Gpu, open_gpu
+from .config import JobConfig, read_config
 from .files import read_json, sha256_of
 from .model import margins, read_checkpoint
 from .scores import build_report, write_scored
@@ -24,6 +25,13 @@ class Evaluator:
 
     def __init__(self) -> None:
         self._splits: dict[str, Split] = {}
+        self._gpus: dict[str, Gpu | None] = {}
+
+    def _gpu(self, config: JobConfig) -> "Gpu | None":
+        """The GPU a `device: cuda` config scores on, opened once per device setting."""
+        if config["device"] not in self._gpus:
+            self._gpus[config["device"]] = open_gpu(config)
+        return self._gpus[config["device"]]
 
     def evaluate(self, config_path: str, checkpoint: str, output: str, role: str, scores_output: str,
                  band_scores: str | None, config_sha256: str | None = None) -> None:
@@ -33,7 +41,12 @@ class Evaluator:
         split = self._splits.setdefault(config.split, Split(config.split))
         ids, features, targets = split.role(role)
         weights, bias = read_checkpoint(checkpoint)
-        margin = margins(weights, bias, features)
+        gpu = self._gpu(config)
+        if gpu is None:
+            margin = margins(weights, bias, features)
+        else:
+            margin = (gpu.tensor(features[:, : weights.size]) @ gpu.tensor(weights) + bias).cpu().numpy()
+            print(gpu.memory_line(f"scored {checkpoint}"), flush=True)
         report = build_report(role, checkpoint, sha256_of(checkpoint), margin, targets, band_scores)
         write_scored(scores_output, output, ids, margin, targets, report)
         print(f"{role} {checkpoint}: f2p={report['fail_to_pass_count']} p2f={report['pass_to_fail_count']} "

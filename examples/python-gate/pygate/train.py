@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .cli import Parser, StackError, main, on_signal
+from .compute import open_gpu
 from .config import JobConfig, read_config
 from .device import describe_device
 from .files import read_json, read_jsonl, sha256_of, write_json, write_jsonl
@@ -76,6 +77,10 @@ def run(argv: list[str]) -> int:
     bias = 0.0
     x = features[:, :width]
     item_weight = np.where(labels == 1, 1.0, fail_weight)
+    gpu = open_gpu(config)
+    on_gpu = None if gpu is None else (gpu.tensor(x), gpu.tensor(targets), gpu.tensor(item_weight))
+    if gpu is not None:
+        print(gpu.memory_line("start"), flush=True)
     order = BatchOrder(seed, len(ids), epochs, int(config["loader_workers"]))
     on_signal(order.stop)
     about = {"run_id": args.run_id, "seed": seed, "config_sha256": config.sha256, "teacher_sha256": teacher_sha256,
@@ -91,12 +96,16 @@ def run(argv: list[str]) -> int:
         for epoch in range(len(history) + 1, epochs + 1):
             time.sleep(float(config["epoch_sleep_s"]))
             visit = np.array(order.next_epoch())
-            for start in range(0, visit.size, batch):
-                rows = visit[start : start + batch]
-                p = 1 / (1 + np.exp(-(x[rows] @ weights + bias)))
-                error = (p - targets[rows]) * item_weight[rows]
-                weights -= rate * (x[rows].T @ error / rows.size + l2 * weights)
-                bias -= rate * float(error.mean())
+            if gpu is not None and on_gpu is not None:
+                weights, bias = gpu.epoch(on_gpu, visit, batch, weights, bias, rate, l2)
+                print(gpu.memory_line(f"epoch {epoch}"), flush=True)
+            else:
+                for start in range(0, visit.size, batch):
+                    rows = visit[start : start + batch]
+                    p = 1 / (1 + np.exp(-(x[rows] @ weights + bias)))
+                    error = (p - targets[rows]) * item_weight[rows]
+                    weights -= rate * (x[rows].T @ error / rows.size + l2 * weights)
+                    bias -= rate * float(error.mean())
             history.append(finish_epoch(run_dir, epoch, weights, bias, about, val_ids, val_features, val_labels))
     finally:
         order.stop()
