@@ -10,6 +10,8 @@ import { NoSuchLoopError } from './no-such-loop.js';
 import { exportLedger, lastLoopState, ledgerSources } from './ledger-export.js';
 import { checkNotInStateDir, checkOutDir, checkOverwrite, makeOutDir } from './out-dir.js';
 import { startOver } from './start-over.js';
+import { errorText } from './error-words.js';
+import { requireSearchAttributes } from './namespace-check.js';
 import { warnOnShortRetention } from './retention.js';
 import { registryWarning } from './registry-check.js';
 import {
@@ -108,6 +110,8 @@ connectionOptions(
     await loadCandidates(config.candidates, config.workdir);
     await withClient(options, async (client) => {
       const namespace = client.options.namespace;
+      // A namespace without the loop's search attributes is named first, before anything is touched.
+      await requireSearchAttributes(client);
       await checkFolderOwners(loopId, namespace, config, options.config);
       // The loop.yaml its latest run was started with: a stopped loop resumes only where its state is.
       const previous = options.fromSeedStateDir === undefined ? await latestRunConfig(client, loopId) : null;
@@ -549,6 +553,6 @@ function positive(text: string, flag: string): number {
 try {
   await program.parseAsync();
 } catch (error) {
-  console.error(`champion-loop: ${(error as Error).message ?? error}`);
+  console.error(errorText(error));
   process.exitCode = 1;
 }

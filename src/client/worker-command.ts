@@ -16,6 +16,7 @@ import { createOrchestratorWorker, flushLedgerCopies } from '../workers/orchestr
 import { createPackageWorker } from '../workers/package-worker.js';
 import type { ConnectionFlags } from './connect.js';
 import { stepCgroups } from '../activities/support/step-cgroup.mjs';
+import { requireSearchAttributes } from './namespace-check.js';
 
 /** The `worker` command's options beyond the connection. */
 export interface WorkerCommandOptions extends ConnectionFlags {
@@ -136,6 +137,13 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   const metrics = port === null ? null : installMetrics(port);
   const connection = await NativeConnection.connect(settings.connectionOptions);
   const common = { connection, namespace: settings.namespace };
+  // A namespace without the loop's search attributes is named before the worker polls it.
+  try {
+    await requireSearchAttributes(new Client({ connection, namespace: settings.namespace }));
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
   let worker: Worker;
   let what: string;
   let pidFile: string | null = null;
