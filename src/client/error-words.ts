@@ -6,7 +6,7 @@
 export function errorChain(error: unknown): string[] {
   const lines: string[] = [];
   const seen = new Set<unknown>();
-  for (let at: unknown = error; at !== undefined && at !== null && !seen.has(at); ) {
+  for (let at: unknown = error; at !== undefined && at !== null && !seen.has(at);) {
     seen.add(at);
     const message = at instanceof Error ? at.message : typeof at === 'string' ? at : JSON.stringify(at);
     if (message !== '' && !lines.some((line) => line.includes(message))) lines.push(message);
