@@ -205,6 +205,19 @@ async function lookAt(
   };
 }
 
+/**
+ * The generation a running loop is at now, for a command that names the one it means (advance);
+ * undefined when nobody answers or it is not running (the command then says why, as before).
+ */
+export async function currentGeneration(client: Client, loopId: string): Promise<number | undefined> {
+  try {
+    const state = await loopState(client, loopId);
+    return state.kind === 'running' && state.view !== null ? state.view.generation : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The live look at a running loop (see LoopLook); a loop that is not running is an error. */
 export async function loopLook(client: Client, loopId: string): Promise<LoopLook> {
   return lookAt(client, loopId, await runningLoop(client, loopId));
@@ -398,12 +411,17 @@ export async function advanceLoop(
   loopId: string,
   reason: string,
   deadlineMs?: number,
+  fromGeneration?: number,
+  named = false,
 ): Promise<LoopView> {
   return updateLoop(
     client,
     loopId,
     'advance from',
-    (handle) => handle.executeUpdate(advanceUpdate, { args: [reason] }),
+    (handle) =>
+      handle.executeUpdate(advanceUpdate, {
+        args: fromGeneration === undefined ? [reason] : [reason, fromGeneration, named],
+      }),
     deadlineMs,
     () => (reason.trim() === '' ? ADVANCE_NEEDS_REASON : null),
   );

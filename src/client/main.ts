@@ -16,6 +16,7 @@ import { warnOnShortRetention } from './retention.js';
 import { registryWarning } from './registry-check.js';
 import {
   advanceLoop,
+  currentGeneration,
   endIdlePackaging,
   loopState,
   packagingEndedLine,
@@ -245,9 +246,20 @@ connectionOptions(
     .command('advance')
     .description('open the next generation before any new job (e.g. after the corpus labels changed)')
     .argument('<loop-id>')
-    .requiredOption('--reason <text>', 'why, recorded in the generation row'),
-).action(async (loopId: string, options: ConnectionFlags & { reason: string }) => {
-  const view = await withClient(options, (client) => advanceLoop(client, loopId, options.reason));
+    .requiredOption('--reason <text>', 'why, recorded in the generation row')
+    .option(
+      '--generation <n>',
+      'the generation to advance (default: the one the loop is at now); refused once the loop is past it',
+    ),
+).action(async (loopId: string, options: ConnectionFlags & { reason: string; generation?: string }) => {
+  const view = await withClient(options, async (client) => {
+    // The generation this command means, so that sending it twice opens one generation, not two.
+    const from =
+      options.generation === undefined
+        ? await currentGeneration(client, loopId)
+        : positive(options.generation, '--generation');
+    return advanceLoop(client, loopId, options.reason, undefined, from, options.generation !== undefined);
+  });
   console.log(
     `loop ${loopId}: generation ${view.generation}, round ${view.round}: advancing to generation ${view.generation + 1} before any new job (${options.reason})`,
   );

@@ -79,7 +79,10 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       onAdvance(gen, reason);
       return view(gen);
     },
-    { validator: (reason: string) => validateAdvance(gen, reason) },
+    {
+      validator: (reason: string, fromGeneration?: number, named?: boolean) =>
+        validateAdvance(gen, reason, fromGeneration, named),
+    },
   );
   setHandler(
     stopUpdate,

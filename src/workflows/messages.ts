@@ -24,7 +24,14 @@ export const advanceSignal = defineSignal<[reason: string]>('advance');
  */
 export const stopUpdate = defineUpdate<LoopView>('stop');
 export const stopNowUpdate = defineUpdate<LoopView>('stopNow');
-export const advanceUpdate = defineUpdate<LoopView, [reason: string]>('advance');
+/**
+ * `fromGeneration`: the generation the sender means to advance (refused once the loop is past it);
+ * `named`: a person named it (`--generation`), so a generation an advance just opened may be
+ * advanced again. Both absent from older clients.
+ */
+export const advanceUpdate = defineUpdate<LoopView, [reason: string, fromGeneration?: number, named?: boolean]>(
+  'advance',
+);
 
 /** The failure type of an update the generation's validator refuses (nothing changes). */
 export const UPDATE_REFUSED = 'UpdateRefused';

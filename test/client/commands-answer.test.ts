@@ -35,6 +35,42 @@ describe('commands that answer: stop and advance as updates', () => {
     ).length;
   }
 
+  it('two advances sent at once open one generation, the other refused with its reason; an advance naming a generation the loop is past is refused', async () => {
+    await harness.startWith('twice', { lanes: harness.config.lanes.slice(0, 1), parallel: 1 });
+    await harness.waitFor('twice', (view) => view.in_flight.length > 0);
+    const both = await Promise.all(
+      [1, 2].map(() => championLoopCli(harness.server, ['advance', 'twice', '--reason', 'labels changed'])),
+    );
+    expect(both.map((result) => result.exitCode).sort()).toEqual([0, 1]);
+    const refused = both.find((result) => result.exitCode === 1);
+    // Whenever the second came: while the first was pending, once the loop was past generation 1,
+    // or at the generation the first had just opened (its query read generation 2).
+    expect(refused?.stderr).toMatch(
+      /already has an advance pending from generation 1|past generation 1 this advance names|opened generation 2 by an advance \(labels changed\) and has planned no round of it yet/,
+    );
+    console.log(`two advances at once: the second refused with: ${refused?.stderr.trim()}`);
+    await harness.waitFor('twice', (view) => view.generation === 2 && view.in_flight.length > 0, 60_000);
+    // A retry of the first, as a script would send it: it names generation 1, which the loop is past.
+    const retry = await championLoopCli(harness.server, [
+      'advance',
+      'twice',
+      '--reason',
+      'labels changed',
+      '--generation',
+      '1',
+    ]);
+    expect(retry.exitCode).toBe(1);
+    expect(retry.stderr).toContain(
+      "loop 'twice' is at generation 2, past generation 1 this advance names (advanced already, or moved on by itself); nothing changed",
+    );
+    const view = await harness.view('twice');
+    expect(view).toMatchObject({ generation: 2, advance_reason: null });
+    expect(rowsOf((await harness.ledger('twice')).rows, 'generation').map((row) => row.generation)).toEqual([1, 2]);
+    // Its lane is the next test's: stopped at once, its running job is cancelled.
+    expect((await championLoopCli(harness.server, ['stop', 'twice', '--now'])).exitCode).toBe(0);
+    await harness.result('twice');
+  });
+
   it('an empty advance is refused by the workflow and changes nothing; a valid one answers with the view and opens the next generation; a second stop is refused', async () => {
     await harness.startWith('answer', { lanes: harness.config.lanes.slice(0, 1), parallel: 1 });
     await harness.waitFor('answer', (view) => view.in_flight.length > 0);

@@ -265,11 +265,38 @@ function refuse(message: string): never {
   throw ApplicationFailure.create({ message, type: UPDATE_REFUSED, nonRetryable: true });
 }
 
-/** An `advance` update's validator: an advance needs a reason, a generation, and none already pending. */
-export function validateAdvance(gen: Generation, reason: unknown): void {
+/**
+ * An `advance` update's validator: an advance needs a reason, a generation, and none already
+ * pending; one that names the generation it means (`fromGeneration`) is refused once the loop is
+ * at another, so that a command sent twice (a retry, two people) opens one generation, not two.
+ */
+export function validateAdvance(gen: Generation, reason: unknown, fromGeneration?: unknown, named?: unknown): void {
   if (typeof reason !== 'string' || reason.trim() === '')
     refuse('advance needs a reason (--reason), e.g. "corpus labels changed"');
   if (gen.state.generation < 1) refuse(`loop '${gen.loopId}' has no generation to advance from yet`);
+  const at = gen.state.generation;
+  if (typeof fromGeneration === 'number' && fromGeneration < at)
+    refuse(
+      `loop '${gen.loopId}' is at generation ${at}, past generation ${fromGeneration} this advance names (advanced already, or moved on by itself); nothing changed. To advance generation ${at} too, run advance again`,
+    );
+  if (typeof fromGeneration === 'number' && fromGeneration > at)
+    refuse(
+      `loop '${gen.loopId}' is at generation ${at}, not yet at generation ${fromGeneration} this advance names; nothing changed`,
+    );
+  // The same command sent again moments later finds the generation the first one opened: it has
+  // run nothing yet, and a second advance would spend a fresh split on nothing.
+  const opening = gen.opening;
+  if (
+    typeof fromGeneration === 'number' &&
+    named !== true &&
+    gen.round === 0 &&
+    opening?.event === 'advance' &&
+    opening.generation === at
+  )
+    refuse(
+      `loop '${gen.loopId}' opened generation ${at} by an advance (${opening.reason}) and has planned no round of it yet: ` +
+        `advancing again now would spend a fresh split on nothing; nothing changed. To advance it all the same, name it: --generation ${at}`,
+    );
   if (gen.state.advanceReason !== null)
     refuse(
       `loop '${gen.loopId}' already has an advance pending from generation ${gen.state.generation} (${gen.state.advanceReason})`,
