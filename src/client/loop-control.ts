@@ -171,7 +171,16 @@ export async function loopStatus(client: Client, loopId: string): Promise<LoopVi
 export interface LoopLook {
   readonly view: LoopView | null;
   readonly noPoller: LoopQueue[];
+  /** Why the view is null although a worker polled the orchestrator queue lately (it died, or stalls). */
+  readonly unanswered?: string;
 }
+
+/**
+ * How long the state query may take. A live orchestrator answers in milliseconds; one killed a
+ * moment ago still shows as a poller for a minute and more, and a query sent to it would wait
+ * half a minute for the server to give up.
+ */
+const STATE_QUERY_DEADLINE_MS = 5_000;
 
 async function lookAt(
   client: Client,
@@ -181,14 +190,21 @@ async function lookAt(
   const config = await latestRunConfig(client, loopId);
   const orchestrator = loopQueues([], false);
   const unanswered = async (error: unknown): Promise<LoopLook> => {
-    // A query that failed because no orchestrator polls says so instead of a raw timeout.
-    if ((await queuesWithoutPoller(client, orchestrator)).length === 0) throw error;
-    return { view: null, noPoller: await queuesWithoutPoller(client, config ? configQueues(config) : orchestrator) };
+    const noPoller = await queuesWithoutPoller(client, config ? configQueues(config) : orchestrator);
+    if ((await queuesWithoutPoller(client, orchestrator)).length > 0) return { view: null, noPoller };
+    // A worker polled lately but nobody answered in time: the orchestrator died a moment ago, or stalls.
+    if (isDeadline(error))
+      return {
+        view: null,
+        noPoller,
+        unanswered: `no orchestrator worker answered its state query within ${STATE_QUERY_DEADLINE_MS / 1000} s (one polled its task queue lately: it may have died a moment ago, or be stalled)`,
+      };
+    throw error;
   };
   if ((await queuesWithoutPoller(client, orchestrator)).length > 0) return unanswered(new Error('no orchestrator'));
   let view: LoopView;
   try {
-    view = await handle.query(stateQuery);
+    view = await client.connection.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
   } catch (error) {
     return unanswered(error);
   }
@@ -216,6 +232,13 @@ export async function currentGeneration(client: Client, loopId: string): Promise
   } catch {
     return undefined;
   }
+}
+
+/** Whether a call failed because its deadline passed (gRPC DEADLINE_EXCEEDED, code 4). */
+function isDeadline(error: unknown): boolean {
+  for (let at: unknown = error; at instanceof Error; at = at.cause)
+    if ((at as { code?: unknown }).code === 4 || /deadline exceeded/i.test(at.message)) return true;
+  return false;
 }
 
 /** The live look at a running loop (see LoopLook); a loop that is not running is an error. */

@@ -334,13 +334,14 @@ connectionOptions(
       // No orchestrator polls: nobody can answer the state query; what history holds instead.
       const ledger = await lastLoopState(client, loopId);
       const noPoller = status.noPoller.map(describeNoPoller);
+      const why = status.unanswered ?? 'no orchestrator worker polls its task queue (none seen in the last 90 s)';
       if (options.json) {
-        console.log(JSON.stringify({ running: true, answered: false, no_poller: noPoller, ...ledger.state }, null, 2));
+        console.log(
+          JSON.stringify({ running: true, answered: false, why, no_poller: noPoller, ...ledger.state }, null, 2),
+        );
         return;
       }
-      console.log(
-        `loop ${loopId} is running but cannot answer: no orchestrator worker polls its task queue (none seen in the last 90 s)`,
-      );
+      console.log(`loop ${loopId} is running but cannot answer: ${why}`);
       for (const line of noPoller) console.log(line);
       console.log(`its state as history holds it:\n${renderStoppedState(ledger.state)}`);
       return;

@@ -2,6 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { loopState } from '../../src/client/loop-control.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import { runIdFor } from '../../src/rules/ids.js';
@@ -87,7 +88,18 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
         const killed = Date.now();
         expect((await killWorker(loop.orchestrator)).signal).toBe('SIGKILL');
         faults += 1;
-        await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+        // What `status` runs, at once: the dead worker still shows as a poller, so it must not wait
+        // for the query to time out (half a minute) before it answers from history.
+        const asked = Date.now();
+        const status = await loopState(loop.client, 'orchestrator-kill');
+        const statusMs = Date.now() - asked;
+        expect(status).toMatchObject({ kind: 'running', view: null });
+        expect(status.kind === 'running' ? status.unanswered : '').toMatch(
+          /no orchestrator worker answered its state query within 5 s/,
+        );
+        expect(statusMs).toBeLessThan(10_000);
+        console.log(`orchestrator kill -9: status answered from history ${statusMs} ms after the kill`);
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, OUTAGE_MS - (Date.now() - killed))));
         const restarted = Date.now();
         await loop.restart('orchestrator');
         const ready = Date.now() - restarted;
