@@ -25,6 +25,7 @@ import {
 } from '../workflows/messages.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
+import { deadlinePassed } from './deadline.js';
 import { NoSuchLoopError } from './no-such-loop.js';
 import {
   configQueues,
@@ -189,11 +190,11 @@ async function lookAt(
 ): Promise<LoopLook> {
   const config = await latestRunConfig(client, loopId);
   const orchestrator = loopQueues([], false);
-  const unanswered = async (error: unknown): Promise<LoopLook> => {
+  const unanswered = async (error: unknown, deadline?: number): Promise<LoopLook> => {
     const noPoller = await queuesWithoutPoller(client, config ? configQueues(config) : orchestrator);
     if ((await queuesWithoutPoller(client, orchestrator)).length > 0) return { view: null, noPoller };
     // A worker polled lately but nobody answered in time: the orchestrator died a moment ago, or stalls.
-    if (isDeadline(error))
+    if (deadline !== undefined && deadlinePassed(error, deadline))
       return {
         view: null,
         noPoller,
@@ -203,10 +204,11 @@ async function lookAt(
   };
   if ((await queuesWithoutPoller(client, orchestrator)).length > 0) return unanswered(new Error('no orchestrator'));
   let view: LoopView;
+  const deadline = Date.now() + STATE_QUERY_DEADLINE_MS;
   try {
-    view = await client.connection.withDeadline(Date.now() + STATE_QUERY_DEADLINE_MS, () => handle.query(stateQuery));
+    view = await client.connection.withDeadline(deadline, () => handle.query(stateQuery));
   } catch (error) {
-    return unanswered(error);
+    return unanswered(error, deadline);
   }
   const packages = config ? config.commands.package !== null : false;
   return {
@@ -232,13 +234,6 @@ export async function currentGeneration(client: Client, loopId: string): Promise
   } catch {
     return undefined;
   }
-}
-
-/** Whether a call failed because its deadline passed (gRPC DEADLINE_EXCEEDED, code 4). */
-function isDeadline(error: unknown): boolean {
-  for (let at: unknown = error; at instanceof Error; at = at.cause)
-    if ((at as { code?: unknown }).code === 4 || /deadline exceeded/i.test(at.message)) return true;
-  return false;
 }
 
 /** The live look at a running loop (see LoopLook); a loop that is not running is an error. */

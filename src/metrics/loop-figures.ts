@@ -3,7 +3,7 @@
 import type { StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow, PackageRow, ReserveCheckRow, RunStatus } from '../ledger/rows.js';
 import type { LoopView } from '../workflows/loop-view.js';
-import type { Sample } from './loop-metric-catalogue.js';
+import type { LoopMetricName, Sample } from './loop-metric-catalogue.js';
 
 const ERRORS = [
   ['fail_to_pass', 'fail_to_pass_count', 'fail_to_pass_rate'],
@@ -141,6 +141,15 @@ export function reserveCheckFigures(row: ReserveCheckRow): Sample[] {
   ];
 }
 
+/** A sum the view keeps for this generation and for the whole loop: one sample per scope. */
+function byScope(
+  metric: LoopMetricName,
+  sums: { readonly generation: number; readonly loop: number } | undefined,
+): Sample[] {
+  if (sums === undefined) return [];
+  return (['generation', 'loop'] as const).map((scope) => ({ metric, labels: { scope }, value: sums[scope] }));
+}
+
 /** The figures of the `state` view beyond the ledger's: round, jobs queued and in flight, lanes. */
 export function viewFigures(view: LoopView, now = Date.now()): Sample[] {
   return [
@@ -175,33 +184,7 @@ export function viewFigures(view: LoopView, now = Date.now()): Sample[] {
           : [{ metric: 'champion_loop_lane_idle_seconds' as const, labels, value: lane.idle_seconds }]),
       ];
     }),
-    ...(view.training_gpu_seconds
-      ? [
-          {
-            metric: 'champion_loop_training_gpu_seconds' as const,
-            labels: { scope: 'generation' },
-            value: view.training_gpu_seconds.generation,
-          },
-          {
-            metric: 'champion_loop_training_gpu_seconds' as const,
-            labels: { scope: 'loop' },
-            value: view.training_gpu_seconds.loop,
-          },
-        ]
-      : []),
-    ...(view.training_gpu_usd
-      ? [
-          {
-            metric: 'champion_loop_training_gpu_usd' as const,
-            labels: { scope: 'generation' },
-            value: view.training_gpu_usd.generation,
-          },
-          {
-            metric: 'champion_loop_training_gpu_usd' as const,
-            labels: { scope: 'loop' },
-            value: view.training_gpu_usd.loop,
-          },
-        ]
-      : []),
+    ...byScope('champion_loop_training_gpu_seconds', view.training_gpu_seconds),
+    ...byScope('champion_loop_training_gpu_usd', view.training_gpu_usd),
   ];
 }

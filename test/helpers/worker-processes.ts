@@ -137,6 +137,14 @@ export async function killWorker(worker: WorkerProcess): Promise<WorkerExit> {
   return worker.exited;
 }
 
+/** Whether the worker's process is gone by now (killed, or exited). */
+export async function hasExited(worker: WorkerProcess): Promise<boolean> {
+  return Promise.race([
+    worker.exited.then(() => true),
+    new Promise<boolean>((resolve) => setImmediate(() => resolve(false))),
+  ]);
+}
+
 /** Stop a worker the way an operator does (SIGTERM) and wait for it to finish shutting down. */
 export async function terminateWorker(worker: WorkerProcess, timeoutMs = 60_000): Promise<WorkerExit> {
   worker.signal('SIGTERM');

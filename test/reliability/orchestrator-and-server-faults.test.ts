@@ -1,6 +1,6 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loopState } from '../../src/client/loop-control.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
@@ -18,7 +18,7 @@ import {
 import { processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { FIXTURE_COMMANDS } from '../helpers/loop-harness.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
-import { killWorker } from '../helpers/worker-processes.js';
+import { hasExited, killWorker } from '../helpers/worker-processes.js';
 
 // The orchestrator (every workflow and the CPU activities) and the Temporal dev server itself die
 // with SIGKILL in the middle of a generation and come back a little later.
@@ -43,6 +43,12 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
 
   afterAll(async () => {
     await loop?.dispose();
+  });
+
+  // A test that fails between its kill and its restart leaves no orchestrator: the next tests get
+  // one again, so that they fail, if they do, for their own reasons.
+  afterEach(async () => {
+    if (loop && (await hasExited(loop.orchestrator))) await loop.restart('orchestrator');
   });
 
   /** Wait until TARGET trains in a loop: the generation is in the middle of round 2. */
