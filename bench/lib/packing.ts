@@ -6,6 +6,9 @@
 // memory is freed and it goes back to the head of the queue (a retry), and the OOM is counted.
 // Three admission policies run the same trace:
 // - oracle: first-fit in queue order by the jobs' true peaks (it knows them; nothing else can);
+// - candidate oracle: the same by the largest peak of each job's candidate, known from the start:
+//   the best any admission by a need per candidate can do, whatever it learns (it cannot know
+//   which run of a candidate will peak lower);
 // - seed: the Python loop's: every turn (poll 30 s), one launch while nvidia-smi's free memory is
 //   at least `min_free_gib`, then the launch gap (30 s);
 // - guard: this loop's lane, its own rules (src/workers/lane-admission.ts, as the memory guard
@@ -34,7 +37,11 @@ export interface Card {
 }
 
 export type PackingPolicy =
-  | { readonly kind: 'oracle' }
+  | {
+      readonly kind: 'oracle';
+      /** What it admits by: each job's own peak (default), or its candidate's largest. */
+      readonly knows?: 'run' | 'candidate';
+    }
   | { readonly kind: 'seed'; readonly minFreeGiB: number; readonly pollMs: number; readonly launchGapMs: number }
   | {
       readonly kind: 'guard';
@@ -54,6 +61,8 @@ export interface PackingResult {
   readonly makespanMs: number;
   /** Jobs running, averaged over the makespan. */
   readonly meanJobs: number;
+  /** The same less the jobs that then failed (OOM): the jobs at once whose work was kept. */
+  readonly meanUsefulJobs: number;
   readonly maxJobs: number;
   /** Memory the jobs held, over the card's capacity (total less idle use), averaged over the makespan. */
   readonly memoryUtilisation: number;
@@ -85,6 +94,8 @@ interface Tally {
   jobTime: number;
   /** Memory the jobs held times step length, summed. */
   memoryTime: number;
+  /** How long the jobs that failed (OOM) had run, summed: work lost. */
+  lostJobTime: number;
   maxJobs: number;
   lastEndMs: number;
 }
@@ -106,7 +117,16 @@ class PackingSimulation {
   private nextTurnMs = 0;
   // The most each candidate's jobs were seen holding (learned needs), as their rows would say.
   private readonly peaks = new Map<string, number>();
-  private readonly tally: Tally = { ooms: 0, jobTime: 0, memoryTime: 0, maxJobs: 0, lastEndMs: 0 };
+  private readonly tally: Tally = {
+    ooms: 0,
+    jobTime: 0,
+    memoryTime: 0,
+    lostJobTime: 0,
+    maxJobs: 0,
+    lastEndMs: 0,
+  };
+  // The largest peak of each candidate's jobs in the whole trace (the candidate oracle's knowledge).
+  private readonly candidatePeaks = new Map<string, number>();
 
   constructor(
     trace: readonly PackingJob[],
@@ -117,6 +137,8 @@ class PackingSimulation {
     this.jobs = trace.length;
     this.capacity = card.totalMiB - card.idleUsedMiB;
     this.queue = [...trace];
+    for (const job of trace)
+      this.candidatePeaks.set(job.candidate, Math.max(this.candidatePeaks.get(job.candidate) ?? 0, job.peakMiB));
     // The lane's processes are the running jobs; a pid is a job's place in `running`.
     this.admission = new LaneAdmission({
       slots,
@@ -181,6 +203,7 @@ class PackingSimulation {
     this.finish(entry, false);
     this.queue.unshift(entry.job);
     this.tally.ooms += 1;
+    this.tally.lostJobTime += this.nowMs - entry.startMs;
   }
 
   private tallyStep(): void {
@@ -195,6 +218,7 @@ class PackingSimulation {
       jobs: this.jobs,
       makespanMs,
       meanJobs: makespanMs === 0 ? 0 : this.tally.jobTime / makespanMs,
+      meanUsefulJobs: makespanMs === 0 ? 0 : (this.tally.jobTime - this.tally.lostJobTime) / makespanMs,
       maxJobs: this.tally.maxJobs,
       memoryUtilisation: makespanMs === 0 ? 0 : this.tally.memoryTime / (this.capacity * makespanMs),
       ooms: this.tally.ooms,
@@ -245,7 +269,7 @@ class PackingSimulation {
     const policy = this.policy;
     switch (policy.kind) {
       case 'oracle':
-        return this.admitOracle();
+        return this.admitOracle(policy.knows ?? 'run');
       case 'seed':
         return this.admitSeed(policy);
       case 'guard':
@@ -253,16 +277,18 @@ class PackingSimulation {
     }
   }
 
-  /** First-fit in queue order by the jobs' true peaks. */
-  private admitOracle(): void {
-    let peaks = this.running.reduce((sum, r) => sum + r.job.peakMiB, 0);
+  /** First-fit in queue order by the jobs' true peaks, or by their candidates' largest. */
+  private admitOracle(knows: 'run' | 'candidate'): void {
+    const peakOf = (job: PackingJob): number =>
+      knows === 'run' ? job.peakMiB : (this.candidatePeaks.get(job.candidate) as number);
+    let peaks = this.running.reduce((sum, r) => sum + peakOf(r.job), 0);
     while (
       this.queue.length > 0 &&
       this.running.length < this.slots &&
-      peaks + (this.queue[0] as PackingJob).peakMiB <= this.capacity
+      peaks + peakOf(this.queue[0] as PackingJob) <= this.capacity
     ) {
       const job = this.queue.shift() as PackingJob;
-      peaks += job.peakMiB;
+      peaks += peakOf(job);
       this.start(job);
     }
   }

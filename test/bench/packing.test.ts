@@ -20,6 +20,35 @@ describe('the packing simulation', () => {
     expect(lane).toMatchObject({ maxJobs: 4, ooms: 0 });
   });
 
+  it("the candidate oracle admits by a candidate's largest peak: a pair that fits by the runs' own peaks waits", () => {
+    // Two candidates whose largest runs (60 + 45) do not fit 100 together; these two runs (55 + 44) do.
+    const run = (candidate: string, peakGiB: number): PackingJob => ({ ...job(peakGiB), candidate });
+    const trace = [run('a', 55), run('b', 44)];
+    // Later runs of the same candidates peak at their largest: the candidate oracle knows it from the start.
+    const known = [run('a', 60), run('b', 45)];
+    const oracle = simulatePacking(trace, card, { kind: 'oracle' }, 16);
+    expect(oracle).toMatchObject({ maxJobs: 2, ooms: 0 });
+    const byCandidate = simulatePacking([...trace, ...known], card, { kind: 'oracle', knows: 'candidate' }, 16);
+    expect(byCandidate).toMatchObject({ maxJobs: 1, ooms: 0 });
+    expect(byCandidate.makespanMs).toBe(4 * 10 * 60_000);
+  });
+
+  it('keeps the work of jobs that ran to the end apart from that of jobs that failed as CUDA OOM', () => {
+    const trace = Array.from({ length: 6 }, () => job(45, 20, 300));
+    const seed = simulatePacking(
+      trace,
+      card,
+      { kind: 'seed', minFreeGiB: 30, pollMs: 30_000, launchGapMs: 30_000 },
+      16,
+    );
+    expect(seed.ooms).toBeGreaterThan(0);
+    expect(seed.meanUsefulJobs).toBeLessThan(seed.meanJobs);
+    // Every job ran its 20 minutes once to the end: the work kept is exactly that.
+    expect(seed.meanUsefulJobs * seed.makespanMs).toBe(6 * 20 * 60_000);
+    const oracle = simulatePacking(trace, card, { kind: 'oracle' }, 16);
+    expect(oracle.meanUsefulJobs).toBe(oracle.meanJobs);
+  });
+
   it("counts a job's memory once in the lane: when a job ends, the next starts in the room it left", () => {
     // Needs of 30 on 100, each job holding all of it at once: three run; when the short one ends
     // the fourth fits (100 - 2 x 30 held). Counting need and use both (100 - 60 used - 60 needed),
