@@ -9,7 +9,7 @@ import { appendLogLine } from './support/reports.js';
 import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type ResumePoint } from './support/run-dir.js';
 import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
-import { returnCode, type StepGpuUse } from './support/subprocess.js';
+import { returnCode, type StepGpuUse, type StepResult } from './support/subprocess.js';
 import type { TrainInput, TrainOutcome } from './types.js';
 
 /**
@@ -72,7 +72,7 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   const train_rc = returnCode(result);
   const common = { train_rc, epochs_run: await epochsRun(dir), started };
   // After the seed's fields (a run row keeps their order): what the trainer used of its GPU lane.
-  const gpu = gpuFields(result.gpu);
+  const gpu = { ...gpuFields(result.gpu), ...admission(result) };
   if (result.stalled) {
     const hung = `no progress for ${noProgress} (loop.yaml timeouts.no_progress): no new output in its log or run directory; killed`;
     await appendLogLine(log, `train: ${hung}`).catch(() => undefined);
@@ -118,6 +118,21 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
 function gpuFields(gpu: StepGpuUse | undefined): Pick<TrainOutcome, 'gpu_seconds' | 'gpu_peak_mib'> {
   if (gpu === undefined) return {};
   return { gpu_seconds: gpu.seconds, ...(gpu.peakMiB > 0 ? { gpu_peak_mib: gpu.peakMiB } : {}) };
+}
+
+/** How the lane admitted the trainer, when it admitted it by its device's memory (it read the device). */
+function admission(result: StepResult): Pick<TrainOutcome, 'admission'> {
+  const admitted = result.admitted;
+  if (result.gpu === undefined || admitted?.worker === undefined || admitted.device === undefined) return {};
+  return {
+    admission: {
+      worker: admitted.worker,
+      physical_device: admitted.device,
+      slot: admitted.slot,
+      need_mib: admitted.needMiB,
+      admitted: result.started,
+    },
+  };
 }
 
 function failed(common: Pick<TrainOutcome, 'train_rc' | 'epochs_run' | 'started'>, error: string): TrainOutcome {

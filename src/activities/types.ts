@@ -75,6 +75,19 @@ export interface TrainInput {
   readonly gpuNeed?: GpuNeed;
 }
 
+/** How a GPU lane admitted a training: the facts a `dispatch` ledger row records (ledger/rows.ts). */
+export interface TrainAdmission {
+  /** The lane's task queue and physical device. */
+  readonly worker: string;
+  readonly physical_device: number;
+  /** Its place among the steps the lane's worker admitted since it started. */
+  readonly slot: number;
+  /** The GPU memory it was admitted to grow to, in MiB. */
+  readonly need_mib: number;
+  /** When the trainer started, once admitted. */
+  readonly admitted: string;
+}
+
 /** How training ended, in the run row's terms, plus what ranking ensembles needs later. */
 export interface TrainOutcome {
   readonly status: Exclude<RunStatus, 'stale_run_dir' | 'ensemble'>;
@@ -87,6 +100,8 @@ export interface TrainOutcome {
   /** On a GPU lane: the trainer's time and the most memory its processes held (run row fields). */
   readonly gpu_seconds?: number;
   readonly gpu_peak_mib?: number;
+  /** On a GPU lane that read its device: how the lane admitted the trainer (the ledger's dispatch rows). */
+  readonly admission?: TrainAdmission;
   readonly selected: {
     readonly checkpoint: string;
     readonly falseNegatives: number | null;

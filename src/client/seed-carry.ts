@@ -44,6 +44,7 @@ const REQUIRED: Record<LedgerRow['type'], Record<string, 'string' | 'number' | '
   teacher: { status: 'string', members: 'array', finished: 'string' },
   package: { event: 'string', run_id: 'string', checkpoint_name: 'string', time: 'string' },
   split: { event: 'string', error: 'string', time: 'string' },
+  dispatch: { event: 'string', job: 'string', time: 'string' },
 };
 
 const VALUES: Partial<Record<LedgerRow['type'], Record<string, readonly string[]>>> = {
@@ -54,6 +55,8 @@ const VALUES: Partial<Record<LedgerRow['type'], Record<string, readonly string[]
   teacher: { status: ['ok', 'failed'] },
   package: { event: ['launched', 'finished', 'dropped', 'launch_failed'] },
   split: { event: ['failed'] },
+  // The seed's admission pool writes all five; this loop writes reserved and finished.
+  dispatch: { event: ['reserved', 'finished', 'failed', 'cancelled', 'launch_failed'] },
 };
 
 function kindOf(value: unknown): string {

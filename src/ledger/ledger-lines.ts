@@ -118,6 +118,7 @@ export function rowTime(row: LedgerRow): string {
       return row.started;
     case 'package':
     case 'split':
+    case 'dispatch':
       return row.time;
     default:
       return row.finished;

@@ -2,7 +2,9 @@ import { runIdFor } from '../rules/ids.js';
 import { trainingSeed } from '../rules/seeds.js';
 import type { EvalRow } from '../rules/types.js';
 import { recordRow, reserveCheckRow, type FoldSettings, type LoopState } from './loop-state.js';
-import type { LedgerRow, RunRow } from './rows.js';
+import { isTrainAdmission } from '../workflows/report-shapes.js';
+import { rowTime } from './ledger-lines.js';
+import type { DispatchRow, LedgerRow, RunRow } from './rows.js';
 
 // What a child's report adds to the ledger. The generation workflow's signal handlers and the
 // ledger exporter both call these, so the live state and the exported ledger cannot drift apart.
@@ -26,13 +28,47 @@ function fold(state: LoopState, rows: readonly LedgerRow[], settings: FoldSettin
   return { state, rows: out, newChampions };
 }
 
-/** A training run's report: its run row (when it has one), then its eval rows in order. */
+/**
+ * A training run's report: its run row (when it has one), then its eval rows in order; a training
+ * a GPU lane admitted has its dispatch rows around them.
+ */
 export function foldRunReport(
   state: LoopState,
-  report: { readonly run: RunRow | null; readonly evals: readonly EvalRow[] },
+  report: { readonly run: RunRow | null; readonly evals: readonly EvalRow[]; readonly admission?: unknown },
   settings: FoldSettings,
 ): Folded {
-  return fold(state, [...(report.run ? [report.run] : []), ...report.evals], settings);
+  const rows = [...(report.run ? [report.run] : []), ...report.evals];
+  const dispatch = report.run ? dispatchRows(report.run, rows, report.admission) : null;
+  return fold(state, dispatch ? [dispatch.reserved, ...rows, dispatch.finished] : rows, settings);
+}
+
+/** The dispatch rows of a run a GPU lane admitted (null without a well-formed admission: a CPU lane, an older report). */
+function dispatchRows(
+  run: RunRow,
+  rows: readonly LedgerRow[],
+  admission: unknown,
+): { reserved: DispatchRow; finished: DispatchRow } | null {
+  if (!isTrainAdmission(admission)) return null;
+  // The seed's fields in the seed's order.
+  const row = (event: 'reserved' | 'finished', time: string): DispatchRow => ({
+    type: 'dispatch',
+    event,
+    generation: run.generation,
+    job: run.run_id,
+    kind: 'Job',
+    slot: admission.slot,
+    worker: admission.worker,
+    physical_device: admission.physical_device,
+    peak_usage: { gpu_mib: admission.need_mib },
+    retained_usage: { gpu_mib: 0 },
+    time,
+    ...(event === 'finished' ? { error: null } : {}),
+  });
+  const last = rows.reduce((latest, decided) => {
+    const time = rowTime(decided);
+    return time > latest ? time : latest;
+  }, run.finished);
+  return { reserved: row('reserved', admission.admitted), finished: row('finished', last) };
 }
 
 /**

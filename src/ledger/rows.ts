@@ -137,5 +137,43 @@ export interface SplitRow {
   readonly time: string;
 }
 
+/**
+ * A GPU lane admitted a training job, and the job finished: the seed's `dispatch` row, written
+ * for a training that ran on a lane that read its device (none on CPU lanes). `reserved` goes in
+ * just before the job's run row, `finished` after its eval rows.
+ */
+export interface DispatchRow {
+  readonly type: 'dispatch';
+  /** This loop writes `reserved` and `finished`; a seed ledger may hold `failed`, `cancelled` and `launch_failed` too. */
+  readonly event: 'reserved' | 'finished' | 'failed' | 'cancelled' | 'launch_failed';
+  readonly generation: number;
+  /** The run id. */
+  readonly job: string;
+  /** The seed's name of the job's kind (this loop writes Job: training runs). */
+  readonly kind: 'Job' | 'TeacherJob' | 'EnsembleJob' | 'RoundEnsembleJob' | 'ReserveJob';
+  /** Its place among the steps the lane's worker admitted since it started. */
+  readonly slot: number;
+  /** The lane's task queue. */
+  readonly worker: string;
+  readonly physical_device: number;
+  /** The GPU memory the lane admitted it to grow to (its candidate's need, else the lane's `min_free_gib`). */
+  readonly peak_usage: { readonly gpu_mib: number };
+  /** What it keeps of the device once it ends: nothing, as its processes end with it. */
+  readonly retained_usage: { readonly gpu_mib: number };
+  /** `reserved`: when its trainer started; `finished`: when its last row (run or eval) was decided. */
+  readonly time: string;
+  /** On `finished`: null (the job reported; a failed training is its run row's status). */
+  readonly error?: null;
+}
+
 export type LedgerRow =
-  GenerationRow | RunRow | EvalRow | ChampionRow | ParetoSetRow | ReserveCheckRow | TeacherRow | PackageRow | SplitRow;
+  | GenerationRow
+  | RunRow
+  | EvalRow
+  | ChampionRow
+  | ParetoSetRow
+  | ReserveCheckRow
+  | TeacherRow
+  | PackageRow
+  | SplitRow
+  | DispatchRow;

@@ -95,6 +95,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
           readPids: options.readPids ?? (() => readPidsLimit()),
         }),
     ...(options.log ? { log: options.log } : {}),
+    lane: { queue, device: options.device },
   });
   const jobs = createLaneActivities({
     env: { CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) },

@@ -2,7 +2,7 @@ import type { ActivitySlotInfo, CustomSlotSupplier, SlotPermit } from '@temporal
 import { stepMarkOf } from '../activities/support/step-survivors.mjs';
 import type { GpuReading } from './gpu-memory.js';
 import { LaneAdmission } from './lane-admission.js';
-import type { StepGpuNeed, StepRegistry, StepWait } from '../activities/support/subprocess.js';
+import type { StepAdmitted, StepGpuNeed, StepRegistry, StepWait } from '../activities/support/subprocess.js';
 import type { LaneSteps } from './lane-steps.js';
 import { pidsRefusal, type PidsReading } from './pids-limit.js';
 
@@ -24,6 +24,8 @@ export interface MemoryGuardOptions {
   readonly markOf?: (pid: number) => string | null;
   /** How often to look again while the device is too full. */
   readonly pollMs?: number;
+  /** The lane: its task queue and physical device, as each step's admission names them (tests go without). */
+  readonly lane?: { readonly queue: string; readonly device: number };
   readonly log?: (message: string) => void;
 }
 
@@ -120,9 +122,10 @@ export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
     },
   };
   if (!steps) return { slots };
+  let admitted = 0;
   const registry: StepRegistry = {
-    async admit(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<void> {
-      admission.wait(mark, need?.mib);
+    async admit(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<StepAdmitted> {
+      const needMiB = admission.wait(mark, need?.mib);
       const whose = need === undefined ? `the lane's min_free_gib` : need.why;
       // Until it starts, a step's own abort is the only way out; the lane's stop reaches it through it.
       const abort = wait.signal ?? new AbortController().signal;
@@ -135,7 +138,9 @@ export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
           const why = admission.tryStart(mark, reading, whose);
           if (why === null) {
             wakeAll();
-            return;
+            admitted += 1;
+            const lane = options.lane === undefined ? {} : { worker: options.lane.queue, device: options.lane.device };
+            return { needMiB, slot: admitted, ...lane };
           }
           wait.waiting(why);
           await sleep(pollMs, abort, wakers);

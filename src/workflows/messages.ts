@@ -1,7 +1,7 @@
 // Signals, updates and queries, defined once: workflows, the client CLI and `temporal workflow
 // signal/update/query` share these names.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PackageChampion } from '../activities/types.js';
+import type { PackageChampion, TrainAdmission } from '../activities/types.js';
 import type { RunRow, TeacherRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import type { GenerationCarry } from './generation/carry.js';
@@ -70,6 +70,8 @@ export interface RunReport {
   readonly laneUnavailable: boolean;
   /** Checkpoints still to score when the lane was unavailable. */
   readonly unscored: string[];
+  /** How a GPU lane admitted the training this child ran: the run's `dispatch` rows (report-fold.ts). */
+  readonly admission?: TrainAdmission;
 }
 export const runReportedSignal = defineSignal<[RunReport]>('runReported');
 

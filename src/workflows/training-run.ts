@@ -10,7 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
-import type { Candidate, PreparedRun } from '../activities/types.js';
+import type { Candidate, PreparedRun, TrainAdmission } from '../activities/types.js';
 import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
@@ -137,6 +137,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
 
   let run = input.run;
   let selected: RunReport['selected'] = null;
+  let admission: TrainAdmission | undefined;
   let evals: EvalRow[] = [];
   let unscored: string[] = [];
   let unavailable = false;
@@ -218,8 +219,9 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
       // Not a seed field, and only when it happened: how many lanes the training lost.
       const lost = trained.lost > 0 ? { lost_lanes: trained.lost } : {};
       if (trained.ok) {
-        const { selected: chosen, ...fields } = trained.value;
+        const { selected: chosen, admission: admitted, ...fields } = trained.value;
         selected = chosen;
+        admission = admitted;
         const cost = gpuCost(fields.gpu_seconds, input.usdPerGpuHour);
         run = runRow(plan, prepared.configPath, prepared.configSha256, { ...fields, ...cost, ...lost });
       } else if (laneUnavailable(trained.error)) unavailable = true;
@@ -281,6 +283,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     selected,
     laneUnavailable: unavailable,
     unscored,
+    // Only a training this child ran on a GPU lane has one (reports in older histories have none).
+    ...(admission === undefined ? {} : { admission }),
   };
   await deliver(runReportedSignal, report);
   return report;

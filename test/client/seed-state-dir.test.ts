@@ -190,6 +190,32 @@ describe('parseSeedLedger', () => {
     );
   });
 
+  it("reads the dispatch rows the seed's admission pool writes, every event of them", () => {
+    const dispatch = (event: string) =>
+      JSON.stringify({
+        type: 'dispatch',
+        event,
+        generation: 1,
+        job: 'champ-g001-r0001-a',
+        kind: 'Job',
+        slot: 3,
+        worker: 'gpu0',
+        physical_device: 0,
+        peak_usage: {},
+        retained_usage: {},
+        time: '2026-01-05T08:00:00Z',
+        ...(event === 'reserved' ? {} : { error: null }),
+      });
+    const events = ['reserved', 'finished', 'failed', 'cancelled', 'launch_failed'];
+    const rows = parseSeedLedger([lines[0] as string, ...events.map(dispatch), ...lines.slice(1)].join('\n'), 'x');
+    expect(rows.filter((row) => row.type === 'dispatch').map((row) => (row as { event: string }).event)).toEqual(
+      events,
+    );
+    expect(problemAt((all) => (all.splice(2, 0, dispatch('admitted')), all))).toMatch(
+      /:3: not a ledger row \(dispatch row: "event" is "admitted", not one of reserved, finished, /,
+    );
+  });
+
   it('a torn last line is an error too, with what to do', () => {
     expect(problemAt((all) => [...all, '{"type":"eval","gener'])).toMatch(
       new RegExp(`:${lines.length + 1}: not a ledger row .*a crash tore: remove it`),

@@ -45,6 +45,57 @@ function byHand(state: LoopState, rows: readonly LedgerRow[]) {
 }
 
 describe('foldRunReport', () => {
+  const admission = {
+    worker: 'box-gpu0',
+    physical_device: 0,
+    slot: 7,
+    need_mib: 11_264,
+    admitted: '2026-01-05T08:00:02Z',
+  };
+
+  it("puts a GPU lane's admission as the seed's dispatch rows around the run's rows, the state as without them", () => {
+    const run = runRow('a');
+    const evals = [evalRow('a', 1, 10, 20), { ...evalRow('a', 2, 8, 18), finished: '2026-01-05T08:03:00Z' }];
+    const folded = foldRunReport(opened, { run, evals, admission }, settings);
+    const plain = foldRunReport(opened, { run, evals }, settings);
+    expect(folded.rows.slice(1, -1)).toEqual(plain.rows);
+    expect(folded.state).toEqual(plain.state);
+    expect(folded.newChampions).toEqual(plain.newChampions);
+    const common = {
+      type: 'dispatch',
+      generation: 1,
+      job: 'a',
+      kind: 'Job',
+      slot: 7,
+      worker: 'box-gpu0',
+      physical_device: 0,
+      peak_usage: { gpu_mib: 11_264 },
+      retained_usage: { gpu_mib: 0 },
+    };
+    expect(folded.rows[0]).toEqual({ ...common, event: 'reserved', time: '2026-01-05T08:00:02Z' });
+    // Finished at the latest of its rows' times.
+    expect(folded.rows.at(-1)).toEqual({ ...common, event: 'finished', time: '2026-01-05T08:03:00Z', error: null });
+  });
+
+  it('writes no dispatch rows for a malformed admission, or for a report without its run row (an evaluation-only retry)', () => {
+    const run = runRow('a');
+    for (const bad of [
+      null,
+      'box',
+      { ...admission, slot: 1.5 },
+      { ...admission, worker: 3 },
+      { ...admission, need_mib: Number.NaN },
+    ])
+      expect(foldRunReport(opened, { run, evals: [], admission: bad }, settings).rows.map((row) => row.type)).toEqual([
+        'run',
+      ]);
+    expect(
+      foldRunReport(opened, { run: null, evals: [evalRow('a', 1, 10, 20)], admission }, settings).rows.some(
+        (row) => row.type === 'dispatch',
+      ),
+    ).toBe(false);
+  });
+
   it('records the run row, then each eval with the champion and pareto_set rows it causes', () => {
     const run = runRow('a');
     const [first, second] = [evalRow('a', 1, 10, 20), evalRow('a', 2, 8, 18)];

@@ -5,6 +5,8 @@ import type { GpuProcess, GpuReading } from '../../src/workers/gpu-memory.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { renderStatus } from '../../src/client/render-status.js';
+import { laneQueue } from '../../src/config/lanes.js';
+import { copyCaughtUp } from '../helpers/bounded-loop.js';
 import { rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
@@ -97,5 +99,76 @@ describe('GPU time on run rows', () => {
       /; cost \$\d+\.\d{2} this generation, \$\d+\.\d{2} in all \(loop.yaml usd_per_gpu_hour\)$/m,
     );
     console.log(`GPU cost on run rows: ${runs.map((run) => `${run.gpu_seconds} s = $${run.gpu_usd}`).join(', ')}`);
+  });
+
+  it("writes the seed's dispatch rows around each trained run: reserved just before its run row, finished after its eval rows, in the copy as in history", async () => {
+    await harness.startWith('gpu-dispatch');
+    // Round 3 planned: a stop lets its run finish, and its need was learned from rounds before.
+    await harness.waitFor('gpu-dispatch', (view) => view.round >= 3, 120_000);
+    await harness.client.workflow.getHandle(loopWorkflowId('gpu-dispatch')).signal(stopSignal);
+    await harness.result('gpu-dispatch');
+    const { rows } = await harness.ledger('gpu-dispatch');
+    const runs = rowsOf(rows, 'run');
+    expect(runs.length).toBeGreaterThanOrEqual(1);
+    const lane = harness.config.lanes[0];
+    for (const run of runs) {
+      const at = rows.indexOf(run);
+      const reserved = rows[at - 1];
+      expect(reserved).toMatchObject({
+        type: 'dispatch',
+        event: 'reserved',
+        generation: run.generation,
+        job: run.run_id,
+        kind: 'Job',
+        physical_device: lane?.device,
+        retained_usage: { gpu_mib: 0 },
+      });
+      if (reserved?.type !== 'dispatch') throw new Error('no dispatch row before the run row');
+      expect(reserved.worker).toBe(laneQueue(lane?.host ?? '', lane?.device ?? -1));
+      expect(reserved.slot).toBeGreaterThanOrEqual(1);
+      expect(reserved.peak_usage.gpu_mib).toBeGreaterThan(0);
+      // The trainer started once admitted: within the training activity's time.
+      expect(reserved.time >= run.started && reserved.time <= run.finished).toBe(true);
+      // The seed's fields, in the seed's order.
+      expect(Object.keys(reserved)).toEqual([
+        'type',
+        'event',
+        'generation',
+        'job',
+        'kind',
+        'slot',
+        'worker',
+        'physical_device',
+        'peak_usage',
+        'retained_usage',
+        'time',
+      ]);
+      const evals = rowsOf(rows, 'eval').filter((row) => row.run_id === run.run_id);
+      const finished = rows.find(
+        (row) => row.type === 'dispatch' && row.event === 'finished' && row.job === run.run_id,
+      );
+      const { time: _reservedAt, ...same } = reserved;
+      expect(finished).toMatchObject({ ...same, event: 'finished', error: null });
+      const last = Math.max(at, ...evals.map((row) => rows.indexOf(row)));
+      expect(rows.indexOf(finished as (typeof rows)[number])).toBeGreaterThan(last);
+      if (finished?.type === 'dispatch')
+        expect(finished.time >= [run.finished, ...evals.map((row) => row.finished)].sort().at(-1)!).toBe(true);
+    }
+    // The first run's need is the lane's min_free_gib (nothing learned yet); a run of a round after
+    // a trained one's, 1.1 x the most that candidate's runs held (rules/gpu-needs.ts).
+    const needOf = (runId: string) =>
+      rowsOf(rows, 'dispatch').find((row) => row.job === runId && row.event === 'reserved')?.peak_usage.gpu_mib;
+    const [first, ...later] = runs;
+    expect(needOf(first?.run_id ?? '')).toBe((lane?.min_free_gib ?? 0) * 1024);
+    const learned = later.find((run) => run.round > (first?.round ?? 0) + 1);
+    expect(learned).toBeDefined();
+    // Which earlier runs had reported by its dispatch depends on timing: it is 1.1 x one of their peaks.
+    const earlier = runs.filter((run) => learned && run.round < learned.round);
+    if (learned)
+      expect(earlier.map((run) => Math.ceil((run.gpu_peak_mib ?? 0) * 1.1))).toContain(needOf(learned.run_id));
+    // The ledger copy in the state dir holds the same rows, each once, once its keeper caught up.
+    const copy = await copyCaughtUp(harness, 'gpu-dispatch', harness.configFor('gpu-dispatch').state_dir);
+    expect(rowsOf(copy, 'dispatch')).toEqual(rowsOf(rows, 'dispatch'));
+    console.log(`dispatch rows: ${rowsOf(rows, 'dispatch').length} for ${runs.length} runs`);
   });
 });

@@ -78,6 +78,19 @@ export interface StepResult {
   readonly stalled: boolean;
   /** What it used of its lane's GPU, when it ran on a lane that watches its device. */
   readonly gpu?: StepGpuUse;
+  /** How its lane admitted it, on a lane that admits steps by GPU memory (it started at `started`). */
+  readonly admitted?: StepAdmitted;
+}
+
+/** A lane's admission of one step: what it let it grow to, and which of its admissions it was. */
+export interface StepAdmitted {
+  /** The GPU memory the step was admitted to grow to (its job's need, else the lane's). */
+  readonly needMiB: number;
+  /** Its place among the steps the lane's worker admitted since it started (1 first). */
+  readonly slot: number;
+  /** The lane: its task queue and physical device (a registry that knows them). */
+  readonly worker?: string;
+  readonly device?: number;
 }
 
 /** What one step used of its lane's GPU: the most memory its processes held at once (as sampled) and how long it ran. */
@@ -91,10 +104,11 @@ export interface StepRegistry {
   /**
    * Wait until the lane has room for a step that may grow to `need` (absent: the lane's per-job
    * need), telling `waiting` why while it cannot start; then count the step as started (as
-   * `started` does) before resolving, so no other admission misses it. Rejects with the
-   * signal's reason when it is aborted. A registry without it starts every step at once.
+   * `started` does) before resolving with the admission, so no other admission misses it.
+   * Rejects with the signal's reason when it is aborted. A registry without it starts every
+   * step at once.
    */
-  admit?(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<void>;
+  admit?(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<StepAdmitted>;
   started(mark: string, needMiB?: number): void;
   ended(mark: string): StepGpuUse | null;
 }
@@ -337,6 +351,7 @@ async function runInGroup(
       logStart,
       stalled,
       ...(gpu ? { gpu } : {}),
+      ...(admitted ? { admitted } : {}),
     };
   } finally {
     // A step that ended by an abort or an error is off the lane's books too (a second call is a no-op).
@@ -351,11 +366,15 @@ async function runInGroup(
 
 /**
  * Waits until the lane's registry admits the step (it then counts it as started), heartbeating
- * meanwhile and saying in the step's log why it waits. False when the registry does not admit
+ * meanwhile and saying in the step's log why it waits. Null when the registry does not admit
  * (no lane, a CPU lane): the step starts at once and is counted at its spawn.
  */
-async function waitForRoom(options: RunStepOptions, steps: StepRegistry | undefined, mark: string): Promise<boolean> {
-  if (steps?.admit === undefined) return false;
+async function waitForRoom(
+  options: RunStepOptions,
+  steps: StepRegistry | undefined,
+  mark: string,
+): Promise<StepAdmitted | null> {
+  if (steps?.admit === undefined) return null;
   const sinceMs = Date.now();
   let why: string | null = null;
   const beat = (): void => {
@@ -368,8 +387,9 @@ async function waitForRoom(options: RunStepOptions, steps: StepRegistry | undefi
   };
   const heartbeats = setInterval(beat, options.heartbeatIntervalMs ?? 5_000);
   const said: Promise<void>[] = [];
+  let admitted: StepAdmitted;
   try {
-    await steps.admit(mark, options.gpuNeed, {
+    admitted = await steps.admit(mark, options.gpuNeed, {
       signal: options.signal,
       waiting: (text) => {
         if (text === why) return;
@@ -391,7 +411,7 @@ async function waitForRoom(options: RunStepOptions, steps: StepRegistry | undefi
       () => undefined,
     );
   }
-  return true;
+  return admitted;
 }
 
 /**
