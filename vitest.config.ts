@@ -1,8 +1,10 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The cluster tests build a Temporal server and run PostgreSQL: `npm run test:cluster`.
+    exclude: [...configDefaults.exclude, 'test/cluster/**'],
     // Workflow tests start real dev servers and workers; two cores want few at once.
     pool: 'forks',
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },

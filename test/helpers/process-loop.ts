@@ -23,6 +23,8 @@ export interface ProcessLoopOptions extends HarnessOptions {
   readonly laneEnv?: Readonly<Record<string, string>>;
   /** Variables of the orchestrator process (CHAMPION_LOOP_METRICS_PORT for its metrics). */
   readonly orchestratorEnv?: Readonly<Record<string, string>>;
+  /** The server the loop runs on (default: a dev server of its own); the loop disposes of it. */
+  readonly server?: () => Promise<TestServer>;
 }
 
 export interface ProcessLoop extends LoopDriver {
@@ -51,7 +53,9 @@ export interface ProcessLoop extends LoopDriver {
 const HOST = 'test';
 
 export async function createProcessLoop(options: ProcessLoopOptions): Promise<ProcessLoop> {
-  let server = await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
+  let server = options.server
+    ? await options.server()
+    : await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-faults-'));
   const { config } = await writeLoopFolder(dir, options);
   const laneCount = options.lanes ?? 2;
@@ -122,7 +126,7 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
       await Promise.all(all.map((worker) => worker.exited));
       await connection.close();
       await server.kill();
-      await rm(server.dir, { recursive: true, force: true });
+      await server.dispose();
       await rm(dir, { recursive: true, force: true });
     },
   };

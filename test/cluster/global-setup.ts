@@ -1,0 +1,17 @@
+import type { TestProject } from 'vitest/node';
+import { ensureTemporalCli } from '../../src/devserver/provision.js';
+import { ensureClusterTools, type ClusterTools } from './provision.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    clusterTools: ClusterTools;
+  }
+}
+
+/** The Temporal CLI (namespace commands), the server built from the Go module proxy, PostgreSQL. */
+export default async function setup(project: TestProject): Promise<void> {
+  const log = (line: string) => console.error(`[provision] ${line}`);
+  const cli = await ensureTemporalCli(log);
+  project.provide('temporalCli', cli.path);
+  project.provide('clusterTools', await ensureClusterTools(log));
+}
