@@ -27,8 +27,10 @@ export async function withBenchSession<T>(
   name: string,
   dynamicConfig: Record<string, unknown>,
   body: (session: BenchSession) => Promise<T>,
+  /** Another server than a dev server of its own (a cluster: lib/cluster-server.ts). */
+  start: () => Promise<BenchServer> = () => startBenchServer(ctx.cli, name, dynamicConfig),
 ): Promise<T> {
-  const server = await startBenchServer(ctx.cli, name, dynamicConfig);
+  const server = await start();
   const started: RunningWorkers[] = [];
   let connection: Connection | undefined;
   // A stop that runs once, however many times it is called (by the section, then here).

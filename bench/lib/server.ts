@@ -16,7 +16,7 @@ export interface BenchServer extends DevServer {
 }
 
 // Temporal's words for a run's history or a payload nearing its limits (history service, frontend).
-const SIZE_WARNING =
+export const SIZE_WARNING =
   /exceeds (the )?(warn|error)(ing)? limit|history (size|count) exceeds|blob (data )?size exceeds|too large/i;
 
 export async function startBenchServer(

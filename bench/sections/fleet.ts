@@ -10,7 +10,8 @@ import type { BenchContext } from '../lib/context.js';
 import type { Figure } from '../lib/figures.js';
 import { dispatchCeiling } from '../lib/fleet-math.js';
 import type { BenchOptions } from '../lib/options.js';
-import { ceilingFigures, ceilingStepFigure, fastReadsFigures, sizeFigures } from './fleet/figures.js';
+import { startBenchCluster } from '../lib/cluster-server.js';
+import { ceilingFigures, ceilingStepFigure, clusterFigures, fastReadsFigures, sizeFigures } from './fleet/figures.js';
 import { FAST_TRANSFER_READS, P99_LIMIT_MS, TRANSFER_READS_KEY, type FleetRun } from './fleet/fleet-run.js';
 import { withFleet, type Fleet } from './fleet/with-fleet.js';
 
@@ -25,6 +26,7 @@ export async function runFleet(
     return { sizes, steps, warnings: await fleet.historyWarnings() };
   });
   const atFast = await measureFastReads(ctx, largest);
+  const onCluster = await measureOnCluster(ctx, largest);
   const ceiling = dispatchCeiling(
     [...sizes, ...steps].map((run) => ({ ratePerS: run.ratePerS, p99Ms: run.dispatch.p99 })),
     P99_LIMIT_MS,
@@ -33,6 +35,7 @@ export async function runFleet(
   const figures: Figure[] = [
     ...sizes.flatMap(sizeFigures),
     ...fastReadsFigures(atFast, ours, largest),
+    ...clusterFigures(onCluster, ours, largest),
     ...steps.map(ceilingStepFigure),
     ...ceilingFigures(ceiling, [...sizes, ...steps]),
   ];
@@ -41,10 +44,13 @@ export async function runFleet(
     sizes,
     steps,
     atFastTransferReads: atFast,
+    onCluster,
     ceiling: { ...ceiling, limitMs: P99_LIMIT_MS },
     serverHistoryWarnings: warnings,
   };
-  return { figures, details, notes: [] };
+  const notes =
+    'error' in onCluster ? [`fleet on a cluster: not measured (${onCluster.error.split('\n')[0] ?? ''})`] : [];
+  return { figures, details, notes };
 }
 
 /** One generation per size in --fleet-sizes, at --fleet-job-ms. */
@@ -98,4 +104,31 @@ async function measureFastReads(ctx: BenchContext, largest: number): Promise<Fle
       budgetS: 600,
     }),
   );
+}
+
+/**
+ * Side by side: the largest size again, on a self-hosted cluster (scripts/cluster/: PostgreSQL,
+ * 4 history shards, Temporal's 20 transfer reads a second per shard). Where the cluster cannot be
+ * built or started (no Go, no PostgreSQL), the reason instead.
+ */
+async function measureOnCluster(ctx: BenchContext, largest: number): Promise<FleetRun | { error: string }> {
+  const { options } = ctx;
+  try {
+    return await withFleet(
+      ctx,
+      'fleet-cluster',
+      {},
+      (fleet) =>
+        fleet.measure({
+          name: `fleet-${largest}-cluster`,
+          size: largest,
+          jobMs: options.fleetJobMs,
+          rounds: options.fleetRounds,
+          budgetS: 600,
+        }),
+      () => startBenchCluster(ctx.cli, ctx.log),
+    );
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
 }

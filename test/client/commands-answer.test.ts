@@ -35,6 +35,19 @@ describe('commands that answer: stop and advance as updates', () => {
     ).length;
   }
 
+  it('two starts of one loop sent at once start it once; the other says it is running and starts nothing', async () => {
+    const start = () => championLoopCli(harness.server, ['start', 'racing', '--config', harness.configFile]);
+    const [first, second] = await Promise.all([start(), start()]);
+    const said = [first, second].map((result) => `${result.exitCode} ${String(result.stdout).trim()}`).sort();
+    expect(said[0]).toMatch(/^0 loop racing is already running \(workflow champion-loop\/racing.*\); nothing started/);
+    expect(said[1]).toMatch(/^0 started loop racing \(workflow champion-loop\/racing\)/);
+    // One run of the loop's workflow, the one that started.
+    const { count } = await harness.client.workflow.count(`WorkflowId = '${loopWorkflowId('racing')}'`);
+    expect(count).toBe(1);
+    expect((await championLoopCli(harness.server, ['stop', 'racing', '--now'])).exitCode).toBe(0);
+    await harness.result('racing');
+  });
+
   it('two advances sent at once open one generation, the other refused with its reason; an advance naming a generation the loop is past is refused', async () => {
     await harness.startWith('twice', { lanes: harness.config.lanes.slice(0, 1), parallel: 1 });
     await harness.waitFor('twice', (view) => view.in_flight.length > 0);

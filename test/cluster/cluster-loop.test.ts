@@ -12,7 +12,7 @@ import { expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 import { writeLoopFolder } from '../helpers/loop-harness.js';
 import { killWorker, startWorkerProcess } from '../helpers/worker-processes.js';
-import { startCluster, type ClusterServer } from './cluster-server.js';
+import { startCluster, type ClusterServer } from '../../scripts/cluster/cluster.js';
 
 // Issue 28, item 1: the loop on a self-hosted cluster as an operator runs one (PostgreSQL for
 // persistence and SQL visibility, 4 history shards, a namespace made with the CLI), through an
@@ -30,7 +30,7 @@ describe('the loop on a self-hosted Temporal cluster', () => {
   beforeAll(async () => {
     const started = Date.now();
     // The namespace as an operator who has not read the docs yet makes it: no search attributes.
-    cluster = await startCluster(inject('clusterTools'), { searchAttributes: false });
+    cluster = await startCluster(inject('clusterTools'), { cli: inject('temporalCli'), searchAttributes: false });
     console.log(`cluster: PostgreSQL, schema, server with 4 shards, namespace in ${Date.now() - started} ms`);
   });
 

@@ -1,6 +1,6 @@
 import type { TestProject } from 'vitest/node';
 import { ensureTemporalCli } from '../../src/devserver/provision.js';
-import { ensureClusterTools, type ClusterTools } from './provision.js';
+import { ensureClusterTools, type ClusterTools } from '../../scripts/cluster/provision.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -80,6 +80,32 @@ export function fastReadsFigures(atFast: FleetRun, ours: FleetRun | undefined, l
   ];
 }
 
+/** The largest size on a cluster (4 history shards, PostgreSQL) beside the dev server (one shard, SQLite). */
+export function clusterFigures(
+  onCluster: FleetRun | { readonly error: string },
+  ours: FleetRun | undefined,
+  largest: number,
+): Figure[] {
+  if ('error' in onCluster) return [];
+  const label = `${largest} lanes on a cluster (4 history shards, PostgreSQL)`;
+  const note = `busy ${(100 * onCluster.busy).toFixed(1)}%, generation workflow task schedule-to-start p50 ${ms(onCluster.workflowTasks.scheduleToStart.p50)} ms, ${(onCluster.workflowTasks.events / onCluster.jobs).toFixed(1)} events per job; server ${(100 * onCluster.serverCores).toFixed(0)}% of a core (PostgreSQL not counted); ${machine(onCluster)}`;
+  return [
+    figure('fleet', `${label}: dispatch p50`, onCluster.dispatch.p50, 'ms', null, note),
+    figure('fleet', `${label}: dispatch p99`, onCluster.dispatch.p99, 'ms', null),
+    figure('fleet', `${label}: lanes busy`, 100 * onCluster.busy, '%', null),
+    figure(
+      'fleet',
+      `${largest} lanes: dispatch p50 on the cluster / on the dev server`,
+      ours ? onCluster.dispatch.p50 / ours.dispatch.p50 : null,
+      'x',
+      null,
+      ours
+        ? `p99 ${ms(onCluster.dispatch.p99)} / ${ms(ours.dispatch.p99)} ms; busy ${(100 * onCluster.busy).toFixed(1)}% / ${(100 * ours.busy).toFixed(1)}%; measured in this run, one after the other, on the same box (the cluster's server and PostgreSQL share its cores with the loop)`
+        : null,
+    ),
+  ];
+}
+
 /** A step of the ceiling search: the dispatch rate it reached, with its latency, busy share and CPU in the note. */
 export function ceilingStepFigure(run: FleetRun): Figure {
   return figure(

@@ -9,6 +9,7 @@ import { loopWorkflowId } from '../../../src/workflows/ids.js';
 import { withBenchSession, type BenchSession } from '../../lib/bench-session.js';
 import { calibrate } from '../../lib/calibration.js';
 import type { BenchContext } from '../../lib/context.js';
+import type { BenchServer } from '../../lib/server.js';
 import { workflowTaskStats } from '../../lib/fleet-math.js';
 import type { LaneSpec, LoopFolder } from '../../lib/loop-folder.js';
 import { runRounds, type BoundedRun } from '../../lib/run-loop.js';
@@ -47,14 +48,21 @@ export async function withFleet<T>(
   name: string,
   dynamicConfig: Record<string, unknown>,
   body: (fleet: Fleet) => Promise<T>,
+  start?: () => Promise<BenchServer>,
 ): Promise<T> {
-  return withBenchSession(ctx, name, dynamicConfig, async (session) => {
-    const processes = await startFleetProcesses(ctx, session);
-    return body({
-      measure: (spec) => measureGeneration(ctx, processes, spec),
-      historyWarnings: () => session.server.historyWarnings(),
-    });
-  });
+  return withBenchSession(
+    ctx,
+    name,
+    dynamicConfig,
+    async (session) => {
+      const processes = await startFleetProcesses(ctx, session);
+      return body({
+        measure: (spec) => measureGeneration(ctx, processes, spec),
+        historyWarnings: () => session.server.historyWarnings(),
+      });
+    },
+    start,
+  );
 }
 
 async function startFleetProcesses(ctx: BenchContext, session: BenchSession): Promise<FleetProcesses> {

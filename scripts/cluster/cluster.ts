@@ -1,4 +1,4 @@
-// A self-hosted Temporal cluster for one test file, as an operator sets one up: PostgreSQL for
+// A self-hosted Temporal cluster for one test file or bench section, as an operator sets one up: PostgreSQL for
 // persistence and SQL visibility, the schema applied with temporal-sql-tool, the server with 4
 // history shards, and the namespace made with the `temporal` CLI (retention, then each search
 // attribute: one `--name` per call). It restarts on the same ports and database, as TestServer does.
@@ -6,12 +6,10 @@ import { chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { inject } from 'vitest';
 import { stringify } from 'yaml';
 import { loadDevServerConfig, type DevServerConfig } from '../../src/devserver/dev-config.js';
 import { portTaken, serverAnswers } from '../../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
-import type { TestServer } from '../helpers/test-server.js';
 import type { ClusterTools } from './provision.js';
 
 const HOST = '127.0.0.1';
@@ -144,9 +142,26 @@ function dynamicConfigYaml(settings: Record<string, unknown>): string {
   return stringify(Object.fromEntries(Object.entries(settings).map(([key, value]) => [key, [{ value }]])));
 }
 
-export interface ClusterServer extends TestServer {
+/** A running cluster: the shape of the tests' TestServer (test/helpers/test-server.ts). */
+export interface ClusterServer {
+  readonly address: string;
+  readonly namespace: string;
+  readonly uiUrl: string;
+  /** The Temporal server's process (PostgreSQL runs apart). */
+  readonly pid: number;
+  readonly logFile: string;
+  /** Its folder: PostgreSQL's data, the server's config and log. */
+  readonly dir: string;
   /** The `temporal` CLI's flags for this cluster's frontend and namespace. */
   readonly cliFlags: readonly string[];
+  /** SIGTERM, then SIGKILL; PostgreSQL stays up. */
+  stop(): Promise<void>;
+  /** SIGKILL at once (fault tests); PostgreSQL stays up. */
+  kill(): Promise<void>;
+  /** The server again on the same ports and database, with more dynamic config if given. */
+  restart(options?: { dynamicConfig?: Record<string, unknown> }): Promise<ClusterServer>;
+  /** The server and PostgreSQL gone, and the folder removed. */
+  dispose(): Promise<void>;
 }
 
 /**
@@ -155,7 +170,13 @@ export interface ClusterServer extends TestServer {
  */
 export async function startCluster(
   tools: ClusterTools,
-  options: { readonly searchAttributes?: boolean } = {},
+  options: {
+    /** The Temporal CLI the namespace is made with. */
+    readonly cli: string;
+    readonly searchAttributes?: boolean;
+    /** temporal-dev.yaml's dynamic config, and this over it. */
+    readonly dynamicConfig?: Record<string, unknown>;
+  },
 ): Promise<ClusterServer> {
   const dev = await loadDevServerConfig(path.join(PROJECT_ROOT, 'temporal-dev.yaml'));
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-cluster-'));
@@ -171,7 +192,7 @@ export async function startCluster(
   };
   const address = `${HOST}:${ports.frontend}`;
   const namespace = dev.namespace;
-  const cli = inject('temporalCli');
+  const { cli } = options;
   const cliFlags = ['--address', address, '--namespace', namespace];
   const logFile = path.join(dir, 'server.log');
   try {
@@ -241,7 +262,7 @@ export async function startCluster(
       },
     };
   };
-  const server = await launch();
+  const server = await launch(options.dynamicConfig);
   try {
     await makeNamespace(cli, cliFlags, dev, options.searchAttributes ?? true);
   } catch (error) {
