@@ -67,6 +67,8 @@ async function ensureServer(log: (line: string) => void): Promise<Omit<ClusterTo
   const source = path.join(modCache.trim(), `${MODULE}@${TEMPORAL_SERVER_VERSION}`, 'schema', 'postgresql', 'v12');
   await rm(tools.schemaDir, { recursive: true, force: true });
   await cp(source, tools.schemaDir, { recursive: true });
+  // The module cache is read-only; the copy need not be (a later provision replaces it).
+  await execa('chmod', ['-R', 'u+w', tools.schemaDir]);
   return tools;
 }
 
