@@ -1,10 +1,8 @@
 // A self-hosted cluster as a bench server (scripts/cluster/): the Temporal server built from the Go
 // module proxy on PostgreSQL, 4 history shards, the namespace made as an operator makes it.
-import { readFile } from 'node:fs/promises';
 import { startCluster } from '../../scripts/cluster/cluster.js';
 import { ensureClusterTools } from '../../scripts/cluster/provision.js';
-import type { BenchServer } from './server.js';
-import { SIZE_WARNING } from './server.js';
+import { historyWarningsIn, type BenchServer } from './server.js';
 
 export async function startBenchCluster(
   cli: string,
@@ -15,10 +13,7 @@ export async function startBenchCluster(
   const cluster = await startCluster(tools, { cli, dynamicConfig });
   return {
     ...cluster,
-    async historyWarnings() {
-      const text = await readFile(cluster.logFile, 'utf8').catch(() => '');
-      return text.split('\n').filter((line) => SIZE_WARNING.test(line));
-    },
+    historyWarnings: () => historyWarningsIn(cluster.logFile),
     // Its folder holds PostgreSQL's data: --keep does not keep a cluster.
     dispose: () => cluster.dispose(),
   };

@@ -16,8 +16,14 @@ export interface BenchServer extends DevServer {
 }
 
 // Temporal's words for a run's history or a payload nearing its limits (history service, frontend).
-export const SIZE_WARNING =
+const SIZE_WARNING =
   /exceeds (the )?(warn|error)(ing)? limit|history (size|count) exceeds|blob (data )?size exceeds|too large/i;
+
+/** The lines of a Temporal server's log that warn about history or payload size. */
+export async function historyWarningsIn(logFile: string): Promise<string[]> {
+  const text = await readFile(logFile, 'utf8').catch(() => '');
+  return text.split('\n').filter((line) => SIZE_WARNING.test(line));
+}
 
 export async function startBenchServer(
   cli: string,
@@ -41,10 +47,7 @@ export async function startBenchServer(
   return {
     ...server,
     dir,
-    async historyWarnings() {
-      const text = await readFile(server.logFile, 'utf8').catch(() => '');
-      return text.split('\n').filter((line) => SIZE_WARNING.test(line));
-    },
+    historyWarnings: () => historyWarningsIn(server.logFile),
     async dispose(keep = false) {
       await server.stop();
       if (!keep) await rm(dir, { recursive: true, force: true });

@@ -5,29 +5,16 @@
 import { chown, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
 import { stringify } from 'yaml';
 import { loadDevServerConfig, type DevServerConfig } from '../../src/devserver/dev-config.js';
-import { portTaken, serverAnswers } from '../../src/devserver/dev-server.js';
+import { restartablePort, serverAnswers } from '../../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 import type { ClusterTools } from './provision.js';
 
 const HOST = '127.0.0.1';
 const SHARDS = 4;
-
-/** A free port below the ephemeral range, so that a restart finds it free again (as test-server.ts). */
-async function port(taken: Set<number>): Promise<number> {
-  for (let tries = 0; tries < 200; tries += 1) {
-    const candidate = 10_000 + Math.floor(Math.random() * 20_000);
-    if (!taken.has(candidate) && !(await portTaken(HOST, candidate))) {
-      taken.add(candidate);
-      return candidate;
-    }
-  }
-  throw new Error('no free port for the cluster');
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Run a PostgreSQL program as the `postgres` user when this is root (initdb refuses root). */
 function asPostgres(tools: ClusterTools, program: string, args: readonly string[]) {
@@ -180,15 +167,21 @@ export async function startCluster(
 ): Promise<ClusterServer> {
   const dev = await loadDevServerConfig(path.join(PROJECT_ROOT, 'temporal-dev.yaml'));
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-cluster-'));
+  // Ports below the ephemeral range, so that a restart finds them free again (restartablePort).
   const taken = new Set<number>();
+  const port = async (): Promise<number> => {
+    const picked = await restartablePort(taken);
+    taken.add(picked);
+    return picked;
+  };
   const ports: Ports = {
-    pg: await port(taken),
-    frontend: await port(taken),
-    frontendHttp: await port(taken),
-    history: await port(taken),
-    matching: await port(taken),
-    worker: await port(taken),
-    membership: [await port(taken), await port(taken), await port(taken), await port(taken)],
+    pg: await port(),
+    frontend: await port(),
+    frontendHttp: await port(),
+    history: await port(),
+    matching: await port(),
+    worker: await port(),
+    membership: [await port(), await port(), await port(), await port()],
   };
   const address = `${HOST}:${ports.frontend}`;
   const namespace = dev.namespace;

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { closeSync, openSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -48,7 +48,7 @@ export class DevServerPortTakenError extends DevServerStartError {
 }
 
 /** Whether something listens on `host:port` already (a listen there fails with EADDRINUSE). */
-export async function portTaken(host: string, port: number): Promise<boolean> {
+async function portTaken(host: string, port: number): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();
@@ -72,6 +72,25 @@ export async function freePort(host = '127.0.0.1'): Promise<number> {
       );
     });
   });
+}
+
+/**
+ * A free port below the kernel's ephemeral range. A server restarted on its own ports (the fault
+ * tests kill and restart it) must find them free again: a port from the ephemeral range (what
+ * binding port 0 gives) may meanwhile be any outgoing connection's source port on this box, as a
+ * loaded full run found (`ui_port ... is taken by another program`). Random, so test files that
+ * pick at once rarely meet; start-up tries other ports if they do. `avoid`: ports picked already
+ * and not bound yet (a server that takes several).
+ */
+export async function restartablePort(avoid: ReadonlySet<number> = new Set()): Promise<number> {
+  const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768 60999');
+  const low = Number(range.trim().split(/\s+/)[0]) || 32768;
+  const from = Math.min(10_000, low - 1_000);
+  for (let tries = 0; tries < 100; tries += 1) {
+    const port = from + Math.floor(Math.random() * (low - from));
+    if (!avoid.has(port) && !(await portTaken('127.0.0.1', port))) return port;
+  }
+  throw new Error(`no free port between ${from} and ${low - 1} for a server`);
 }
 
 /** Whether a Temporal frontend answers at `address` and serves `namespace`. */

@@ -1,9 +1,14 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { loadDevServerConfig } from '../../src/devserver/dev-config.js';
-import { DevServerStartError, portTaken, startDevServer, type DevServer } from '../../src/devserver/dev-server.js';
+import {
+  DevServerStartError,
+  restartablePort,
+  startDevServer,
+  type DevServer,
+} from '../../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 
 /** A dev server of our own for one test file: temporal-dev.yaml on free ports and a temp database. */
@@ -20,24 +25,6 @@ export interface TestServer extends DevServer {
  * run in parallel and each picks free ports: another may take one between the pick and the bind,
  * so a server that exits during start-up is started again on other ports (three tries).
  */
-/**
- * A free port below the kernel's ephemeral range. A server restarted on its own ports (the fault
- * tests kill and restart it) must find them free again: a port from the ephemeral range (what
- * binding port 0 gives) may meanwhile be any outgoing connection's source port on this box, as a
- * loaded full run found (`ui_port ... is taken by another program`). Random, so test files that
- * pick at once rarely meet; start-up tries other ports if they do.
- */
-async function restartablePort(): Promise<number> {
-  const range = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').catch(() => '32768 60999');
-  const low = Number(range.trim().split(/\s+/)[0]) || 32768;
-  const from = Math.min(10_000, low - 1_000);
-  for (let tries = 0; tries < 100; tries += 1) {
-    const port = from + Math.floor(Math.random() * (low - from));
-    if (!(await portTaken('127.0.0.1', port))) return port;
-  }
-  throw new Error(`no free port between ${from} and ${low - 1} for a test server`);
-}
-
 export async function startTestServer(options: { dynamicConfig?: Record<string, unknown> } = {}): Promise<TestServer> {
   for (let attempt = 1; ; attempt += 1) {
     try {
