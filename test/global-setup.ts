@@ -1,10 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
+import { ensureWeed } from '../scripts/object-store/provision.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalCli: string;
+    /** SeaweedFS's `weed`: the artifact store tests' S3 server (test/helpers/object-store.ts). */
+    weedBinary: string;
   }
 }
 
@@ -37,6 +40,8 @@ function provisionPythonModules(): void {
 /** Provision the Temporal CLI and the Python modules once for every test file (each file starts its own servers). */
 export default async function setup(project: TestProject): Promise<void> {
   provisionPythonModules();
-  const cli = await ensureTemporalCli((line) => console.error(`[provision] ${line}`));
+  const say = (line: string) => console.error(`[provision] ${line}`);
+  const cli = await ensureTemporalCli(say);
   project.provide('temporalCli', cli.path);
+  project.provide('weedBinary', await ensureWeed(say));
 }

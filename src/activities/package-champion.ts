@@ -1,15 +1,21 @@
 import { join } from 'node:path';
 import { zeroPad } from '../rules/ids.js';
 import { runLoopStep } from './support/loop-step.js';
+import { packagePathFromLog } from './support/package-path.js';
+import { uploadPackage } from './support/package-upload.js';
 import { logsDir } from './support/paths.js';
+import { appendLogLine } from './support/reports.js';
 import { isCommandNotFound } from './support/step-errors.js';
 import { returnCode } from './support/subprocess.js';
+import type { StoredPackage } from '../artifacts/package-store.js';
 import type { PackageChampion, PackageInput, PackageOutcome } from './types.js';
 
 /**
  * Runs the package command for one champion to its end (docs/contract.md, package):
  * `--checkpoint C --config F` or `--manifest M`, then `--test-eval`,
  * `--generation` and `--state-dir`. A command that cannot start is an outcome, not a failure.
+ * With loop.yaml `artifacts:` a package the command made (the path it printed last) is uploaded
+ * to the store before the outcome is returned: a finished row means the package is in the store.
  */
 export async function packageChampion(input: PackageInput): Promise<PackageOutcome> {
   const { paths, champion } = input;
@@ -17,14 +23,17 @@ export async function packageChampion(input: PackageInput): Promise<PackageOutco
   const log = packageLog(paths.stateDir, champion);
   try {
     const result = await runLoopStep(paths, { step: 'package', commandKey: 'package', command, log });
+    const exitCode = returnCode(result);
+    const stored = input.store && exitCode === 0 ? await store(input.store, input, log) : undefined;
     return {
       launched: true,
       command,
       pid: result.pid,
       log,
       started: result.started,
-      exitCode: returnCode(result),
-      finished: result.finished,
+      exitCode,
+      finished: stored === undefined ? result.finished : new Date().toISOString(),
+      ...(stored === undefined ? {} : { stored }),
     };
   } catch (error) {
     if (isCommandNotFound(error)) {
@@ -32,6 +41,23 @@ export async function packageChampion(input: PackageInput): Promise<PackageOutco
     }
     throw error;
   }
+}
+
+/** The package in the store; undefined (said in the log) when the command printed no path of one. */
+async function store(
+  target: NonNullable<PackageInput['store']>,
+  input: PackageInput,
+  log: string,
+): Promise<StoredPackage | undefined> {
+  const path = await packagePathFromLog(log, input.paths.workdir);
+  if (path === null) {
+    await appendLogLine(
+      log,
+      'artifacts: the package command printed no path of an existing file or folder (docs/contract.md, package): nothing uploaded',
+    );
+    return undefined;
+  }
+  return uploadPackage(target.settings, { loopId: target.loopId, champion: input.champion }, path, log);
 }
 
 /** The package command line for one champion. */

@@ -3,6 +3,8 @@ import type { EvalRow, Role } from '../rules/types.js';
 import type { Candidate } from '../config/candidate.js';
 import type { RunRow, RunStatus } from '../ledger/rows.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
+import type { ArtifactSettings } from '../artifacts/store-settings.js';
+import type { StoredPackage } from '../artifacts/package-store.js';
 
 export type { Candidate };
 
@@ -138,6 +140,8 @@ export interface PackageInput {
   readonly paths: LoopPaths;
   readonly command: readonly string[];
   readonly champion: PackageChampion;
+  /** loop.yaml `artifacts:`: a package the command made is uploaded there before its outcome is recorded. */
+  readonly store?: { readonly settings: ArtifactSettings; readonly loopId: string };
 }
 
 /** The champion fields packaging needs (from its eval row). */
@@ -164,6 +168,8 @@ export type PackageOutcome =
       readonly started: string;
       readonly exitCode: number | null;
       readonly finished: string;
+      /** With loop.yaml `artifacts:`: the package as uploaded to the store (exit 0 and a path printed). */
+      readonly stored?: StoredPackage;
     }
   | { readonly launched: false; readonly error: string; readonly time: string };
 

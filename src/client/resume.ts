@@ -2,6 +2,7 @@
 // completed run, the carry of a terminated, cancelled, failed or timed-out one (asked of its
 // history), or, when history holds nothing of the loop, the ledger copy in its state dir.
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { restoreLedgerCopy } from '../artifacts/ledger-mirror.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { readLedgerCopy } from '../ledger-copy/copy-files.js';
 import { LedgerLineError } from '../ledger/ledger-lines.js';
@@ -27,7 +28,7 @@ export async function resumptionOf(client: Client, loopId: string, config: LoopC
     status = (await handle.describe()).status.name;
   } catch (error) {
     if (!(error instanceof WorkflowNotFoundError)) throw error;
-    return fromLedgerCopy(config);
+    return fromLedgerCopy(config, loopId);
   }
   if (status === 'RUNNING') return { kind: 'running' };
   if (status === 'COMPLETED')
@@ -39,7 +40,7 @@ export async function resumptionOf(client: Client, loopId: string, config: LoopC
   // Terminated, cancelled, failed or timed out: the run's history replayed tells what it would carry.
   const carry = await handle.query(carryQuery).catch(() => null);
   if (carry === null) {
-    const fromCopy = await fromLedgerCopy(config);
+    const fromCopy = await fromLedgerCopy(config, loopId);
     if (fromCopy.kind === 'resume')
       return {
         ...fromCopy,
@@ -55,7 +56,18 @@ export async function resumptionOf(client: Client, loopId: string, config: LoopC
   };
 }
 
-async function fromLedgerCopy(config: LoopConfig): Promise<Resumption> {
+async function fromLedgerCopy(config: LoopConfig, loopId: string): Promise<Resumption> {
+  // A host that never ran the loop (its state dir empty) takes the copy the store mirrors (loop.yaml artifacts:).
+  const restored = config.artifacts
+    ? await restoreLedgerCopy(config.artifacts, loopId, config.state_dir).catch((error: unknown) => {
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)}: with no history of loop ${loopId} and no ledger copy in ${config.state_dir}, ` +
+            "start looks in the artifact store for the loop's mirrored copy before it starts the loop afresh. Bring the store back " +
+            '(or check loop.yaml artifacts: and the AWS credentials), then start again. Nothing started.',
+          { cause: error },
+        );
+      })
+    : null;
   let rows: LedgerRow[];
   try {
     rows = await readLedgerCopy(config.state_dir);
@@ -73,7 +85,7 @@ async function fromLedgerCopy(config: LoopConfig): Promise<Resumption> {
     ? {
         kind: 'resume',
         carry,
-        from: `the ledger copy in ${config.state_dir} (${rows.length} rows; no history of the loop is left)`,
+        from: `the ledger copy in ${config.state_dir} (${rows.length} rows${restored ? `, fetched from ${restored.uri}` : ''}; no history of the loop is left)`,
       }
     : { kind: 'fresh' };
 }

@@ -3,6 +3,7 @@ import { DEFAULT_BASE_SEED, TEACHER_PATH } from '../rules/constants.js';
 import { DURATION_EXPECTED, isDuration, type DurationText } from './duration.js';
 import { intAtLeast, nonEmptyString, numberAtLeast } from './fields.js';
 import { DEFAULT_LOST_LANE_SENDS } from './lanes.js';
+import { artifactsSchema } from '../artifacts/store-settings.js';
 import { mlflowSchema } from '../registry/mlflow-settings.js';
 import { notifySchema } from '../notify/settings.js';
 import { parseYamlWith } from './yaml-text.js';
@@ -234,6 +235,8 @@ export const loopConfigSchema = z
       retries: retriesSchema.prefault({}),
       // Optional: where packaged champions are registered (docs/integrations.md, "Model registry (MLflow)").
       mlflow: mlflowSchema.optional(),
+      // Optional: an S3-compatible store the loop keeps packages in (docs/artifacts.md); absent: local disk only.
+      artifacts: artifactsSchema.optional(),
       // Optional: webhooks told when something happens (docs/integrations.md, "Notifications").
       notify: notifySchema.optional(),
     },

@@ -30,6 +30,8 @@ import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
 import { HistoryRuns, type HistoryLedger } from './history-runs.js';
 
 const LEDGER_COPY_INTERVAL_MS = 2_000;
+/** Runs that closed this long before the last pass began are taken again (late visibility, clock skew). */
+const CLOSED_MARGIN_MS = 30_000;
 /** A copy the keeper finds as it left it is still read whole and checked against history this often. */
 const FULL_CHECK_EVERY_MS = 10 * 60_000;
 
@@ -85,21 +87,37 @@ export class LedgerKeeper {
   /** Loops seen running: synced once more after they stop, for their last rows. */
   private readonly watched = new Set<string>();
   private readonly warned = new Set<string>();
+  /** When the last pass began; before the first, when the keeper started (runs closed while no keeper ran are left as before). */
+  private lastPassAt = Date.now();
 
   constructor(private readonly options: LedgerKeeperOptions) {
     this.runs = new HistoryRuns(options.client);
   }
 
-  /** One pass over every loop with a running generation or packaging workflow. */
+  /**
+   * One pass over every loop with a running generation or packaging workflow, and every loop one
+   * of whose runs closed since the pass before: a run that started and ended between two passes
+   * (a short resumption, a quick stop) was never seen running, and its rows would wait for the
+   * loop's next start.
+   */
   async syncAll(): Promise<void> {
     const running = new Set<string>();
+    const closed = new Set<string>();
     const kinds: LoopKind[] = ['generation', 'packaging'];
-    const query = `${LOOP_KIND.name} IN (${kinds.map((kind) => `'${kind}'`).join(', ')}) AND ExecutionStatus = 'Running'`;
+    // Visibility is written a moment after a run closes, and clocks differ a little: a margin before the last pass.
+    const passStarted = Date.now();
+    const since = new Date(this.lastPassAt - CLOSED_MARGIN_MS).toISOString();
+    const query =
+      `${LOOP_KIND.name} IN (${kinds.map((kind) => `'${kind}'`).join(', ')}) AND ` +
+      `(ExecutionStatus = 'Running' OR CloseTime >= '${since}')`;
     for await (const execution of this.options.client.workflow.list({ query })) {
       const loopId = execution.typedSearchAttributes.get(LOOP_ID);
-      if (loopId !== undefined) running.add(loopId);
+      if (loopId === undefined) continue;
+      if (execution.status.name === 'RUNNING') running.add(loopId);
+      else closed.add(loopId);
     }
-    for (const loopId of new Set([...running, ...this.watched])) {
+    this.lastPassAt = passStarted;
+    for (const loopId of new Set([...running, ...this.watched, ...closed])) {
       try {
         await this.syncLoop(loopId);
         this.warned.delete(loopId);

@@ -57,7 +57,11 @@ export function finishPackage(state: PackagingState, outcome: PackageOutcome): P
   const rows = outcome.launched
     ? [
         row('launched', champion, outcome.started, { command: outcome.command, pid: outcome.pid, log: outcome.log }),
-        row('finished', champion, outcome.finished, { exit_code: outcome.exitCode }),
+        row('finished', champion, outcome.finished, {
+          exit_code: outcome.exitCode,
+          // With loop.yaml `artifacts:` only, so a loop without a store writes the seed's row.
+          ...(outcome.stored ? { package_uri: outcome.stored.uri } : {}),
+        }),
       ]
     : [row('launch_failed', champion, outcome.time, { error: outcome.error })];
   return { state: { running: state.queued, queued: null }, rows };

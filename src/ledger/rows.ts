@@ -120,6 +120,8 @@ export interface PackageRow {
   readonly log?: string;
   readonly exit_code?: number | null;
   readonly error?: string;
+  /** On `finished`, with loop.yaml `artifacts:`: where the package is in the store (not a seed field). */
+  readonly package_uri?: string;
 }
 
 /**

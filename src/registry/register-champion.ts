@@ -14,6 +14,8 @@ export interface RegisterChampionInput {
   readonly champion: PackageChampion;
   /** The package command's log, where it printed the package's path. */
   readonly packageLog: string;
+  /** With loop.yaml `artifacts:`: the package's s3:// URI in the store, the model version's source. */
+  readonly packageUri?: string;
 }
 
 /** A champion registered: the model version made for it (or found, on a retry) and the alias now on it. */
@@ -35,7 +37,7 @@ function championKey(loopId: string, champion: PackageChampion): string {
 }
 
 /**
- * The model version's source. MLflow refuses a bare local path as a source (it must then lie
+ * The model version's source without an artifact store. MLflow refuses a bare local path as a source (it must then lie
  * inside an MLflow run's artifacts), so the package's path is given as a URI naming the host that
  * holds it; `package_path` holds the plain path too.
  */
@@ -90,12 +92,14 @@ export async function registerChampion(input: RegisterChampionInput): Promise<Re
       { key: 'pass_to_fail_count', value: facts.passToFail },
       { key: 'reserve_verdicts', value: facts.reserveVerdicts },
       { key: 'package_path', value: facts.packagePath ?? '' },
+      ...(input.packageUri === undefined ? [] : [{ key: 'package_uri', value: input.packageUri }]),
     ];
     const name = settings.model_name;
     await ensureModel(client, name);
     let version = await versionWithKey(client, name, key);
     const created = version === null;
-    const source = sourceUri(packaged);
+    // In the store, the package is fetchable from any host (`mlflow models`, `champion-loop artifacts get`).
+    const source = input.packageUri ?? sourceUri(packaged);
     if (version === null) {
       const made = (await client.post('model-versions/create', {
         name,

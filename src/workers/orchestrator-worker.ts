@@ -9,6 +9,7 @@ import * as probe from '../activities/probe-lane.js';
 import { CHILD_OUTCOME, createChildOutcome } from '../activities/child-outcome.js';
 import { createRequestPackaging } from '../activities/request-packaging.js';
 import { createStopPackaging } from '../activities/stop-packaging.js';
+import { LedgerMirror } from '../artifacts/ledger-mirror.js';
 import { keepLedgerCopies } from '../ledger-copy/ledger-keeper.js';
 import { createLoopMetrics } from '../metrics/loop-metrics.js';
 import { Notifier } from '../notify/notifier.js';
@@ -57,6 +58,8 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
   const notifier = new Notifier({ log: (message) => console.warn(`[notify] ${message}`) });
   // A loop whose state dir holds a STOP file (the seed's way to stop) is asked to stop.
   const stopFiles = new StopFiles(client, (message) => console.warn(`[stop file] ${message}`));
+  // With loop.yaml `artifacts:`, each loop's ledger copy mirrored to the store (a fresh host's `start` fetches it).
+  const mirror = new LedgerMirror((message) => console.warn(`[artifacts] ${message}`));
   // Every loop's ledger.jsonl and state.json in its state dir, kept current from history.
   const copies = keepLedgerCopies({
     client,
@@ -66,6 +69,7 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
       notifier.onSynced(synced);
       await stopFiles.onSynced(synced);
       await loopMetrics?.onSynced(synced);
+      await mirror.onSynced(synced);
     },
   });
   ledgerCopies.set(worker, {
@@ -73,6 +77,7 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
       await copies.flush();
       // The last rows' notifications get a moment; what is left goes out after the next start.
       await notifier.finish(NOTIFY_GRACE_MS);
+      await mirror.finish(MIRROR_GRACE_MS);
     },
   });
   return worker;
@@ -80,6 +85,9 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
 
 /** How long a stopping orchestrator worker waits for notifications still on their way. */
 const NOTIFY_GRACE_MS = 5_000;
+
+/** How long a stopping orchestrator worker waits for the last ledger copies to reach the artifact store. */
+const MIRROR_GRACE_MS = 10_000;
 
 const ledgerCopies = new WeakMap<Worker, { flush(): Promise<void> }>();
 

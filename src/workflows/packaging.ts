@@ -12,6 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { packageActivities } from '../activities/index.js';
 import type { LoopPaths, PackageOutcome } from '../activities/types.js';
+import type { ArtifactSettings } from '../artifacts/store-settings.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../ledger/packaging-fold.js';
 import type { MlflowSettings } from '../registry/mlflow-settings.js';
@@ -34,6 +35,8 @@ export interface PackagingInput {
   readonly carry?: PackagingState;
   /** loop.yaml `mlflow:`: register each packaged champion there (docs/integrations.md, "Model registry (MLflow)"). */
   readonly mlflow?: MlflowSettings;
+  /** loop.yaml `artifacts:`: each package is uploaded there, and registered by its s3:// URI (docs/artifacts.md). */
+  readonly artifacts?: ArtifactSettings;
 }
 
 /**
@@ -102,7 +105,10 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     }
     let outcome: PackageOutcome;
     try {
-      outcome = await scope.run(() => packageChampion({ paths: input.paths, command: input.command, champion }));
+      const store = input.artifacts ? { store: { settings: input.artifacts, loopId: input.loopId } } : {};
+      outcome = await scope.run(() =>
+        packageChampion({ paths: input.paths, command: input.command, champion, ...store }),
+      );
     } catch (error) {
       if (isCancellation(error) && stopping) return stopped();
       const now = new Date().toISOString();
@@ -112,6 +118,12 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     // The rows themselves are rebuilt from this history by the ledger exporter.
     state = finishPackage(state, outcome).state;
     if (registry && outcome.launched && outcome.exitCode === 0 && patched(MODEL_REGISTRY))
-      registry.add({ loopId: input.loopId, paths: input.paths, champion, packageLog: outcome.log });
+      registry.add({
+        loopId: input.loopId,
+        paths: input.paths,
+        champion,
+        packageLog: outcome.log,
+        ...(outcome.stored ? { packageUri: outcome.stored.uri } : {}),
+      });
   }
 }

@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { parse, stringify } from 'yaml';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageLog } from '../../src/activities/package-champion.js';
+import { PACKAGE_MANIFEST } from '../../src/artifacts/package-store.js';
 import type { PackageChampion } from '../../src/activities/types.js';
 import type { LedgerRow, PackageRow } from '../../src/ledger/rows.js';
 import type { MlflowSettings } from '../../src/registry/mlflow-settings.js';
@@ -12,9 +15,10 @@ import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js'
 import { packagingQuery, stopSignal } from '../../src/workflows/messages.js';
 import type { PackagingView } from '../../src/workflows/packaging-view.js';
 import { rowsOf } from '../helpers/loop-checks.js';
-import { championLoopAt } from '../client/champion-loop-cli.js';
+import { championLoop, championLoopAt } from '../client/champion-loop-cli.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+import { startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
 import {
   freePort,
   modelVersions,
@@ -47,6 +51,7 @@ describe('packaged champions registered in MLflow (loop.yaml mlflow)', () => {
   let harness: LoopHarness;
   let port: number;
   let mlflow: MlflowServer | undefined;
+  let store: ObjectStoreServer | undefined;
 
   beforeAll(async () => {
     provisionMlflow();
@@ -64,6 +69,7 @@ describe('packaged champions registered in MLflow (loop.yaml mlflow)', () => {
   afterAll(async () => {
     await harness?.dispose();
     await mlflow?.stop();
+    await store?.dispose();
   });
 
   const settings = (model: string): MlflowSettings => ({
@@ -283,9 +289,55 @@ describe('packaged champions registered in MLflow (loop.yaml mlflow)', () => {
   );
 
   it(
+    'with an artifact store, registers each package by its s3:// URI, from which any host can fetch it',
+    async () => {
+      expect(mlflow).toBeDefined();
+      store = await startObjectStore();
+      await store.bucket('gate-artifacts');
+      Object.assign(process.env, store.env);
+      const artifacts = { url: 's3://gate-artifacts/loops', endpoint: store.endpoint };
+      await harness.startWith('stored', { mlflow: settings('stored-gate'), artifacts });
+      await until(
+        'a registered version',
+        () => modelVersions(mlflow?.uri ?? '', 'stored-gate'),
+        (v) => v.length >= 1,
+        180_000,
+      );
+      await stop('stored');
+      await settled('stored', 180_000);
+
+      const finished = packaged((await harness.ledger('stored')).rows);
+      expect(finished.length).toBeGreaterThanOrEqual(1);
+      for (const row of finished)
+        expect(row.package_uri).toBe(
+          `s3://gate-artifacts/loops/packages/stored/g${String(row.generation).padStart(3, '0')}/${row.run_id}/${row.checkpoint_name}`,
+        );
+      const versions = await modelVersions(mlflow?.uri ?? '', 'stored-gate');
+      expect(versions.map((version) => version.source)).toEqual([...new Set(finished.map((row) => row.package_uri))]);
+      for (const version of versions) expect(version.tags.package_uri).toBe(version.source);
+
+      // Fetched with the CLI into a folder of its own, the package is the one the package command made.
+      const newest = versions.at(-1);
+      const local = newest?.tags.package_path ?? '';
+      const yamlFile = path.join(harness.dir, 'stored.yaml');
+      await writeFile(yamlFile, stringify({ ...parse(await readFile(harness.configFile, 'utf8')), artifacts }));
+      const into = path.join(harness.dir, 'fetched-package');
+      const fetched = await championLoop(['fetch-package', newest?.source ?? '', '--config', yamlFile, '--out', into], {
+        env: store.env,
+      });
+      expect(fetched.stdout).toMatch(/files, \d+ bytes, each checked by sha256/);
+      const names = (await readdir(local)).sort();
+      expect((await readdir(into)).filter((name) => name !== PACKAGE_MANIFEST).sort()).toEqual(names);
+      for (const name of names)
+        expect(await readFile(path.join(into, name))).toEqual(await readFile(path.join(local, name)));
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'replays the packaging histories that registered champions (patch model-registry) without a determinism error',
     async () => {
-      const ids = ['down', 'up', 'gone'].map(packagingWorkflowId);
+      const ids = ['down', 'up', 'gone', 'stored'].map(packagingWorkflowId);
       const histories = await Promise.all(
         ids.map(async (workflowId) => ({
           workflowId,

@@ -38,6 +38,7 @@ export async function sendChampionsToPackaging(gen: Generation, { cpu }: Generat
     timeouts: config.timeouts,
     retries: config.retries,
     ...(config.mlflow ? { mlflow: config.mlflow } : {}),
+    ...(config.artifacts ? { artifacts: config.artifacts } : {}),
   };
   while (gen.unpackaged.length > 0) {
     const champion = gen.unpackaged[0] as PackageChampion;

@@ -1,0 +1,96 @@
+// A loop whose ledger copy is mirrored to the artifact store (loop.yaml artifacts:) goes on on a
+// host that never saw it: another Temporal server (no history of the loop at all), an empty
+// state dir, the first host's folders deleted. Real dev servers, workers, fixture stack and store.
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mirrorKeys } from '../../src/artifacts/ledger-mirror.js';
+import { ObjectStore } from '../../src/artifacts/object-store.js';
+import type { ArtifactSettings } from '../../src/artifacts/store-settings.js';
+import type { LoopConfig } from '../../src/config/loop-config.js';
+import { ledgerCopyPath, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
+import type { LedgerRow } from '../../src/ledger/rows.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopSignal } from '../../src/workflows/messages.js';
+import { copyCaughtUp, copyHoldsHistory } from '../helpers/bounded-loop.js';
+import { expectEachRunAndEvalOnce } from '../helpers/loop-checks.js';
+import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+import { startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
+
+const CANDIDATES = [{ name: 'base' }, { name: 'wide', overrides: { fixture_quality: 0.7 } }];
+/** Generation 2 opens once generation 1 had its one reserve check (after 8 test evals). */
+const SETTINGS: Partial<LoopConfig> = { saturation_evals: 8, max_reserve_checks: 1 };
+
+describe('a loop mirrored to the artifact store, started on a host that never saw it', () => {
+  let server: ObjectStoreServer;
+  let first: LoopHarness | undefined;
+  let second: LoopHarness | undefined;
+  let artifacts: ArtifactSettings;
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    server = await startObjectStore();
+    await server.bucket('fleet');
+    Object.assign(process.env, server.env);
+    artifacts = { url: 's3://fleet/gate', endpoint: server.endpoint };
+  }, 180_000);
+
+  afterAll(async () => {
+    await first?.dispose();
+    await second?.dispose();
+    process.env = saved;
+    await server?.dispose();
+  });
+
+  it('fetches the mirrored ledger copy into its empty state dir and goes on in the same generation with the same champion', async () => {
+    const loopId = 'fleet';
+    first = await createLoopHarness({ candidates: CANDIDATES });
+    expect((await first.startWith(loopId, { ...SETTINGS, artifacts })).kind).toBe('started');
+    await first.waitFor(loopId, (view) => view.generation === 2 && view.round >= 1, 180_000);
+    await first.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+    const stopped = await first.result(loopId);
+    const stateDir = first.configFor(loopId).state_dir;
+    await copyCaughtUp(first, loopId, stateDir);
+
+    // The store's copy catches up with the local one (mirrored at most every 10 s).
+    const store = new ObjectStore(artifacts);
+    const keys = mirrorKeys(store, loopId);
+    const local = await readFile(ledgerCopyPath(stateDir), 'utf8');
+    await vi.waitFor(async () => expect(await store.getText(keys.ledger)).toBe(local), {
+      timeout: 60_000,
+      interval: 500,
+    });
+    expect(JSON.parse((await store.getText(keys.state)) ?? '{}')).toMatchObject({ generation: 2 });
+    store.close();
+    const before = await readLedgerCopy(stateDir);
+
+    // The first host goes away with its disk: its server, workers and folders.
+    await first.dispose();
+    first = undefined;
+
+    second = await createLoopHarness({ candidates: CANDIDATES });
+    const again = await second.startWith(loopId, { ...SETTINGS, artifacts });
+    expect(again.kind).toBe('resumed');
+    expect(again.kind === 'resumed' && again.from).toMatch(
+      new RegExp(
+        `ledger copy in .* \\(${before.length} rows, fetched from s3://fleet/gate/ledgers/fleet/ledger.jsonl; no history`,
+      ),
+    );
+    expect(again.kind === 'resumed' && again.generation).toBe(2);
+    const view = await second.view(loopId);
+    expect(view.generation).toBe(2);
+    expect(view.champion?.run_id).toBe(stopped.view.champion?.run_id);
+    expect(view.champion?.checkpoint_name).toBe(stopped.view.champion?.checkpoint_name);
+
+    // It goes on there: another round of generation 2 (the ledger keeper sees it running), then a clean stop.
+    await second.waitFor(loopId, (now) => now.generation > 2 || now.round >= view.round + 1, 180_000);
+    await second.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+    await second.result(loopId);
+    const secondDir = second.configFor(loopId).state_dir;
+    await copyHoldsHistory(second, loopId, secondDir);
+    const after = await readLedgerCopy(secondDir);
+    // The second host's copy starts with every row of the first's, and no run or eval is there twice.
+    const notPackage = (rows: readonly LedgerRow[]) => rows.filter((row) => row.type !== 'package');
+    expect(notPackage(after).slice(0, notPackage(before).length)).toEqual(notPackage(before));
+    expectEachRunAndEvalOnce(after, 'the second host');
+  }, 600_000);
+});
