@@ -8,6 +8,7 @@ import { readOwner, writeOwner } from './support/owner.js';
 import { appendLogLine } from './support/reports.js';
 import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type ResumePoint } from './support/run-dir.js';
+import { laneAdmission } from './support/lane-admission.js';
 import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
 import { returnCode, type StepGpuUse, type StepResult } from './support/subprocess.js';
 import type { TrainInput, TrainOutcome } from './types.js';
@@ -120,19 +121,10 @@ function gpuFields(gpu: StepGpuUse | undefined): Pick<TrainOutcome, 'gpu_seconds
   return { gpu_seconds: gpu.seconds, ...(gpu.peakMiB > 0 ? { gpu_peak_mib: gpu.peakMiB } : {}) };
 }
 
-/** How the lane admitted the trainer, when it admitted it by its device's memory (it read the device). */
+/** How the lane admitted the trainer (the run's dispatch rows), when it admitted it by its device's memory. */
 function admission(result: StepResult): Pick<TrainOutcome, 'admission'> {
-  const admitted = result.admitted;
-  if (result.gpu === undefined || admitted?.worker === undefined || admitted.device === undefined) return {};
-  return {
-    admission: {
-      worker: admitted.worker,
-      physical_device: admitted.device,
-      slot: admitted.slot,
-      need_mib: admitted.needMiB,
-      admitted: result.started,
-    },
-  };
+  const admitted = laneAdmission(result);
+  return admitted === undefined ? {} : { admission: admitted };
 }
 
 function failed(common: Pick<TrainOutcome, 'train_rc' | 'epochs_run' | 'started'>, error: string): TrainOutcome {

@@ -77,7 +77,7 @@ export interface TrainInput {
   readonly gpuNeed?: GpuNeed;
 }
 
-/** How a GPU lane admitted a training: the facts a `dispatch` ledger row records (ledger/rows.ts). */
+/** How a GPU lane admitted a training or a reserve evaluation: the facts a `dispatch` ledger row records (ledger/rows.ts). */
 export interface TrainAdmission {
   /** The lane's task queue and physical device. */
   readonly worker: string;
@@ -134,6 +134,8 @@ export interface ReserveInput {
 /** A scored checkpoint on the reserve role: its eval row (status failed when there was no report). */
 export interface ReserveOutcome {
   readonly row: EvalRow;
+  /** On a GPU lane that read its device: how the lane admitted the evaluator (the check's dispatch rows). */
+  readonly admission?: TrainAdmission;
 }
 
 export interface PackageInput {

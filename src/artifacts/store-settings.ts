@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrlWithoutCredentials } from '../config/fields.js';
 
 // loop.yaml `artifacts:`: an S3-compatible object store the loop keeps its artifacts in
 // (docs/artifacts.md). This section travels in workflow inputs, so it names no secret:
@@ -28,24 +29,10 @@ export function objectUri(bucket: string, key: string): string {
   return `s3://${bucket}/${key}`;
 }
 
-const endpoint = z.string({ error: ENDPOINT_EXPECTED }).superRefine((text, context) => {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    context.addIssue({ code: 'custom', input: text, message: ENDPOINT_EXPECTED });
-    return;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    context.addIssue({ code: 'custom', input: text, message: ENDPOINT_EXPECTED });
-  } else if (url.username !== '' || url.password !== '') {
-    context.addIssue({
-      code: 'custom',
-      input: text,
-      message: 'a URL without credentials: they come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE',
-    });
-  }
-});
+const endpoint = httpUrlWithoutCredentials(
+  ENDPOINT_EXPECTED,
+  'they come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE',
+);
 
 export const artifactsSchema = z.strictObject(
   {

@@ -41,6 +41,7 @@ import { seedResumption } from './seed-carry.js';
 import { loopIdProblem } from './loop-id.js';
 import { relocated, type FolderMove } from './relocation.js';
 import { stopFileExists, stopFilePath } from '../activities/support/paths.js';
+import type { StepHeartbeat } from '../activities/support/subprocess.js';
 
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
@@ -316,6 +317,32 @@ export async function packagingEndedLine(client: Client, loopId: string): Promis
     'again. To package the champion now: temporal workflow signal --workflow-id ' +
     `${loopWorkflowId(loopId)} --name resume (or stop and start the loop)`
   );
+}
+
+/**
+ * While the package step waits for the artifact store (loop.yaml artifacts:): what its last
+ * heartbeat said, e.g. the store refusing or not answering. Null otherwise.
+ */
+export async function packageUploadLine(client: Client, loopId: string): Promise<string | null> {
+  let pending;
+  try {
+    pending = (await client.workflow.getHandle(packagingWorkflowId(loopId)).describe()).raw.pendingActivities ?? [];
+  } catch {
+    return null;
+  }
+  for (const activity of pending) {
+    const payload = activity.heartbeatDetails?.payloads?.[0];
+    if (!payload) continue;
+    let details: Partial<StepHeartbeat> | null = null;
+    try {
+      details = client.options.loadedDataConverter.payloadConverter.fromPayload(payload);
+    } catch {
+      continue;
+    }
+    if (details?.step === 'upload' && typeof details.waiting === 'string')
+      return `packaging: the package is made, and its upload waits for the artifact store: ${details.waiting}`;
+  }
+  return null;
 }
 
 /** What the workflow's validator says of an advance without a reason (generation/reports.ts). */

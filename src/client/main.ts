@@ -21,6 +21,7 @@ import {
   currentGeneration,
   endIdlePackaging,
   loopState,
+  packageUploadLine,
   packagingEndedLine,
   packagingView,
   startLoop,
@@ -307,6 +308,7 @@ connectionOptions(
       const registry = packaging?.registry;
       const registered = registryLine(registry);
       const packagingEnded = await packagingEndedLine(client, loopId);
+      const upload = await packageUploadLine(client, loopId);
       console.log(
         options.json
           ? JSON.stringify(
@@ -317,6 +319,7 @@ connectionOptions(
                 ...(repairs ? { copy_repairs: repairs } : {}),
                 ...(registry ? { registry } : {}),
                 ...(packagingEnded ? { packaging_ended: packagingEnded } : {}),
+                ...(upload ? { package_upload: upload } : {}),
               },
               null,
               2,
@@ -328,6 +331,7 @@ connectionOptions(
               ...(repairs ? [copyRepairsLine(repairs)] : []),
               ...(registered ? [registered] : []),
               ...(packagingEnded ? [packagingEnded] : []),
+              ...(upload ? [upload] : []),
             ].join('\n'),
       );
       return;

@@ -14,3 +14,24 @@ export function numberAtLeast(min: number, expected = `a number >= ${min}`) {
 export function nonEmptyString(expected: string) {
   return z.string({ error: expected }).min(1, { error: `${expected} (not empty)` });
 }
+
+/**
+ * An http(s) URL, described as `expected`, that holds no user name or password: `credentials`
+ * says where they go instead (loop.yaml travels in workflow inputs, so a secret in it would sit in every history).
+ */
+export function httpUrlWithoutCredentials(expected: string, credentials: string) {
+  return z.string({ error: expected }).superRefine((text, context) => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      context.addIssue({ code: 'custom', input: text, message: expected });
+      return;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      context.addIssue({ code: 'custom', input: text, message: expected });
+    } else if (url.username !== '' || url.password !== '') {
+      context.addIssue({ code: 'custom', input: text, message: `a URL without credentials: ${credentials}` });
+    }
+  });
+}

@@ -5,6 +5,7 @@ import { recordRow, reserveCheckRow, type FoldSettings, type LoopState } from '.
 import { isTrainAdmission } from '../workflows/report-shapes.js';
 import { rowTime } from './ledger-lines.js';
 import type { DispatchRow, LedgerRow, RunRow } from './rows.js';
+import type { TrainAdmission } from '../activities/types.js';
 
 // What a child's report adds to the ledger. The generation workflow's signal handlers and the
 // ledger exporter both call these, so the live state and the exported ledger cannot drift apart.
@@ -49,13 +50,33 @@ function dispatchRows(
   admission: unknown,
 ): { reserved: DispatchRow; finished: DispatchRow } | null {
   if (!isTrainAdmission(admission)) return null;
-  // The seed's fields in the seed's order.
+  return dispatchPair(
+    { generation: run.generation, job: run.run_id, kind: 'Job' },
+    admission,
+    lastTime(rows, run.finished),
+  );
+}
+
+/** The newest time among rows (a run's evals may finish after it), at least `from`. */
+function lastTime(rows: readonly LedgerRow[], from: string): string {
+  return rows.reduce((latest, decided) => {
+    const time = rowTime(decided);
+    return time > latest ? time : latest;
+  }, from);
+}
+
+/** A job's `reserved` and `finished` dispatch rows: the seed's fields in the seed's order. */
+function dispatchPair(
+  job: Pick<DispatchRow, 'generation' | 'job' | 'kind'>,
+  admission: TrainAdmission,
+  finishedAt: string,
+): { reserved: DispatchRow; finished: DispatchRow } {
   const row = (event: 'reserved' | 'finished', time: string): DispatchRow => ({
     type: 'dispatch',
     event,
-    generation: run.generation,
-    job: run.run_id,
-    kind: 'Job',
+    generation: job.generation,
+    job: job.job,
+    kind: job.kind,
     slot: admission.slot,
     worker: admission.worker,
     physical_device: admission.physical_device,
@@ -64,11 +85,7 @@ function dispatchRows(
     time,
     ...(event === 'finished' ? { error: null } : {}),
   });
-  const last = rows.reduce((latest, decided) => {
-    const time = rowTime(decided);
-    return time > latest ? time : latest;
-  }, run.finished);
-  return { reserved: row('reserved', admission.admitted), finished: row('finished', last) };
+  return { reserved: row('reserved', admission.admitted), finished: row('finished', finishedAt) };
 }
 
 /**
@@ -77,20 +94,40 @@ function dispatchRows(
  */
 export function foldReserveReport(
   state: LoopState,
-  report: { readonly champion: EvalRow; readonly testEvals: number; readonly reserve: EvalRow },
+  report: {
+    readonly champion: EvalRow;
+    readonly testEvals: number;
+    readonly reserve: EvalRow;
+    readonly admission?: unknown;
+  },
   settings: FoldSettings,
 ): Folded {
-  const { reserve } = report;
+  const { reserve, champion } = report;
+  // On a GPU lane that read its device: the seed's dispatch rows around the check's rows.
+  const dispatch = isTrainAdmission(report.admission)
+    ? dispatchPair(
+        {
+          generation: champion.generation,
+          job: `reserve-${champion.run_id}-${champion.checkpoint_name}-n${report.testEvals}`,
+          kind: 'ReserveJob',
+        },
+        report.admission,
+        reserve.finished,
+      )
+    : null;
   const known = state.reserveScored.includes(`${reserve.run_id}/${reserve.checkpoint_name}`);
-  const first = fold(state, known ? [] : [reserve], settings);
+  const first = fold(state, [...(dispatch ? [dispatch.reserved] : []), ...(known ? [] : [reserve])], settings);
   const check = fold(
     first.state,
-    [reserveCheckRow(first.state, report.champion, report.testEvals, reserve, settings)],
+    [reserveCheckRow(first.state, champion, report.testEvals, reserve, settings)],
     settings,
   );
+  const last = dispatch
+    ? fold(check.state, [{ ...dispatch.finished, time: lastTime(check.rows, reserve.finished) }], settings)
+    : { state: check.state, rows: [] };
   return {
-    state: check.state,
-    rows: [...first.rows, ...check.rows],
+    state: last.state,
+    rows: [...first.rows, ...check.rows, ...last.rows],
     newChampions: [...first.newChampions, ...check.newChampions],
   };
 }

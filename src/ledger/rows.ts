@@ -149,9 +149,9 @@ export interface DispatchRow {
   /** This loop writes `reserved` and `finished`; a seed ledger may hold `failed`, `cancelled` and `launch_failed` too. */
   readonly event: 'reserved' | 'finished' | 'failed' | 'cancelled' | 'launch_failed';
   readonly generation: number;
-  /** The run id. */
+  /** The run id; a reserve check's `reserve-<run>-<checkpoint>-n<test evals>` (the seed's). */
   readonly job: string;
-  /** The seed's name of the job's kind (this loop writes Job: training runs). */
+  /** The seed's name of the job's kind (this loop writes Job, training runs, and ReserveJob, reserve checks). */
   readonly kind: 'Job' | 'TeacherJob' | 'EnsembleJob' | 'RoundEnsembleJob' | 'ReserveJob';
   /** Its place among the steps the lane's worker admitted since it started. */
   readonly slot: number;

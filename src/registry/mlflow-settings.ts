@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DURATION_EXPECTED, isDuration, type DurationText } from '../config/duration.js';
-import { nonEmptyString } from '../config/fields.js';
+import { httpUrlWithoutCredentials, nonEmptyString } from '../config/fields.js';
 
 // loop.yaml `mlflow:`: where each packaged champion is registered (docs/integrations.md, "Model registry (MLflow)").
 // Credentials are named by environment variable only: this section travels in workflow inputs,
@@ -18,25 +18,10 @@ function envName() {
 
 const TRACKING_URI_EXPECTED = 'an http(s) URL of an MLflow tracking server, e.g. http://mlflow.internal:5000';
 
-const trackingUri = z.string({ error: TRACKING_URI_EXPECTED }).superRefine((text, context) => {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    context.addIssue({ code: 'custom', input: text, message: TRACKING_URI_EXPECTED });
-    return;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    context.addIssue({ code: 'custom', input: text, message: TRACKING_URI_EXPECTED });
-  } else if (url.username !== '' || url.password !== '') {
-    context.addIssue({
-      code: 'custom',
-      input: text,
-      message:
-        'a URL without credentials: name the environment variables that hold them (token_env, or username_env and password_env)',
-    });
-  }
-});
+const trackingUri = httpUrlWithoutCredentials(
+  TRACKING_URI_EXPECTED,
+  'name the environment variables that hold them (token_env, or username_env and password_env)',
+);
 
 // MLflow refuses 'latest' and 'v<N>' as aliases (they name versions), and allows letters, digits, '_' and '-'.
 const ALIAS_EXPECTED = "an alias: letters, digits, '_', '-' (not 'latest' or 'v1', 'v2', …)";

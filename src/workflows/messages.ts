@@ -82,6 +82,8 @@ export interface ReserveReport {
   readonly champion: EvalRow;
   readonly testEvals: number;
   readonly reserve: EvalRow | null;
+  /** How a GPU lane admitted the reserve evaluator: the check's `dispatch` rows (report-fold.ts). */
+  readonly admission?: TrainAdmission;
 }
 export const reserveReportedSignal = defineSignal<[ReserveReport]>('reserveReported');
 

@@ -2,6 +2,7 @@ import { isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
+import type { TrainAdmission } from '../activities/types.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, CONTRACT_ERROR, reserveReportedSignal, type ReserveReport } from './messages.js';
@@ -28,10 +29,14 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     }),
   );
   let reserve: EvalRow | null;
+  let admission: TrainAdmission | undefined;
   try {
-    reserve = (
-      await evaluateReserve({ paths, commands: input.commands, champion, checkpointName: champion.checkpoint_name })
-    ).row;
+    ({ row: reserve, admission } = await evaluateReserve({
+      paths,
+      commands: input.commands,
+      champion,
+      checkpointName: champion.checkpoint_name,
+    }));
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (laneUnavailable(error)) reserve = null;
@@ -52,6 +57,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     champion,
     testEvals: input.testEvals,
     reserve,
+    ...(admission === undefined ? {} : { admission }),
   };
   await deliver(reserveReportedSignal, report);
   return report;

@@ -12,7 +12,10 @@ import type { LedgerRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { copyCaughtUp, copyHoldsHistory } from '../helpers/bounded-loop.js';
-import { expectEachRunAndEvalOnce } from '../helpers/loop-checks.js';
+import { expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
+import { championLoopAt } from '../client/champion-loop-cli.js';
+import { fetchPackage } from '../../src/artifacts/package-store.js';
+import path from 'node:path';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import { startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
 
@@ -24,6 +27,7 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
   let server: ObjectStoreServer;
   let first: LoopHarness | undefined;
   let second: LoopHarness | undefined;
+  let third: LoopHarness | undefined;
   let artifacts: ArtifactSettings;
   const saved = { ...process.env };
 
@@ -37,6 +41,7 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
   afterAll(async () => {
     await first?.dispose();
     await second?.dispose();
+    await third?.dispose();
     process.env = saved;
     await server?.dispose();
   });
@@ -92,5 +97,51 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
     const notPackage = (rows: readonly LedgerRow[]) => rows.filter((row) => row.type !== 'package');
     expect(notPackage(after).slice(0, notPackage(before).length)).toEqual(notPackage(before));
     expectEachRunAndEvalOnce(after, 'the second host');
+  }, 600_000);
+
+  it('with the store down, a made package waits for it, status says so, and it lands once the store is back', async () => {
+    const loopId = 'storeless';
+    third = await createLoopHarness({ candidates: CANDIDATES });
+    // Started, the store goes away before the first champion is packaged (a round takes seconds).
+    expect((await third.startWith(loopId, { ...SETTINGS, artifacts })).kind).toBe('started');
+    await server.kill();
+    // A loop with no history and no copy is not started afresh while the store cannot say whether it mirrors one.
+    await expect(third.startWith('another', { ...SETTINGS, artifacts })).rejects.toThrow(
+      /cannot look up s3:\/\/fleet\/gate\/ledgers\/another\/ledger.jsonl.*start looks in the artifact store .* Nothing started/,
+    );
+    const status = await vi.waitFor(
+      async () => {
+        const out = await championLoopAt(third?.server ?? { address: '', namespace: '' }, ['status', loopId]);
+        expect(out.stdout).toMatch(
+          /^packaging: the package is made, and its upload waits for the artifact store: artifact store: .*trying again in \d+ s$/m,
+        );
+        return String(out.stdout);
+      },
+      { timeout: 120_000, interval: 1_000 },
+    );
+    const [, run, checkpoint] =
+      new RegExp(`s3://fleet/gate/packages/${loopId}/g001/([^/]+)/([^/:]+)/`).exec(status) ?? [];
+    expect(run).toBeDefined();
+    // Nothing is recorded as packaged before its upload finished.
+    const waiting = rowsOf((await third.ledger(loopId)).rows, 'package');
+    expect(waiting.filter((row) => row.run_id === run && row.checkpoint_name === checkpoint)).toEqual([]);
+
+    await server.restart();
+    const finished = await vi.waitFor(
+      async () => {
+        const rows = rowsOf((await third!.ledger(loopId)).rows, 'package').filter((row) => row.event === 'finished');
+        expect(rows.filter((row) => row.run_id === run && row.checkpoint_name === checkpoint)).toHaveLength(1);
+        return rows.filter((row) => row.run_id === run && row.checkpoint_name === checkpoint);
+      },
+      { timeout: 180_000, interval: 1_000 },
+    );
+    expect(finished[0]?.exit_code).toBe(0);
+    const uri = finished[0]?.package_uri ?? '';
+    expect(uri).toMatch(new RegExp(`^s3://fleet/gate/packages/${loopId}/g001/`));
+    const store = new ObjectStore(artifacts);
+    expect((await fetchPackage(store, uri, path.join(third.dir, 'fetched'))).files).toBeGreaterThan(0);
+    store.close();
+    await third.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+    await third.result(loopId);
   }, 600_000);
 });

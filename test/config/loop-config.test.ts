@@ -54,6 +54,24 @@ describe('parseLoopConfig', () => {
     });
   });
 
+  it('takes an artifacts: store by s3:// URL, and refuses a URL that is not one or an endpoint with credentials in it', () => {
+    const config = parseLoopConfig(
+      `${MINIMAL}artifacts: {url: s3://ml-artifacts/loops, endpoint: http://s3.internal:8333}\n`,
+      'loop.yaml',
+    );
+    expect(config.artifacts).toEqual({ url: 's3://ml-artifacts/loops', endpoint: 'http://s3.internal:8333' });
+    expect(parseLoopConfig(MINIMAL, 'loop.yaml').artifacts).toBeUndefined();
+    expect(problemWith(`${MINIMAL}artifacts: {url: /data/artifacts}\n`).message).toContain(
+      'artifacts.url: an s3:// URL of a bucket and an optional prefix, e.g. s3://ml-artifacts/champion-loop',
+    );
+    expect(
+      problemWith(`${MINIMAL}artifacts: {url: s3://bkt/p, endpoint: 'http://key:secret@s3.internal'}\n`).message,
+    ).toContain(
+      'artifacts.endpoint: a URL without credentials: they come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE',
+    );
+    expect(problemWith(`${MINIMAL}artifacts: {url: s3://bkt/p, bucket: b}\n`).message).toContain('bucket');
+  });
+
   it('gives timeouts Temporal takes as they are', () => {
     const timeouts: Record<string, Duration> = parseLoopConfig(MINIMAL, 'loop.yaml').timeouts;
     expect(timeouts['heartbeat']).toBe('2m');

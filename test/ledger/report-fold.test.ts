@@ -163,6 +163,34 @@ describe('foldReserveReport', () => {
     expect(folded.newChampions).toEqual([]);
   });
 
+  it("puts a GPU lane's admission of the reserve evaluator as ReserveJob dispatch rows around the check, the state as without them", () => {
+    const admission = {
+      worker: 'box-gpu0',
+      physical_device: 0,
+      slot: 3,
+      need_mib: 30_720,
+      admitted: '2026-01-05T08:00:02Z',
+    };
+    const folded = foldReserveReport(withChampion, { champion, testEvals: 4, reserve, admission }, settings);
+    const plain = foldReserveReport(withChampion, { champion, testEvals: 4, reserve }, settings);
+    expect(folded.rows.map((row) => `${row.type}${row.type === 'dispatch' ? ` ${row.event}` : ''}`)).toEqual([
+      'dispatch reserved',
+      'eval',
+      'reserve_check',
+      'dispatch finished',
+    ]);
+    expect(folded.rows[0]).toMatchObject({ job: 'reserve-a-checkpoint-1.pt-n4', kind: 'ReserveJob', slot: 3 });
+    expect(folded.rows.filter((row) => row.type !== 'dispatch')).toEqual(plain.rows);
+    expect(folded.state).toEqual(plain.state);
+    // A malformed admission (sent by hand) writes none.
+    const bad = foldReserveReport(
+      withChampion,
+      { champion, testEvals: 4, reserve, admission: { slot: 'x' } },
+      settings,
+    );
+    expect(bad.rows).toEqual(plain.rows);
+  });
+
   it('does not record a checkpoint already scored on reserve in this generation a second time', () => {
     const once = foldReserveReport(withChampion, { champion, testEvals: 1, reserve }, settings).state;
     const again = foldReserveReport(once, { champion, testEvals: 2, reserve }, settings);

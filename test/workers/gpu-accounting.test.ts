@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { STEP_MARK } from '../../src/activities/support/step-survivors.mjs';
 import type { GpuProcess, GpuReading } from '../../src/workers/gpu-memory.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
@@ -170,5 +170,42 @@ describe('GPU time on run rows', () => {
     const copy = await copyCaughtUp(harness, 'gpu-dispatch', harness.configFor('gpu-dispatch').state_dir);
     expect(rowsOf(copy, 'dispatch')).toEqual(rowsOf(rows, 'dispatch'));
     console.log(`dispatch rows: ${rowsOf(rows, 'dispatch').length} for ${runs.length} runs`);
+  });
+
+  it("writes a reserve check's dispatch rows (kind ReserveJob) around its reserve eval and reserve_check rows", async () => {
+    const loopId = 'gpu-reserve';
+    await harness.startWith(loopId, { saturation_evals: 2, max_reserve_checks: 1 });
+    await vi.waitFor(
+      async () => expect(rowsOf((await harness.ledger(loopId)).rows, 'reserve_check').length).toBeGreaterThanOrEqual(1),
+      { timeout: 120_000, interval: 500 },
+    );
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+    await harness.result(loopId);
+    const { rows } = await harness.ledger(loopId);
+    const lane = harness.config.lanes[0];
+    for (const check of rowsOf(rows, 'reserve_check')) {
+      const job = `reserve-${check.run_id}-${check.checkpoint_name}-n${check.test_evals}`;
+      const at = rows.indexOf(check);
+      const reserveEval = rows[at - 1];
+      expect(reserveEval).toMatchObject({ type: 'eval', role: 'reserve', run_id: check.run_id });
+      const reserved = rows[at - 2];
+      expect(reserved).toMatchObject({
+        type: 'dispatch',
+        event: 'reserved',
+        generation: check.generation,
+        job,
+        kind: 'ReserveJob',
+        worker: laneQueue(lane?.host ?? '', lane?.device ?? -1),
+        physical_device: lane?.device,
+        peak_usage: { gpu_mib: (lane?.min_free_gib ?? 0) * 1024 },
+        retained_usage: { gpu_mib: 0 },
+      });
+      const finished = rows[at + 1];
+      if (reserved?.type !== 'dispatch') throw new Error('no dispatch row before the reserve check');
+      const { time: _at, ...same } = reserved;
+      expect(finished).toMatchObject({ ...same, event: 'finished', error: null });
+    }
+    const copy = await copyCaughtUp(harness, loopId, harness.configFor(loopId).state_dir);
+    expect(rowsOf(copy, 'dispatch')).toEqual(rowsOf(rows, 'dispatch'));
   });
 });

@@ -9,6 +9,7 @@ import { readReportAt, type ReportRead } from './reports.js';
 import { validationFile } from './run-dir.js';
 import type { LoopPaths, StepCommands } from '../types.js';
 import type { GpuNeed } from '../../rules/gpu-needs.js';
+import type { StepResult } from './subprocess.js';
 
 /** What every evaluation needs: where the loop's files are and the evaluator commands. */
 export interface EvalContext {
@@ -16,6 +17,8 @@ export interface EvalContext {
   readonly commands: StepCommands;
   /** What the run's training may grow to on the GPU: its evaluator is held to it too (absent: the lane's need). */
   readonly gpuNeed?: GpuNeed;
+  /** Told of each evaluator process's end (how its lane admitted it: a reserve check's dispatch rows). */
+  readonly onStep?: (result: StepResult) => void;
 }
 
 /**
@@ -61,6 +64,7 @@ export async function evaluateOne(
     log,
     ...(context.gpuNeed === undefined ? {} : { gpuNeed: context.gpuNeed }),
   });
+  context.onStep?.(result);
   if (result.exitCode !== 0) {
     return { report: null, problem: `evaluator ended with ${describeEnd(result)}`, evaluatorFailed: true, log };
   }
@@ -124,6 +128,7 @@ export async function evaluateMany(
       log,
       ...(context.gpuNeed === undefined ? {} : { gpuNeed: context.gpuNeed }),
     });
+    context.onStep?.(result);
     failure = result.exitCode === 0 ? null : `evaluator ended with ${describeEnd(result)}`;
   }
   for (const name of names) {
