@@ -2,7 +2,7 @@ import { evalSourceOf } from '../ledger/eval-row.js';
 import { evalRow } from './support/eval-rows.js';
 import { bandScores, evaluateOne } from './support/evaluator.js';
 import { laneAdmission } from './support/lane-admission.js';
-import type { ReserveInput, ReserveOutcome, TrainAdmission } from './types.js';
+import type { ReserveInput, ReserveOutcome, LaneAdmission } from './types.js';
 
 /**
  * Scores the champion once on the reserve role with its band scores (the evaluation part of a
@@ -13,7 +13,7 @@ export async function evaluateReserve(input: ReserveInput): Promise<ReserveOutco
   const run = evalSourceOf(input.champion);
   const band = await bandScores(input, run, input.checkpointName);
   // How the lane admitted the reserve evaluator (not its band scores'): the check's dispatch rows.
-  let admission: TrainAdmission | undefined;
+  let admission: LaneAdmission | undefined;
   const read = await evaluateOne(
     { ...input, onStep: (result) => (admission = laneAdmission(result) ?? admission) },
     run,

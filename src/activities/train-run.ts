@@ -10,7 +10,7 @@ import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type ResumePoint } from './support/run-dir.js';
 import { laneAdmission } from './support/lane-admission.js';
 import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
-import { returnCode, type StepGpuUse, type StepResult } from './support/subprocess.js';
+import { returnCode, type StepGpuUse } from './support/subprocess.js';
 import type { TrainInput, TrainOutcome } from './types.js';
 
 /**
@@ -73,7 +73,8 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   const train_rc = returnCode(result);
   const common = { train_rc, epochs_run: await epochsRun(dir), started };
   // After the seed's fields (a run row keeps their order): what the trainer used of its GPU lane.
-  const gpu = { ...gpuFields(result.gpu), ...admission(result) };
+  const admitted = laneAdmission(result);
+  const gpu = { ...gpuFields(result.gpu), ...(admitted === undefined ? {} : { admission: admitted }) };
   if (result.stalled) {
     const hung = `no progress for ${noProgress} (loop.yaml timeouts.no_progress): no new output in its log or run directory; killed`;
     await appendLogLine(log, `train: ${hung}`).catch(() => undefined);
@@ -119,12 +120,6 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
 function gpuFields(gpu: StepGpuUse | undefined): Pick<TrainOutcome, 'gpu_seconds' | 'gpu_peak_mib'> {
   if (gpu === undefined) return {};
   return { gpu_seconds: gpu.seconds, ...(gpu.peakMiB > 0 ? { gpu_peak_mib: gpu.peakMiB } : {}) };
-}
-
-/** How the lane admitted the trainer (the run's dispatch rows), when it admitted it by its device's memory. */
-function admission(result: StepResult): Pick<TrainOutcome, 'admission'> {
-  const admitted = laneAdmission(result);
-  return admitted === undefined ? {} : { admission: admitted };
 }
 
 function failed(common: Pick<TrainOutcome, 'train_rc' | 'epochs_run' | 'started'>, error: string): TrainOutcome {

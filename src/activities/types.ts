@@ -78,7 +78,7 @@ export interface TrainInput {
 }
 
 /** How a GPU lane admitted a training or a reserve evaluation: the facts a `dispatch` ledger row records (ledger/rows.ts). */
-export interface TrainAdmission {
+export interface LaneAdmission {
   /** The lane's task queue and physical device. */
   readonly worker: string;
   readonly physical_device: number;
@@ -103,7 +103,7 @@ export interface TrainOutcome {
   readonly gpu_seconds?: number;
   readonly gpu_peak_mib?: number;
   /** On a GPU lane that read its device: how the lane admitted the trainer (the ledger's dispatch rows). */
-  readonly admission?: TrainAdmission;
+  readonly admission?: LaneAdmission;
   readonly selected: {
     readonly checkpoint: string;
     readonly falseNegatives: number | null;
@@ -135,7 +135,7 @@ export interface ReserveInput {
 export interface ReserveOutcome {
   readonly row: EvalRow;
   /** On a GPU lane that read its device: how the lane admitted the evaluator (the check's dispatch rows). */
-  readonly admission?: TrainAdmission;
+  readonly admission?: LaneAdmission;
 }
 
 export interface PackageInput {

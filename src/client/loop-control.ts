@@ -299,37 +299,38 @@ export async function endIdlePackaging(client: Client, loopId: string): Promise<
 }
 
 /**
- * Why the loop's packaging workflow is not running while the loop is, when someone ended it by
- * hand (terminate, cancel) or it failed: what it was packaging or had queued waits for a `resume`
- * signal (patch repackage-on-resume), a stop and start, or the next champion. Null when it runs, never
- * started, or completed (a stop hands packaging over that way).
+ * What `status` says of the loop's packaging workflow, from one description of it:
+ * - `ended`: why it is not running while the loop is, when someone ended it by hand (terminate,
+ *   cancel) or it failed: what it was packaging or had queued waits for a `resume` signal (patch
+ *   repackage-on-resume), a stop and start, or the next champion. Null when it runs, never
+ *   started, or completed (a stop hands packaging over that way).
+ * - `upload`: while the package step waits for the artifact store (loop.yaml artifacts:), what its
+ *   last heartbeat said, e.g. the store refusing or not answering. Null otherwise.
  */
-export async function packagingEndedLine(client: Client, loopId: string): Promise<string | null> {
-  let status: string;
+export async function packagingLines(
+  client: Client,
+  loopId: string,
+): Promise<{ readonly ended: string | null; readonly upload: string | null }> {
+  let description;
   try {
-    status = (await client.workflow.getHandle(packagingWorkflowId(loopId)).describe()).status.name;
+    description = await client.workflow.getHandle(packagingWorkflowId(loopId)).describe();
   } catch {
-    return null;
+    return { ended: null, upload: null };
   }
-  if (!PACKAGING_ENDED_BY_HAND.includes(status)) return null;
-  return (
-    `packaging: workflow ${packagingWorkflowId(loopId)} was ${statusInWords(status)}; the next champion starts it ` +
-    'again. To package the champion now: temporal workflow signal --workflow-id ' +
-    `${loopWorkflowId(loopId)} --name resume (or stop and start the loop)`
-  );
+  const status = description.status.name;
+  const ended = PACKAGING_ENDED_BY_HAND.includes(status)
+    ? `packaging: workflow ${packagingWorkflowId(loopId)} was ${statusInWords(status)}; the next champion starts it ` +
+      'again. To package the champion now: temporal workflow signal --workflow-id ' +
+      `${loopWorkflowId(loopId)} --name resume (or stop and start the loop)`
+    : null;
+  return { ended, upload: uploadWaiting(client, description.raw.pendingActivities ?? []) };
 }
 
-/**
- * While the package step waits for the artifact store (loop.yaml artifacts:): what its last
- * heartbeat said, e.g. the store refusing or not answering. Null otherwise.
- */
-export async function packageUploadLine(client: Client, loopId: string): Promise<string | null> {
-  let pending;
-  try {
-    pending = (await client.workflow.getHandle(packagingWorkflowId(loopId)).describe()).raw.pendingActivities ?? [];
-  } catch {
-    return null;
-  }
+/** What a package step's last heartbeat says while its upload waits for the artifact store. */
+function uploadWaiting(
+  client: Client,
+  pending: readonly proto.temporal.api.workflow.v1.IPendingActivityInfo[],
+): string | null {
   for (const activity of pending) {
     const payload = activity.heartbeatDetails?.payloads?.[0];
     if (!payload) continue;

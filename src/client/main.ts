@@ -21,8 +21,7 @@ import {
   currentGeneration,
   endIdlePackaging,
   loopState,
-  packageUploadLine,
-  packagingEndedLine,
+  packagingLines,
   packagingView,
   startLoop,
   stopLoop,
@@ -307,8 +306,7 @@ connectionOptions(
       const packaging = await packagingView(client, loopId);
       const registry = packaging?.registry;
       const registered = registryLine(registry);
-      const packagingEnded = await packagingEndedLine(client, loopId);
-      const upload = await packageUploadLine(client, loopId);
+      const { ended: packagingEnded, upload } = await packagingLines(client, loopId);
       console.log(
         options.json
           ? JSON.stringify(

@@ -2,10 +2,10 @@ import { runIdFor } from '../rules/ids.js';
 import { trainingSeed } from '../rules/seeds.js';
 import type { EvalRow } from '../rules/types.js';
 import { recordRow, reserveCheckRow, type FoldSettings, type LoopState } from './loop-state.js';
-import { isTrainAdmission } from '../workflows/report-shapes.js';
+import { isLaneAdmission } from '../workflows/report-shapes.js';
 import { rowTime } from './ledger-lines.js';
 import type { DispatchRow, LedgerRow, RunRow } from './rows.js';
-import type { TrainAdmission } from '../activities/types.js';
+import type { LaneAdmission } from '../activities/types.js';
 
 // What a child's report adds to the ledger. The generation workflow's signal handlers and the
 // ledger exporter both call these, so the live state and the exported ledger cannot drift apart.
@@ -49,7 +49,7 @@ function dispatchRows(
   rows: readonly LedgerRow[],
   admission: unknown,
 ): { reserved: DispatchRow; finished: DispatchRow } | null {
-  if (!isTrainAdmission(admission)) return null;
+  if (!isLaneAdmission(admission)) return null;
   return dispatchPair(
     { generation: run.generation, job: run.run_id, kind: 'Job' },
     admission,
@@ -68,7 +68,7 @@ function lastTime(rows: readonly LedgerRow[], from: string): string {
 /** A job's `reserved` and `finished` dispatch rows: the seed's fields in the seed's order. */
 function dispatchPair(
   job: Pick<DispatchRow, 'generation' | 'job' | 'kind'>,
-  admission: TrainAdmission,
+  admission: LaneAdmission,
   finishedAt: string,
 ): { reserved: DispatchRow; finished: DispatchRow } {
   const row = (event: 'reserved' | 'finished', time: string): DispatchRow => ({
@@ -104,7 +104,7 @@ export function foldReserveReport(
 ): Folded {
   const { reserve, champion } = report;
   // On a GPU lane that read its device: the seed's dispatch rows around the check's rows.
-  const dispatch = isTrainAdmission(report.admission)
+  const dispatch = isLaneAdmission(report.admission)
     ? dispatchPair(
         {
           generation: champion.generation,

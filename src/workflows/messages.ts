@@ -1,7 +1,7 @@
 // Signals, updates and queries, defined once: workflows, the client CLI and `temporal workflow
 // signal/update/query` share these names.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PackageChampion, TrainAdmission } from '../activities/types.js';
+import type { PackageChampion, LaneAdmission } from '../activities/types.js';
 import type { RunRow, TeacherRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import type { GenerationCarry } from './generation/carry.js';
@@ -71,7 +71,7 @@ export interface RunReport {
   /** Checkpoints still to score when the lane was unavailable. */
   readonly unscored: string[];
   /** How a GPU lane admitted the training this child ran: the run's `dispatch` rows (report-fold.ts). */
-  readonly admission?: TrainAdmission;
+  readonly admission?: LaneAdmission;
 }
 export const runReportedSignal = defineSignal<[RunReport]>('runReported');
 
@@ -83,7 +83,7 @@ export interface ReserveReport {
   readonly testEvals: number;
   readonly reserve: EvalRow | null;
   /** How a GPU lane admitted the reserve evaluator: the check's `dispatch` rows (report-fold.ts). */
-  readonly admission?: TrainAdmission;
+  readonly admission?: LaneAdmission;
 }
 export const reserveReportedSignal = defineSignal<[ReserveReport]>('reserveReported');
 

@@ -2,7 +2,7 @@
 // a payload is checked for the shape its handler reads before the loop folds it, so a malformed
 // signal is ignored (and logged) instead of failing every workflow task of the loop from then on.
 // The ledger exporter applies the same checks, so both skip the same signals.
-import type { PackageChampion, TrainAdmission } from '../activities/types.js';
+import type { PackageChampion, LaneAdmission } from '../activities/types.js';
 import type { ReserveReport, RunReport, TeacherReport } from './messages.js';
 
 type Fields = Readonly<Record<string, unknown>>;
@@ -29,7 +29,7 @@ export function isRunReport(value: unknown): value is RunReport {
 }
 
 /** How a GPU lane admitted a training, as a run report carries it (a malformed one writes no dispatch rows). */
-export function isTrainAdmission(value: unknown): value is TrainAdmission {
+export function isLaneAdmission(value: unknown): value is LaneAdmission {
   return (
     isRecord(value) &&
     typeof value.worker === 'string' &&

@@ -2,7 +2,7 @@ import { isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
-import type { TrainAdmission } from '../activities/types.js';
+import type { LaneAdmission } from '../activities/types.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, CONTRACT_ERROR, reserveReportedSignal, type ReserveReport } from './messages.js';
@@ -29,7 +29,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     }),
   );
   let reserve: EvalRow | null;
-  let admission: TrainAdmission | undefined;
+  let admission: LaneAdmission | undefined;
   try {
     ({ row: reserve, admission } = await evaluateReserve({
       paths,

@@ -10,7 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
-import type { Candidate, PreparedRun, TrainAdmission } from '../activities/types.js';
+import type { Candidate, PreparedRun, LaneAdmission } from '../activities/types.js';
 import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
@@ -137,7 +137,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
 
   let run = input.run;
   let selected: RunReport['selected'] = null;
-  let admission: TrainAdmission | undefined;
+  let admission: LaneAdmission | undefined;
   let evals: EvalRow[] = [];
   let unscored: string[] = [];
   let unavailable = false;

@@ -44,15 +44,16 @@ function byHand(state: LoopState, rows: readonly LedgerRow[]) {
   return { state, rows: out, newChampions: champions };
 }
 
-describe('foldRunReport', () => {
-  const admission = {
-    worker: 'box-gpu0',
-    physical_device: 0,
-    slot: 7,
-    need_mib: 11_264,
-    admitted: '2026-01-05T08:00:02Z',
-  };
+/** How a GPU lane admitted a job, as a report carries it. */
+const admission = {
+  worker: 'box-gpu0',
+  physical_device: 0,
+  slot: 7,
+  need_mib: 11_264,
+  admitted: '2026-01-05T08:00:02Z',
+};
 
+describe('foldRunReport', () => {
   it("puts a GPU lane's admission as the seed's dispatch rows around the run's rows, the state as without them", () => {
     const run = runRow('a');
     const evals = [evalRow('a', 1, 10, 20), { ...evalRow('a', 2, 8, 18), finished: '2026-01-05T08:03:00Z' }];
@@ -164,13 +165,6 @@ describe('foldReserveReport', () => {
   });
 
   it("puts a GPU lane's admission of the reserve evaluator as ReserveJob dispatch rows around the check, the state as without them", () => {
-    const admission = {
-      worker: 'box-gpu0',
-      physical_device: 0,
-      slot: 3,
-      need_mib: 30_720,
-      admitted: '2026-01-05T08:00:02Z',
-    };
     const folded = foldReserveReport(withChampion, { champion, testEvals: 4, reserve, admission }, settings);
     const plain = foldReserveReport(withChampion, { champion, testEvals: 4, reserve }, settings);
     expect(folded.rows.map((row) => `${row.type}${row.type === 'dispatch' ? ` ${row.event}` : ''}`)).toEqual([
@@ -179,7 +173,7 @@ describe('foldReserveReport', () => {
       'reserve_check',
       'dispatch finished',
     ]);
-    expect(folded.rows[0]).toMatchObject({ job: 'reserve-a-checkpoint-1.pt-n4', kind: 'ReserveJob', slot: 3 });
+    expect(folded.rows[0]).toMatchObject({ job: 'reserve-a-checkpoint-1.pt-n4', kind: 'ReserveJob', slot: 7 });
     expect(folded.rows.filter((row) => row.type !== 'dispatch')).toEqual(plain.rows);
     expect(folded.state).toEqual(plain.state);
     // A malformed admission (sent by hand) writes none.

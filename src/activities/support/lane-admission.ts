@@ -1,11 +1,11 @@
-import type { TrainAdmission } from '../types.js';
+import type { LaneAdmission } from '../types.js';
 import type { StepResult } from './subprocess.js';
 
 /**
  * How the lane admitted a step, when it admitted it by its device's memory (it read the device):
  * the facts of the seed's `dispatch` rows. Undefined on a CPU lane or one without a reading.
  */
-export function laneAdmission(result: StepResult): TrainAdmission | undefined {
+export function laneAdmission(result: StepResult): LaneAdmission | undefined {
   const admitted = result.admitted;
   if (result.gpu === undefined || admitted?.worker === undefined || admitted.device === undefined) return undefined;
   return {
