@@ -43,6 +43,7 @@ import { runWorker, type WorkerCommandOptions } from './worker-command.js';
 import { DEFAULT_MIN_FREE_PIDS } from '../workers/pids-limit.js';
 import { loadCandidates } from '../config/load-candidates.js';
 import { renderConfig } from './render-config.js';
+import { testReuse } from '../rules/test-reuse.js';
 
 // A reader that stops reading (`champion-loop status L | head -1`) closes the pipe: end quietly,
 // as other command-line tools do, instead of on an unhandled EPIPE.
@@ -312,6 +313,7 @@ connectionOptions(
           ? JSON.stringify(
               {
                 ...status.view,
+                test_reuse: testReuse(status.view.test_evals, status.view.champion),
                 ...(noPoller.length > 0 ? { no_poller: noPoller } : {}),
                 ...(notify.length > 0 ? { notify_problems: notify } : {}),
                 ...(repairs ? { copy_repairs: repairs } : {}),

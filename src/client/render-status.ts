@@ -1,5 +1,6 @@
 import type { StateJson } from '../ledger/loop-state.js';
 import { describeReservePower } from '../ledger/reserve-check-power.js';
+import { describeTestReuse, testReuse } from '../rules/test-reuse.js';
 import type { EvalSummary } from '../rules/types.js';
 import type { LoopView } from '../workflows/loop-view.js';
 
@@ -54,6 +55,7 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
     `pareto set (${view.pareto_set.length}):`,
     ...view.pareto_set.map((row) => `  ${describeEval(row)}`),
     `test evals: ${view.test_evals}; since the last reserve check: ${view.tests_since_reserve_check}${saturationEvals ? ` of ${saturationEvals}` : ''}; reserve checks: ${view.reserve_checks}`,
+    ...reuseLines(view),
   ];
   if (view.last_reserve_power) lines.push(`last reserve check ${describeReservePower(view.last_reserve_power)}`);
   if (view.advance_reason) lines.push(`advancing: ${view.advance_reason}`);
@@ -102,6 +104,12 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
   return lines.join('\n');
 }
 
+/** The test set's reuse this generation, once it has a champion to be optimistic about. */
+function reuseLines(state: Pick<StateJson, 'test_evals' | 'champion'>): string[] {
+  const reuse = testReuse(state.test_evals, state.champion);
+  return reuse ? [describeTestReuse(reuse)] : [];
+}
+
 /** A loop that is not running: its state.json as `status` shows it. */
 export function renderStoppedState(state: StateJson): string {
   return [
@@ -110,6 +118,7 @@ export function renderStoppedState(state: StateJson): string {
     `pareto set (${state.pareto_set.length}):`,
     ...state.pareto_set.map((row) => `  ${describeEval(row)}`),
     `test evals: ${state.test_evals}; since the last reserve check: ${state.tests_since_reserve_check}; reserve checks: ${state.reserve_checks}`,
+    ...reuseLines(state),
     ...(state.advance_reason ? [`advancing: ${state.advance_reason}`] : []),
   ].join('\n');
 }

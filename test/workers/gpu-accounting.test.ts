@@ -5,6 +5,7 @@ import type { GpuProcess, GpuReading } from '../../src/workers/gpu-memory.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { renderStatus } from '../../src/client/render-status.js';
+import { describeTestReuse, testReuse } from '../../src/rules/test-reuse.js';
 import { laneQueue } from '../../src/config/lanes.js';
 import { copyCaughtUp } from '../helpers/bounded-loop.js';
 import { rowsOf } from '../helpers/loop-checks.js';
@@ -95,6 +96,9 @@ describe('GPU time on run rows', () => {
     // The view the query gave before the stop: every run reported by then is in it.
     expect(view.training_gpu_usd?.loop).toBeGreaterThan(0);
     expect(view.training_gpu_usd?.loop).toBeCloseTo((view.training_gpu_seconds?.loop ?? 0) / 1000, 3);
+    // Three test evals or more and a champion: status says what reading the test set may have cost.
+    expect(view.champion).not.toBeNull();
+    expect(renderStatus(view).split('\n')).toContain(describeTestReuse(testReuse(view.test_evals, view.champion)!));
     expect(renderStatus(view)).toMatch(
       /; cost \$\d+\.\d{2} this generation, \$\d+\.\d{2} in all \(loop.yaml usd_per_gpu_hour\)$/m,
     );
@@ -111,9 +115,13 @@ describe('GPU time on run rows', () => {
     const runs = rowsOf(rows, 'run');
     expect(runs.length).toBeGreaterThanOrEqual(1);
     const lane = harness.config.lanes[0];
+    // The packaging workflow's rows go in by time between the generation's: a package that ends
+    // while the next run trains lands between that run's dispatch row and its run row (seen under
+    // load). Next to each other means among the generation's own rows.
+    const generationRows = rows.filter((row) => row.type !== 'package');
     for (const run of runs) {
-      const at = rows.indexOf(run);
-      const reserved = rows[at - 1];
+      const at = generationRows.indexOf(run);
+      const reserved = generationRows[at - 1];
       expect(reserved).toMatchObject({
         type: 'dispatch',
         event: 'reserved',
@@ -183,12 +191,14 @@ describe('GPU time on run rows', () => {
     await harness.result(loopId);
     const { rows } = await harness.ledger(loopId);
     const lane = harness.config.lanes[0];
+    // As above: adjacent among the generation's rows, package rows go in by time.
+    const generationRows = rows.filter((row) => row.type !== 'package');
     for (const check of rowsOf(rows, 'reserve_check')) {
       const job = `reserve-${check.run_id}-${check.checkpoint_name}-n${check.test_evals}`;
-      const at = rows.indexOf(check);
-      const reserveEval = rows[at - 1];
+      const at = generationRows.indexOf(check);
+      const reserveEval = generationRows[at - 1];
       expect(reserveEval).toMatchObject({ type: 'eval', role: 'reserve', run_id: check.run_id });
-      const reserved = rows[at - 2];
+      const reserved = generationRows[at - 2];
       expect(reserved).toMatchObject({
         type: 'dispatch',
         event: 'reserved',
@@ -200,7 +210,7 @@ describe('GPU time on run rows', () => {
         peak_usage: { gpu_mib: (lane?.min_free_gib ?? 0) * 1024 },
         retained_usage: { gpu_mib: 0 },
       });
-      const finished = rows[at + 1];
+      const finished = generationRows[at + 1];
       if (reserved?.type !== 'dispatch') throw new Error('no dispatch row before the reserve check');
       const { time: _at, ...same } = reserved;
       expect(finished).toMatchObject({ ...same, event: 'finished', error: null });
