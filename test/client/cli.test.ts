@@ -13,6 +13,7 @@ import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js'
 import { tlsFixture } from '../workers/fake-frontend.js';
 import { startTlsProxy } from '../workers/tls-proxy.js';
 import { championLoop, championLoopAt } from './champion-loop-cli.js';
+import { testReuse, type TestReuse } from '../../src/rules/test-reuse.js';
 import { SEED_LEDGER } from './report/seed-ledger.js';
 
 // Every command of the real bin/champion-loop.js against a real dev server with a live loop
@@ -139,6 +140,13 @@ describe('the champion-loop CLI', () => {
     expect(view.champion).not.toBeNull();
     expect(view.lanes.map((lane) => lane.queue)).toEqual(harness.lanes);
     expect(view.candidates).toEqual(['base', 'wide']);
+    // How much the generation read its test set, and the estimate status printed from the same view.
+    const reuse = (view as LoopView & { test_reuse: TestReuse | null }).test_reuse;
+    expect(reuse).toEqual(testReuse(view.test_evals, view.champion));
+    expect(reuse?.reads).toBe(view.test_evals);
+    expect(text.stdout).toMatch(
+      /^test set reuse: \d+ reads this generation; the champion's \d+ Fail->Pass of \d+ and \d+ Pass->Fail of \d+ may be optimistic by selection alone by up to about [\d.]+ and [\d.]+ /m,
+    );
   });
 
   it('status goes through a TLS front wanting a client certificate with an envconfig profile, and is refused without one', async () => {
