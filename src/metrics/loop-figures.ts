@@ -4,6 +4,7 @@ import type { StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow, PackageRow, ReserveCheckRow, RunStatus } from '../ledger/rows.js';
 import type { LoopView } from '../workflows/loop-view.js';
 import type { LoopMetricName, Sample } from './loop-metric-catalogue.js';
+import { testReuse } from '../rules/test-reuse.js';
 
 const ERRORS = [
   ['fail_to_pass', 'fail_to_pass_count', 'fail_to_pass_rate'],
@@ -31,6 +32,7 @@ export interface LoopSettings {
 /** The figures `status` prints of the state: generation, champion counts, front, test evals, reserve checks. */
 export function stateFigures(state: StateJson, settings: LoopSettings): Sample[] {
   const result = state.champion?.result ?? null;
+  const reuse = testReuse(state.test_evals, state.champion);
   return [
     { metric: 'champion_loop_generation', value: state.generation },
     ...ERRORS.flatMap(([error, count, rate]) => [
@@ -39,6 +41,11 @@ export function stateFigures(state: StateJson, settings: LoopSettings): Sample[]
     ]),
     { metric: 'champion_loop_pareto_set_members', value: state.pareto_set.length },
     { metric: 'champion_loop_test_evals', value: state.test_evals },
+    ...ERRORS.map(([error]) => ({
+      metric: 'champion_loop_test_optimism_errors' as const,
+      labels: { error },
+      value: reuse ? reuse[error].optimism : NaN,
+    })),
     { metric: 'champion_loop_test_evals_since_reserve_check', value: state.tests_since_reserve_check },
     { metric: 'champion_loop_saturation_evals', value: settings.saturation_evals },
     { metric: 'champion_loop_reserve_checks', value: state.reserve_checks },

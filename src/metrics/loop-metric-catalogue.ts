@@ -43,6 +43,11 @@ export const LOOP_METRICS = {
   ),
   champion_loop_pareto_set_members: gauge("Checkpoints in the generation's Pareto set (front)."),
   champion_loop_test_evals: gauge('Competing test evaluations of this generation.'),
+  champion_loop_test_optimism_errors: gauge(
+    "Upper estimate of how many errors the champion's test count may be optimistic by selection alone, after this generation's test evaluations: error=fail_to_pass or pass_to_fail (NaN while there is no champion; docs/behaviour.md 6.1).",
+    ['error'],
+    'float',
+  ),
   champion_loop_test_evals_since_reserve_check: gauge('Test evaluations since the last reserve check.'),
   champion_loop_saturation_evals: gauge('Test evaluations that make a reserve check due (loop.yaml saturation_evals).'),
   champion_loop_reserve_checks: gauge('Reserve checks that ran this generation.'),

@@ -23,6 +23,7 @@ import {
 } from '../../src/metrics/loop-figures.js';
 import type { EvalRow } from '../../src/rules/types.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
+import { testReuse } from '../../src/rules/test-reuse.js';
 import { evalRowOf } from '../helpers/eval-rows.js';
 
 // The figures the loop's metrics take, from states the real folds produce (recordRow over rows).
@@ -110,6 +111,18 @@ describe('the figures of the folded state', () => {
       `test evals: ${valueOf(figures, 'champion_loop_test_evals')}; since the last reserve check: ${valueOf(figures, 'champion_loop_test_evals_since_reserve_check')}`,
     );
     expect(valueOf(figures, 'champion_loop_test_evals')).toBe(2);
+    // The test set's reuse, as status prints it (rules/test-reuse.ts).
+    const reuse = testReuse(json.test_evals, json.champion);
+    expect(valueOf(figures, 'champion_loop_test_optimism_errors', { error: 'fail_to_pass' })).toBe(
+      reuse?.fail_to_pass.optimism,
+    );
+    expect(valueOf(figures, 'champion_loop_test_optimism_errors', { error: 'pass_to_fail' })).toBe(
+      reuse?.pass_to_fail.optimism,
+    );
+    expect(reuse?.fail_to_pass.optimism).toBeGreaterThan(0);
+    expect(printed).toContain(
+      `by up to about ${valueOf(figures, 'champion_loop_test_optimism_errors', { error: 'fail_to_pass' })} and ${valueOf(figures, 'champion_loop_test_optimism_errors', { error: 'pass_to_fail' })} `,
+    );
     expect(valueOf(figures, 'champion_loop_generation')).toBe(1);
     expect(valueOf(figures, 'champion_loop_saturation_evals')).toBe(2);
     expect(valueOf(figures, 'champion_loop_max_reserve_checks')).toBe(3);
