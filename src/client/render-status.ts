@@ -1,6 +1,6 @@
 import type { StateJson } from '../ledger/loop-state.js';
 import { describeReservePower } from '../ledger/reserve-check-power.js';
-import { describeTestReuse, testReuse } from '../rules/test-reuse.js';
+import { describeTestBudget, describeTestReuse, testReuse } from '../rules/test-reuse.js';
 import type { EvalSummary } from '../rules/types.js';
 import type { LoopView } from '../workflows/loop-view.js';
 
@@ -56,6 +56,7 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
     ...view.pareto_set.map((row) => `  ${describeEval(row)}`),
     `test evals: ${view.test_evals}; since the last reserve check: ${view.tests_since_reserve_check}${saturationEvals ? ` of ${saturationEvals}` : ''}; reserve checks: ${view.reserve_checks}`,
     ...reuseLines(view),
+    ...(view.test_budget ? [`test budget: ${describeTestBudget(view.test_budget)}`] : []),
   ];
   if (view.last_reserve_power) lines.push(`last reserve check ${describeReservePower(view.last_reserve_power)}`);
   if (view.advance_reason) lines.push(`advancing: ${view.advance_reason}`);

@@ -176,6 +176,29 @@ const gpuNeedsSchema = z.strictObject(
   },
 );
 
+/** The two things a loop does when a generation's test-set budget is spent (docs/behaviour.md, "Test-set budget"). */
+const TEST_BUDGET_SPENT = ['freeze', 'advance'] as const;
+
+/** loop.yaml `test_budget`: how many reads of the working test set a generation may make before its champion is frozen. */
+const testBudgetSchema = z.strictObject(
+  {
+    reads: intAtLeast(1, 'a number of test-set reads per generation (an integer >= 1), e.g. 300'),
+    when_spent: z
+      .enum(TEST_BUDGET_SPENT, {
+        error: "'freeze' (no promotion until the next generation) or 'advance' (a new split at once)",
+      })
+      .default('freeze'),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'invalid_type'
+        ? 'a mapping: {reads, when_spent?}, e.g. {reads: 300, when_spent: advance}'
+        : issue.code === 'unrecognized_keys'
+          ? `unknown key ${issue.keys.join(', ')}: test_budget takes reads and when_spent`
+          : undefined,
+  },
+);
+
 export const loopConfigSchema = z
   .strictObject(
     {
@@ -210,6 +233,9 @@ export const loopConfigSchema = z
           error: 'a whole number of items (1 or more) or a fraction of the class strictly between 0 and 1, e.g. 0.01',
         })
         .optional(),
+      // Optional, absent = no budget: reads only counted (docs/behaviour.md, "Test-set budget"); no
+      // default written in, so a default config (and every history it starts) stays as it was.
+      test_budget: testBudgetSchema.optional(),
       // Optional, absent = max(500, 32 x parallel) (generation/hand-over.ts); no default written in,
       // so a default config (and every history it starts) stays as it was.
       max_run_events: intAtLeast(50).optional(),

@@ -19,7 +19,18 @@ export interface FoldSettings {
   readonly ladderMargin?: number;
   /** Set only under loop.yaml `champion_rule: paired` (its `alpha`): dominance otherwise. */
   readonly pairedAlpha?: number;
+  /** Set only under loop.yaml `test_budget`: the test-set reads a generation may make, and what spending them does. */
+  readonly testBudget?: TestBudget;
 }
+
+/** loop.yaml `test_budget`: reads per generation, then freeze promotions or advance (docs/behaviour.md, "Test-set budget"). */
+export interface TestBudget {
+  readonly reads: number;
+  readonly when_spent: 'freeze' | 'advance';
+}
+
+/** The advance reason of a generation whose test-set budget ran out under `when_spent: advance`. */
+export const TEST_BUDGET_SPENT_REASON = 'test_budget_spent';
 
 /** The fold settings of a loop.yaml. */
 export function foldSettingsOf(config: {
@@ -30,11 +41,14 @@ export function foldSettingsOf(config: {
   champion_rule?: string;
   ladder_margin?: number;
   alpha?: number;
+  // Absent in the configs of loops started before the budget existed, and by default: none.
+  test_budget?: TestBudget;
 }): FoldSettings {
   const settings: FoldSettings = {
     mode: config.band_decisions ? 'band-decisions' : 'default',
     saturationEvals: config.saturation_evals,
     maxReserveChecks: config.max_reserve_checks,
+    ...(config.test_budget ? { testBudget: config.test_budget } : {}),
   };
   if (config.champion_rule === 'ladder') {
     return { ...settings, ladderMargin: config.ladder_margin ?? DEFAULT_LADDER_MARGIN };
@@ -106,11 +120,34 @@ export function applyRow(state: LoopState, row: LedgerRow, settings: FoldSetting
   }
 }
 
+/** Whether the generation has made all the test-set reads its budget allows (never without a budget). */
+function testBudgetSpent(state: Pick<LoopState, 'testEvals'>, settings: FoldSettings): boolean {
+  return settings.testBudget !== undefined && state.testEvals >= settings.testBudget.reads;
+}
+
 function applyEval(state: LoopState, row: EvalRow, settings: FoldSettings): LoopState {
   if (row.role === 'reserve' && row.generation === state.generation) {
     const key = `${row.run_id}/${row.checkpoint_name}`;
     return state.reserveScored.includes(key) ? state : { ...state, reserveScored: [...state.reserveScored, key] };
   }
+  const next = applyCompetingEval(state, row, settings);
+  const budget = settings.testBudget;
+  if (budget === undefined || next.testEvals === state.testEvals) return next;
+  // A read past the spent budget is counted and changes nothing else: the champion, its front and
+  // the rule's records stay as the last read within the budget left them.
+  if (testBudgetSpent(state, settings)) {
+    return {
+      ...state,
+      testEvals: next.testEvals,
+      ...(state.ladderDecision === undefined ? {} : { ladderDecision: null }),
+      ...(state.pairedJudgement === undefined ? {} : { pairedJudgement: null }),
+    };
+  }
+  const spendsIt = next.testEvals >= budget.reads && budget.when_spent === 'advance' && next.advanceReason === null;
+  return spendsIt ? { ...next, advanceReason: TEST_BUDGET_SPENT_REASON } : next;
+}
+
+function applyCompetingEval(state: LoopState, row: EvalRow, settings: FoldSettings): LoopState {
   if (settings.ladderMargin !== undefined) {
     const next = applyTestEval(
       {
@@ -190,7 +227,14 @@ export function recordRow(state: LoopState, row: LedgerRow, settings: FoldSettin
   // otherwise: seed rows).
   const competed = row.type === 'eval' && next.testEvals !== state.testEvals;
   const decision = next.ladderDecision ?? next.pairedJudgement;
-  const judged = competed && decision ? { ...row, champion_rule: decision } : row;
+  // A read past the spent budget says so on its row: it was not judged (absent otherwise: seed rows).
+  const judged = !competed
+    ? row
+    : testBudgetSpent(state, settings)
+      ? { ...row, test_budget: 'spent' as const }
+      : decision
+        ? { ...row, champion_rule: decision }
+        : row;
   const rows: LedgerRow[] = [judged];
   if (row.type !== 'eval') return { state: next, rows, newChampion: null };
   let newChampion: EvalRow | null = null;

@@ -27,6 +27,7 @@ const flag = (on: boolean): number => (on ? 1 : 0);
 export interface LoopSettings {
   readonly saturation_evals: number;
   readonly max_reserve_checks: number;
+  readonly test_budget?: { readonly reads: number };
 }
 
 /** The figures `status` prints of the state: generation, champion counts, front, test evals, reserve checks. */
@@ -46,6 +47,7 @@ export function stateFigures(state: StateJson, settings: LoopSettings): Sample[]
       labels: { error },
       value: reuse ? reuse[error].optimism : NaN,
     })),
+    { metric: 'champion_loop_test_budget_reads', value: settings.test_budget?.reads ?? NaN },
     { metric: 'champion_loop_test_evals_since_reserve_check', value: state.tests_since_reserve_check },
     { metric: 'champion_loop_saturation_evals', value: settings.saturation_evals },
     { metric: 'champion_loop_reserve_checks', value: state.reserve_checks },

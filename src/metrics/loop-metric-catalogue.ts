@@ -48,13 +48,20 @@ export const LOOP_METRICS = {
     ['error'],
     'float',
   ),
+  champion_loop_test_budget_reads: gauge(
+    'Test evaluations a generation may make before its champion is frozen or it advances (loop.yaml test_budget.reads; NaN without a budget).',
+    [],
+    'float',
+  ),
   champion_loop_test_evals_since_reserve_check: gauge('Test evaluations since the last reserve check.'),
   champion_loop_saturation_evals: gauge('Test evaluations that make a reserve check due (loop.yaml saturation_evals).'),
   champion_loop_reserve_checks: gauge('Reserve checks that ran this generation.'),
   champion_loop_max_reserve_checks: gauge(
     'Passing reserve checks that end a generation (loop.yaml max_reserve_checks).',
   ),
-  champion_loop_advancing: gauge('1 when the generation will end (a failed reserve check, or max_reserve_checks).'),
+  champion_loop_advancing: gauge(
+    '1 when the generation will end (a failed reserve check, max_reserve_checks, or a spent test_budget).',
+  ),
   champion_loop_reserve_check_p_value: gauge(
     'p-value of the last reserve check: direction=fail_to_pass or pass_to_fail (NaN when it could not run).',
     ['direction'],

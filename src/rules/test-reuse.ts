@@ -67,6 +67,32 @@ export function describeTestReuse(reuse: TestReuse): string {
   return (
     `test set reuse: ${reads} reads this generation; the champion's ${f2p.count} Fail->Pass of ${f2p.items} and ` +
     `${p2f.count} Pass->Fail of ${p2f.items} may be optimistic by selection alone by up to about ` +
-    `${f2p.optimism} and ${p2f.optimism} (best of ${reads} reads; docs/behaviour.md, "Test-set reuse")`
+    `${f2p.optimism} and ${p2f.optimism} (docs/behaviour.md, "Test-set reuse")`
   );
+}
+
+/** loop.yaml `test_budget` as a running loop shows it: the reads allowed, what spending them does, and how many are left. */
+export interface TestBudgetView {
+  readonly reads: number;
+  readonly when_spent: 'freeze' | 'advance';
+  readonly left: number;
+}
+
+/** The budget's view after `reads` test-set reads this generation. */
+export function testBudgetView(
+  reads: number,
+  budget: { readonly reads: number; readonly when_spent: 'freeze' | 'advance' },
+): TestBudgetView {
+  return { reads: budget.reads, when_spent: budget.when_spent, left: Math.max(0, budget.reads - reads) };
+}
+
+/** What `status` and the Web UI say after "test budget:": what is left of it, or what its spending did. */
+export function describeTestBudget(budget: TestBudgetView): string {
+  const then =
+    budget.when_spent === 'freeze'
+      ? 'no promotion until the next generation'
+      : 'the generation advances (test_budget_spent)';
+  return budget.left > 0
+    ? `${budget.left} of ${budget.reads} reads left; when spent, ${then}`
+    : `spent (${budget.reads} reads): ${then}`;
 }

@@ -61,6 +61,8 @@ export interface EvalRow {
   readonly champion_rule?: LadderDecision | PairedJudgement;
   /** Under loop.yaml `champion_rule: paired`, test evals only: which test items it got wrong. */
   readonly item_errors?: ItemErrors;
+  /** Under loop.yaml `test_budget`, test evals only: read after the generation's budget was spent, so judged by no rule. */
+  readonly test_budget?: 'spent';
 }
 
 export type Role = 'development' | 'validation' | 'test' | 'reserve';

@@ -1,5 +1,6 @@
 import type { StateJson } from '../ledger/loop-state.js';
 import type { ReservePower } from '../rules/reserve-power.js';
+import type { TestBudgetView } from '../rules/test-reuse.js';
 
 /** One job running on a lane. */
 interface InFlightView {
@@ -49,6 +50,8 @@ export interface LoopView extends StateJson {
   readonly failing?: FailingView | null;
   /** What the last reserve check of this run could detect (80% power); null before one. */
   readonly last_reserve_power?: ReservePower | null;
+  /** loop.yaml `test_budget` and what is left of it this generation: absent without one. */
+  readonly test_budget?: TestBudgetView;
 }
 
 interface FailingView {

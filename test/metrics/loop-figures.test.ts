@@ -127,6 +127,9 @@ describe('the figures of the folded state', () => {
     expect(valueOf(figures, 'champion_loop_saturation_evals')).toBe(2);
     expect(valueOf(figures, 'champion_loop_max_reserve_checks')).toBe(3);
     expect(valueOf(figures, 'champion_loop_advancing')).toBe(0);
+    expect(valueOf(figures, 'champion_loop_test_budget_reads')).toBeNaN();
+    const budgeted = stateFigures(json, { ...SETTINGS, test_budget: { reads: 300 } });
+    expect(valueOf(budgeted, 'champion_loop_test_budget_reads')).toBe(300);
   });
 
   it('read NaN for the champion counts while there is no champion, and 0 for the front', () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { renderStatus, renderStoppedState } from '../../src/client/render-status.js';
-import { countOptimism, describeTestReuse, testReuse } from '../../src/rules/test-reuse.js';
+import { countOptimism, describeTestReuse, testBudgetView, testReuse } from '../../src/rules/test-reuse.js';
 import type { HeldoutResult } from '../../src/rules/types.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
 import { seededRandom } from '../../bench/lib/durations.js';
@@ -104,7 +104,7 @@ describe('testReuse in status', () => {
       pass_to_fail: { count: 30, items: 1600, optimism: Math.round(countOptimism(240, 30, 1600) * 10) / 10 },
     });
     expect(describeTestReuse(reuse!)).toBe(
-      `test set reuse: 240 reads this generation; the champion's 12 Fail->Pass of 400 and 30 Pass->Fail of 1600 may be optimistic by selection alone by up to about ${reuse!.fail_to_pass.optimism} and ${reuse!.pass_to_fail.optimism} (best of 240 reads; docs/behaviour.md, "Test-set reuse")`,
+      `test set reuse: 240 reads this generation; the champion's 12 Fail->Pass of 400 and 30 Pass->Fail of 1600 may be optimistic by selection alone by up to about ${reuse!.fail_to_pass.optimism} and ${reuse!.pass_to_fail.optimism} (docs/behaviour.md, "Test-set reuse")`,
     );
   });
 
@@ -138,5 +138,15 @@ describe('testReuse in status', () => {
     expect(renderStatus(view).split('\n')).toContain(line);
     expect(renderStoppedState(state).split('\n')).toContain(line);
     expect(renderStatus({ ...view, champion: null })).not.toMatch(/test set reuse/);
+    expect(renderStatus(view)).not.toMatch(/test budget/);
+    const budgeted = { ...view, test_budget: testBudgetView(240, { reads: 300, when_spent: 'freeze' }) };
+    expect(renderStatus(budgeted).split('\n')).toContain(
+      'test budget: 60 of 300 reads left; when spent, no promotion until the next generation',
+    );
+    const spent = { ...view, test_budget: testBudgetView(240, { reads: 200, when_spent: 'freeze' }) };
+    expect(spent.test_budget.left).toBe(0);
+    expect(renderStatus(spent).split('\n')).toContain(
+      'test budget: spent (200 reads): no promotion until the next generation',
+    );
   });
 });

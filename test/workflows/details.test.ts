@@ -11,7 +11,7 @@ import type { Decided, EvalRow } from '../../src/rules/types.js';
 import { newRunJob, reserveJob } from '../../src/workflows/generation/jobs.js';
 import { detailsInputOf, renderDetails } from '../../src/workflows/generation/details.js';
 import { laneQueue } from '../../src/workflows/queues.js';
-import { openGeneration, take, type Generation } from '../../src/workflows/generation/state.js';
+import { openGeneration, take, view, type Generation } from '../../src/workflows/generation/state.js';
 import { evalRowOf } from '../helpers/eval-rows.js';
 
 // The generation's live page (current details in the Web UI), drawn from a real generation state
@@ -100,6 +100,30 @@ describe("the generation's current details", () => {
     expect(text).toContain('**Test evals:** 3 · **next reserve check:** in 1 test eval (0 of 2 done)');
     score(gen, testEval('champ-g001-r0002-base', 2, 6, 8));
     expect(page(gen)).toContain('**next reserve check:** due now (0 of 2 done)');
+  });
+
+  it("shows the test set's reads, the champion's optimism and what is left of loop.yaml's test budget", () => {
+    const plain = opened();
+    score(plain, testEval('champ-g001-r0001-base', 1, 9, 12), testEval('champ-g001-r0001-base', 2, 5, 7));
+    expect(page(plain)).toMatch(
+      /\*\*Test-set reuse:\*\* 2 reads; the champion's counts may be optimistic by selection alone by up to about [\d.]+ \(Fail→Pass\) and [\d.]+ \(Pass→Fail\)/,
+    );
+    expect(page(plain)).not.toContain('Test budget');
+    expect(view(plain)).not.toHaveProperty('test_budget');
+
+    const gen = opened({ test_budget: { reads: 3, when_spent: 'advance' } });
+    score(gen, testEval('champ-g001-r0001-base', 1, 9, 12), testEval('champ-g001-r0001-base', 2, 5, 7));
+    expect(page(gen)).toContain(
+      '**Test budget:** 1 of 3 reads left; when spent, the generation advances (test_budget_spent)',
+    );
+    expect(view(gen).test_budget).toEqual({ reads: 3, when_spent: 'advance', left: 1 });
+    score(gen, testEval('champ-g001-r0002-base', 1, 1, 1));
+    const spent = page(gen);
+    expect(spent).toContain('**Test budget:** spent (3 reads): the generation advances (test_budget_spent)');
+    expect(spent).toContain('**Now:** Advancing to generation 2 (test_budget_spent).');
+    // The read that spent it was within the budget: it was judged, and promoted.
+    expect(spent).toContain('`champ-g001-r0002-base` `checkpoint-1.pt`');
+    expect(view(gen).test_budget).toEqual({ reads: 3, when_spent: 'advance', left: 0 });
   });
 
   it('compares on the decided block with band decisions', () => {

@@ -5,8 +5,9 @@
 // command, so histories recorded before them replay unchanged.
 import { condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
 import { compareKeyFor } from '../../rules/champion.js';
-import type { LoopState } from '../../ledger/loop-state.js';
+import type { LoopState, TestBudget } from '../../ledger/loop-state.js';
 import type { ReserveCheckRow } from '../../ledger/rows.js';
+import { describeTestBudget, testBudgetView, testReuse } from '../../rules/test-reuse.js';
 import type { CompareKey, EvalRow } from '../../rules/types.js';
 import { failureText } from '../lane-failure.js';
 import type { Failing } from './carry.js';
@@ -35,6 +36,8 @@ export interface DetailsInput {
   readonly compared: ComparedBlock;
   readonly saturationEvals: number;
   readonly maxReserveChecks: number;
+  /** loop.yaml `test_budget`; absent without one. */
+  readonly testBudget?: TestBudget;
   /** The last reserve check this run recorded; null when none (or before a continue-as-new). */
   readonly lastReserve: ReserveCheckRow | null;
   readonly stopping: boolean;
@@ -120,6 +123,20 @@ function reserveLines(input: DetailsInput): string[] {
   return lines;
 }
 
+/** The test set's reads this generation, what they may have cost the champion's counts, and the budget's rest. */
+function testSetLines(input: DetailsInput): string[] {
+  const { state, testBudget } = input;
+  const reuse = testReuse(state.testEvals, state.champion);
+  return [
+    ...(reuse
+      ? [
+          `**Test-set reuse:** ${plural(reuse.reads, 'read')}; the champion's counts may be optimistic by selection alone by up to about ${reuse.fail_to_pass.optimism} (Fail→Pass) and ${reuse.pass_to_fail.optimism} (Pass→Fail)`,
+        ]
+      : []),
+    ...(testBudget ? [`**Test budget:** ${describeTestBudget(testBudgetView(state.testEvals, testBudget))}`] : []),
+  ];
+}
+
 /** Why the loop is not starting work, if it is not; null while it works. */
 function idleReason(input: DetailsInput): string | null {
   const { state, failing } = input;
@@ -170,6 +187,7 @@ export function renderDetails(input: DetailsInput): string {
     '',
     ...championLines(input).map((line) => `${line}  `),
     ...reserveLines(input).map((line) => `${line}  `),
+    ...testSetLines(input).map((line) => `${line}  `),
     '',
     `**Now:** ${status}`,
     ...(input.candidatesError
@@ -204,6 +222,7 @@ export function detailsInputOf(gen: Generation): DetailsInput {
     compared: compareKeyFor(gen.settings.mode),
     saturationEvals: gen.settings.saturationEvals,
     maxReserveChecks: gen.settings.maxReserveChecks,
+    ...(gen.settings.testBudget ? { testBudget: gen.settings.testBudget } : {}),
     lastReserve: gen.lastReserve,
     stopping: gen.stopping,
     stopNow: gen.stopNow,

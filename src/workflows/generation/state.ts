@@ -8,6 +8,7 @@ import { foldSettingsOf, recordRow, stateJson, type FoldSettings } from '../../l
 import type { Folded } from '../../ledger/report-fold.js';
 import { reserveCheckPower } from '../../ledger/reserve-check-power.js';
 import type { ReserveCheckRow } from '../../ledger/rows.js';
+import { testBudgetView } from '../../rules/test-reuse.js';
 import type { EvalRow } from '../../rules/types.js';
 import { loopWorkflowId } from '../ids.js';
 import { CHAMPION_RULE } from '../patches.js';
@@ -190,6 +191,7 @@ export function view(gen: Generation): LoopView {
     split_given_up: gen.splitFailed !== null,
     idle: gen.idle,
     last_reserve_power: gen.lastReserve && reserveCheckPower(gen.lastReserve),
+    ...(gen.settings.testBudget ? { test_budget: testBudgetView(gen.state.testEvals, gen.settings.testBudget) } : {}),
     failing: gen.failing && {
       reason: gen.failing.reason,
       since: gen.failing.since,
