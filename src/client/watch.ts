@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import type { TestBudgetView } from '../rules/test-reuse.js';
 import type { LoopView } from '../workflows/loop-view.js';
 import { loopLook } from './loop-control.js';
 import { describeNoPoller, type LoopQueue } from './pollers.js';
@@ -26,6 +27,11 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
     const failed = next.advance_reason === 'reserve_failed' && previous.advance_reason !== 'reserve_failed';
     events.push(
       `reserve check ${next.reserve_checks} ${failed ? 'failed: the champion is significantly worse on the reserve set' : 'held up'}${next.advance_reason ? `; generation ends (${next.advance_reason})` : ''}`,
+    );
+  }
+  if (next.generation === previous.generation && next.test_budget?.left === 0 && previous.test_budget?.left !== 0) {
+    events.push(
+      `test budget spent (${next.test_budget.reads} reads): ${next.test_budget.when_spent === 'freeze' ? 'no promotion until the next generation' : 'the generation advances'}`,
     );
   }
   if (
@@ -58,6 +64,12 @@ function elapsed(since: string, now: Date): string {
   return seconds < 60 ? `${seconds}s` : `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
 }
 
+/** What is left of the test budget, in a few words: `8 of 20 left`, or `spent (frozen)` / `spent (advancing)`. */
+function budgetLeft(budget: TestBudgetView): string {
+  if (budget.left > 0) return `${budget.left} of ${budget.reads} left`;
+  return `spent (${budget.when_spent === 'freeze' ? 'frozen' : 'advancing'})`;
+}
+
 /** The live block `watch` redraws: progress per lane with elapsed time, champion, saturation (pure). */
 export function renderFrame(
   view: LoopView,
@@ -68,7 +80,7 @@ export function renderFrame(
   const lines = [
     `loop ${view.loop_id} · generation ${view.generation} · round ${view.round} · ${view.in_flight.length} running, ${view.queued} queued${view.stopping ? ' · stopping' : ''}`,
     `champion: ${view.champion ? describeEval(view.champion) : 'none yet'}`,
-    `test evals ${view.test_evals} · until the reserve check: ${saturationEvals === undefined ? `${view.tests_since_reserve_check} since the last` : Math.max(0, saturationEvals - view.tests_since_reserve_check)} · reserve checks ${view.reserve_checks}`,
+    `test evals ${view.test_evals} · until the reserve check: ${saturationEvals === undefined ? `${view.tests_since_reserve_check} since the last` : Math.max(0, saturationEvals - view.tests_since_reserve_check)} · reserve checks ${view.reserve_checks}${view.test_budget ? ` · test budget ${budgetLeft(view.test_budget)}` : ''}`,
   ];
   for (const lane of view.lanes) {
     const jobs = view.in_flight.filter((flight) => flight.lane === lane.queue);

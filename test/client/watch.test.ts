@@ -101,6 +101,21 @@ describe('watch: the events between two looks at a loop', () => {
     expect(loopEvents(failed, view({ generation: 2, round: 1 }))).toEqual(['generation 2 opened (reserve_failed)']);
   });
 
+  it('says once when the test budget is spent, and what follows', () => {
+    const budget = (left: number, when_spent: 'freeze' | 'advance' = 'freeze') => ({ reads: 20, when_spent, left });
+    expect(loopEvents(view({ test_budget: budget(1) }), view({ test_budget: budget(0) }))).toEqual([
+      'test budget spent (20 reads): no promotion until the next generation',
+    ]);
+    expect(loopEvents(view({ test_budget: budget(0) }), view({ test_budget: budget(0) }))).toEqual([]);
+    expect(loopEvents(view({ test_budget: budget(1) }), view({ test_budget: budget(3) }))).toEqual([]);
+    expect(
+      loopEvents(
+        view({ test_budget: budget(1, 'advance') }),
+        view({ test_budget: budget(0, 'advance'), advance_reason: 'test_budget_spent' }),
+      ),
+    ).toEqual(['test budget spent (20 reads): the generation advances', 'generation 1 ends: test_budget_spent']);
+  });
+
   it('reports a broken candidates file and a failing split once each', () => {
     const broken = view({ candidates_error: 'candidates.yaml: candidates.0.name: required' });
     expect(loopEvents(view(), broken)).toEqual([
@@ -127,6 +142,16 @@ describe('watch: the live frame', () => {
       'champion: champ-g001-r0001-base checkpoint-0002.pt epoch=2 f2p=6/60 (10.00%) p2f=12/240 (5.00%)',
     );
     expect(frame[2]).toBe('test evals 12 · until the reserve check: 3 · reserve checks 0');
+  });
+
+  it('shows what is left of a test budget, and when it is spent what the loop does about it', () => {
+    const line = (test_budget: LoopView['test_budget']): string | undefined =>
+      renderFrame(view({ test_evals: 12, tests_since_reserve_check: 5, test_budget }), now, 8)[2];
+    expect(line({ reads: 20, when_spent: 'freeze', left: 8 })).toBe(
+      'test evals 12 · until the reserve check: 3 · reserve checks 0 · test budget 8 of 20 left',
+    );
+    expect(line({ reads: 12, when_spent: 'freeze', left: 0 })).toMatch(/ · test budget spent \(frozen\)$/);
+    expect(line({ reads: 12, when_spent: 'advance', left: 0 })).toMatch(/ · test budget spent \(advancing\)$/);
   });
 
   it('shows each lane with what it runs and for how long, an idle lane as idle', () => {

@@ -101,6 +101,8 @@ describe('the spam-gate stack under a real loop with champion_rule: paired', () 
       // No teacher (and no student): the paired rule is what is under test, not distillation.
       teacher_after_round: 0,
       champion_rule: 'paired',
+      // Every read judged: a spent budget would stop the pairings this waits for.
+      test_budget: undefined,
     };
   });
 

@@ -504,6 +504,7 @@ describe('the spam gate loop.yaml', () => {
     ]);
     expect(loop.saturation_evals).toBeLessThanOrEqual(20);
     expect(loop.max_reserve_checks).toBeLessThanOrEqual(3);
+    expect(loop.test_budget).toEqual({ reads: 20, when_spent: 'freeze' });
     for (const command of Object.values(loop.commands)) {
       expect(command?.slice(0, 3)).toEqual(['node', '--import', 'tsx']);
       expect(existsSync(join(loop.workdir, command?.[3] ?? ''))).toBe(true);
