@@ -7,9 +7,10 @@ import path from 'node:path';
 import { Command, Option } from 'commander';
 import { selectionPage } from '../src/client/report/selection-plot.js';
 import { writeResults } from './lib/results-file.js';
+import { CURVE, curveLabel } from './selection/curve.js';
 import { RULES } from './selection/rules.js';
 import { simulate, type SimulationOptions } from './selection/simulate.js';
-import { aim, estimate, renderSelectionTable, summarize } from './selection/summary.js';
+import { aim, estimate, renderSelectionTable, summarize, summarizeCurve } from './selection/summary.js';
 
 const number = (value: string): number => {
   const parsed = Number(value);
@@ -27,7 +28,9 @@ const whole = (value: string): number => {
 };
 
 const program = new Command('sim:selection')
-  .description('Champion rules (dominance, paired, ladder, Thresholdout-style) side by side on synthetic generations')
+  .description(
+    'Champion rules (dominance, paired, ladder, Thresholdout-style and five more) side by side on synthetic generations, and the trade-off curve of the tunable ones',
+  )
   .addOption(new Option('--seeds <n>', 'generations simulated per rule').default(200).argParser(whole))
   .addOption(new Option('--first-seed <n>', 'seed of the first generation').default(1).argParser(whole))
   .addOption(new Option('--test-items <n>', 'items in the working test set').default(2000).argParser(whole))
@@ -37,6 +40,16 @@ const program = new Command('sim:selection')
       .argParser(whole),
   )
   .addOption(new Option('--reserve-items <n>', 'items in the reserve set').default(2000).argParser(whole))
+  .addOption(
+    new Option('--confirmation-items <n>', "items kept apart from the reserve set for the 'confirmed' rule")
+      .default(500)
+      .argParser(whole),
+  )
+  .addOption(
+    new Option('--budget-reads <n>', "the 'budget' rule's test_budget.reads (when_spent: freeze)")
+      .default(100)
+      .argParser(whole),
+  )
   .addOption(
     new Option('--evaluations <n>', 'evaluations (scored checkpoints) per generation').default(300).argParser(whole),
   )
@@ -62,14 +75,30 @@ const { out, ...options } = raw;
 const began = Date.now();
 const results = simulate(options);
 const summaries = summarize(results);
-const table = renderSelectionTable(summaries);
-console.log(
-  `${options.seeds} generations of ${options.evaluations} evaluations; test ${options.testItems}, reserve ${options.reserveItems} items; ` +
-    `paired alpha ${options.alpha}, ladder margin ${options.ladderMargin}`,
-);
-console.log(table);
+const curve = summarizeCurve(results);
+const world =
+  `${options.seeds} generations of ${options.evaluations} evaluations; test ${options.testItems}, reserve ${options.reserveItems} ` +
+  `(and ${options.confirmationItems} kept apart for confirmation) items; paired alpha ${options.alpha}, ladder margin ${options.ladderMargin}, ` +
+  `budget ${options.budgetReads} reads`;
+console.log(world);
+console.log(renderSelectionTable(summaries, summaries.dominance));
+console.log('\nthe trade-off curve: the tunable rules at several settings, over the same generations');
+console.log(renderSelectionTable(curve, summaries.dominance, 'rule and setting'));
 const aims = Object.fromEntries(
   RULES.filter((rule) => rule !== 'dominance').map((rule) => [rule, aim(summaries[rule], summaries.dominance)]),
+);
+const met = Object.entries(aims)
+  .filter(([, verdict]) => verdict.met)
+  .map(([rule]) => rule);
+const metOnCurve = Object.entries(curve)
+  .filter(([, summary]) => aim(summary, summaries.dominance).met)
+  .map(([label]) => label);
+console.log(
+  `\naim (half the optimism, a third of the promotions, regret within 10% of dominance): ${
+    met.length + metOnCurve.length === 0
+      ? 'met by no rule and no point of the curve'
+      : `met by ${[...met, ...metOnCurve].join(', ')}`
+  }`,
 );
 const detectable = (
   pick: (r: (typeof results)[number]) => number | null,
@@ -87,24 +116,27 @@ console.log(
     `a Pass->Fail rise of ${(reservePower.p2f.mean * 100).toFixed(1)} pts`,
 );
 // Every generation's figures go to the details file beside `out`, which is not committed.
+const page = out.replace(/\.json$/, '') + '.html';
 const details = await writeResults(
   out,
-  { options, seconds: (Date.now() - began) / 1000, summaries, aims, reservePower },
+  { options, seconds: (Date.now() - began) / 1000, summaries, aims, curve, reservePower },
   { generations: results },
 );
-const page = out.replace(/\.json$/, '') + '.html';
-const points = RULES.map((rule) => ({
+const pointOf = (rule: string, summary: (typeof summaries)['dominance']) => ({
   rule,
-  promotions: summaries[rule].promotions.mean,
-  optimism: summaries[rule].optimism.mean,
-  regret: summaries[rule].regret.mean,
-  reserveFailed: summaries[rule].reserveFailed.mean,
+  promotions: summary.promotions.mean,
+  falsePromotions: summary.falsePromotions.mean,
+  optimism: summary.optimism.mean,
+  regret: summary.regret.mean,
+  reserveFailed: summary.reserveFailed.mean,
+});
+const points = RULES.map((rule) => pointOf(rule, summaries[rule]));
+const curves = [...new Set(CURVE.map((point) => point.rule))].map((rule) => ({
+  rule,
+  points: CURVE.filter((point) => point.rule === rule).map((point) => ({
+    ...pointOf(rule, curve[curveLabel(point)] as (typeof summaries)['dominance']),
+    setting: `${point.setting}=${point.value}`,
+  })),
 }));
-await writeFile(
-  page,
-  selectionPage(
-    points,
-    `${options.seeds} generations of ${options.evaluations} evaluations; test ${options.testItems}, reserve ${options.reserveItems} items; paired alpha ${options.alpha}, ladder margin ${options.ladderMargin}`,
-  ),
-);
+await writeFile(page, selectionPage(points, world, curves));
 console.log(`wrote ${out}, ${details} and ${page} in ${((Date.now() - began) / 1000).toFixed(1)} s`);

@@ -13,6 +13,8 @@ export interface RuleSummary {
   readonly optimism: Estimate;
   readonly reportedOptimism: Estimate;
   readonly promotions: Estimate;
+  /** Promotions per generation whose new champion is not truly better than the one it replaced. */
+  readonly falsePromotions: Estimate;
   readonly regret: Estimate;
   /** Share of generations whose champion failed its reserve check. */
   readonly reserveFailed: Estimate;
@@ -36,13 +38,14 @@ export function estimate(values: readonly number[]): Estimate {
   return { mean, ci95: (1.96 * Math.sqrt(variance)) / Math.sqrt(n) };
 }
 
-function summarizeRule(results: readonly GenerationResult[], rule: RuleName): RuleSummary {
-  const pick = (field: (outcome: Outcome) => number): Estimate =>
-    estimate(results.map((result) => field(result.outcomes[rule])));
+/** Means and intervals of one rule's (or curve point's) outcomes over the generations. */
+function summarizeOutcomes(outcomes: readonly Outcome[]): RuleSummary {
+  const pick = (field: (outcome: Outcome) => number): Estimate => estimate(outcomes.map(field));
   return {
     optimism: pick((o) => o.optimism),
     reportedOptimism: pick((o) => o.reportedOptimism),
     promotions: pick((o) => o.promotions),
+    falsePromotions: pick((o) => o.falsePromotions),
     regret: pick((o) => o.regret),
     reserveFailed: pick((o) => (o.reserveFailed ? 1 : 0)),
   };
@@ -56,7 +59,17 @@ export function aim(rule: RuleSummary, dominance: RuleSummary): Aim {
 }
 
 export function summarize(results: readonly GenerationResult[]): Record<RuleName, RuleSummary> {
-  return Object.fromEntries(RULES.map((rule) => [rule, summarizeRule(results, rule)])) as Record<RuleName, RuleSummary>;
+  return Object.fromEntries(
+    RULES.map((rule) => [rule, summarizeOutcomes(results.map((result) => result.outcomes[rule]))]),
+  ) as Record<RuleName, RuleSummary>;
+}
+
+/** The trade-off curve's points, by label, in the order curve.ts lists them. */
+export function summarizeCurve(results: readonly GenerationResult[]): Record<string, RuleSummary> {
+  const labels = Object.keys(results[0]?.curve ?? {});
+  return Object.fromEntries(
+    labels.map((label) => [label, summarizeOutcomes(results.map((result) => result.curve[label] as Outcome))]),
+  );
 }
 
 const points = (value: Estimate): string => `${(value.mean * 100).toFixed(2)} ±${(value.ci95 * 100).toFixed(2)}`;
@@ -64,38 +77,41 @@ const plain = (value: Estimate): string => `${value.mean.toFixed(2)} ±${value.c
 const share = (value: Estimate): string => `${(value.mean * 100).toFixed(1)}%`;
 const mark = (ok: boolean): string => (ok ? 'yes' : 'no');
 
-/** The printed table: one line per rule; error figures in points of error rate over all test items. */
-export function renderSelectionTable(summaries: Record<RuleName, RuleSummary>): string {
+/** The printed table: one line per rule (or curve point); error figures in points of error rate over all test items. */
+export function renderSelectionTable(
+  summaries: Readonly<Record<string, RuleSummary>>,
+  dominance: RuleSummary,
+  title = 'rule',
+): string {
   const header = [
-    'rule',
+    title,
     'optimism (pts)',
     'reported opt. (pts)',
     'promotions/gen',
+    'false promotions/gen',
     'true regret (pts)',
     'reserve failed',
     'aim: opt/2 promo/3 regret+10%',
   ];
-  const rows = RULES.map((rule) => {
-    const summary = summaries[rule];
+  const rows = Object.entries(summaries).map(([name, summary]) => {
+    const a = aim(summary, dominance);
     const verdict =
-      rule === 'dominance'
+      summary === dominance
         ? '(baseline)'
-        : (() => {
-            const a = aim(summary, summaries.dominance);
-            return `${mark(a.halfOptimism)} ${mark(a.thirdPromotions)} ${mark(a.regretWithin10)}: ${a.met ? 'MET' : 'missed'}`;
-          })();
+        : `${mark(a.halfOptimism)} ${mark(a.thirdPromotions)} ${mark(a.regretWithin10)}: ${a.met ? 'MET' : 'missed'}`;
     return [
-      rule,
+      name,
       points(summary.optimism),
       points(summary.reportedOptimism),
       plain(summary.promotions),
+      plain(summary.falsePromotions),
       points(summary.regret),
       share(summary.reserveFailed),
       verdict,
     ];
   });
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] as string).length)),
+  const widths = header.map((heading, column) =>
+    Math.max(heading.length, ...rows.map((row) => (row[column] as string).length)),
   );
   const line = (cells: readonly string[]): string =>
     cells.map((cell, column) => cell.padEnd(widths[column] as number)).join('  ');

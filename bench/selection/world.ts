@@ -10,6 +10,8 @@ export interface WorldOptions {
   readonly testItems: number;
   readonly validationItems: number;
   readonly reserveItems: number;
+  /** Items kept apart from the reserve set to confirm promotions (the `confirmed` rule). */
+  readonly confirmationItems: number;
   /** Fraction of items that should fail (Fail->Pass is an error on these; Pass->Fail on the rest). */
   readonly failFraction: number;
   /** Evaluations (scored checkpoints) in a generation. */

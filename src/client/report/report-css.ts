@@ -31,4 +31,8 @@ svg .point, svg .point-key { fill: var(--point); fill-opacity: 0.55; }
 svg .front-member, svg .front-member-key { fill: none; stroke: var(--front); stroke-width: 2; }
 svg .front-line, svg .front-line-key { fill: none; stroke: var(--front); stroke-width: 1.5; }
 svg .champion, svg .champion-key { fill: var(--champion); stroke: #fff; stroke-width: 1.5; }
+svg.selection-plot { max-width: 100%; height: auto; font-size: 12px; }
+svg .curve { color: var(--front); }
+svg .curve-point { fill: var(--front); fill-opacity: 0.7; }
+svg .curve-end { fill: var(--muted); font-size: 11px; }
 `;
