@@ -61,6 +61,14 @@ export function testReuse(reads: number, champion: { readonly result: HeldoutRes
   };
 }
 
+/** The reads and what they may have cost, for the Web UI's details and the report (Markdown or HTML text). */
+export function describeReuseShort(reuse: TestReuse): string {
+  return (
+    `${reuse.reads} read${reuse.reads === 1 ? '' : 's'}; the champion's counts may be optimistic by selection alone ` +
+    `by up to about ${reuse.fail_to_pass.optimism} (Fail→Pass) and ${reuse.pass_to_fail.optimism} (Pass→Fail)`
+  );
+}
+
 /** One line for `status`: the reads, and what they may have cost. */
 export function describeTestReuse(reuse: TestReuse): string {
   const { reads, fail_to_pass: f2p, pass_to_fail: p2f } = reuse;

@@ -1,6 +1,7 @@
 import type { LedgerRow } from '../../ledger/rows.js';
 import type { StateJson } from '../../ledger/loop-state.js';
 import { ALPHA } from '../../rules/constants.js';
+import { describeReuseShort } from '../../rules/test-reuse.js';
 import type { CompareKey } from '../../rules/types.js';
 import { frontPlot } from './front-plot.js';
 import { html, joinHtml, pValue, percent, raw, shortTime, type Html, type HtmlValue } from './html.js';
@@ -167,6 +168,16 @@ function runsLine(runs: Readonly<Record<string, number>>): string {
   return parts.length > 0 ? parts.join(', ') : 'none';
 }
 
+/** The test set's reuse by the generation, and the reads its test_budget left unjudged; empty without a champion. */
+function reuseLine(report: GenerationReport): Html | string {
+  if (report.testReuse === null) return '';
+  const past =
+    report.readsPastBudget > 0
+      ? ` · ${report.readsPastBudget} after the test budget was spent, which judged nothing (docs/behaviour.md 6.2)`
+      : '';
+  return html`<p class="meta test-reuse">test-set reuse: ${describeReuseShort(report.testReuse)}${past}</p>`;
+}
+
 function generationSection(report: GenerationReport, compare: CompareKey): Html {
   const opening = report.opening
     ? html`opened ${time(report.opening.started)} · reason <strong>${report.opening.reason}</strong> · split seed ${report.opening.split_seed}`
@@ -179,6 +190,7 @@ function generationSection(report: GenerationReport, compare: CompareKey): Html 
       html`<section class="generation" id="g${report.generation}" data-generation="${report.generation}">`,
       html`<h2>Generation ${report.generation}</h2>`,
       html`<p class="meta">${opening}<br>runs: ${runsLine(report.runs)}${gpuLine(report)} · test evaluations: ${report.points.length}${unplotted} · reserve checks: ${report.reserveChecks.length}</p>`,
+      reuseLine(report),
       plot
         ? html`<figure>${plot}<figcaption>Every test evaluation of generation ${report.generation}; fewer errors lie toward the origin.</figcaption></figure>`
         : html`<p class="muted">No test evaluation yet.</p>`,

@@ -1,6 +1,7 @@
 import type { GenerationRow, LedgerRow, PackageRow, ParetoSetRow, ReserveCheckRow } from '../../ledger/rows.js';
 import { reserveCheckPower } from '../../ledger/reserve-check-power.js';
 import type { ReservePower } from '../../rules/reserve-power.js';
+import { testReuse, type TestReuse } from '../../rules/test-reuse.js';
 import type { CompareKey, Counts, EvalRow, EvalSummary } from '../../rules/types.js';
 
 // What the report shows, folded from ledger rows alone (pure): one entry per generation.
@@ -67,6 +68,10 @@ export interface GenerationReport {
    */
   readonly gpu: { readonly seconds: number; readonly runs: number; readonly usd: number; readonly pricedRuns: number };
   readonly packages: PackageRow[];
+  /** The test set's reads by the generation and the champion's optimism they may cause (docs/behaviour.md 6.1); null without a champion. */
+  readonly testReuse: TestReuse | null;
+  /** Test evals recorded after the generation's test_budget was spent (they judged nothing). */
+  readonly readsPastBudget: number;
 }
 
 export interface ReportModel {
@@ -103,6 +108,7 @@ interface Building {
   runs: Record<string, number>;
   gpu: { seconds: number; runs: number; usd: number; pricedRuns: number };
   packages: PackageRow[];
+  readsPastBudget: number;
 }
 
 /**
@@ -127,6 +133,7 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
         runs: {},
         gpu: { seconds: 0, runs: 0, usd: 0, pricedRuns: 0 },
         packages: [],
+        readsPastBudget: 0,
       };
       byGeneration.set(number, found);
     }
@@ -151,6 +158,7 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
         break;
       case 'eval':
         if (row.role === 'test') addPoint(into, row, compare);
+        if (row.test_budget === 'spent') into.readsPastBudget += 1;
         break;
       case 'pareto_set':
         into.front = row;
@@ -247,5 +255,8 @@ function finish(building: Building, compare: CompareKey): GenerationReport {
     runs: building.runs,
     gpu: building.gpu,
     packages: building.packages,
+    // Every plotted point is a read the fold counted (an ok test eval with the compared counts).
+    testReuse: testReuse(building.points.length, building.champion),
+    readsPastBudget: building.readsPastBudget,
   };
 }

@@ -7,7 +7,7 @@ import { condition, isCancellation, setCurrentDetails } from '@temporalio/workfl
 import { compareKeyFor } from '../../rules/champion.js';
 import type { LoopState, TestBudget } from '../../ledger/loop-state.js';
 import type { ReserveCheckRow } from '../../ledger/rows.js';
-import { describeTestBudget, testBudgetView, testReuse } from '../../rules/test-reuse.js';
+import { describeReuseShort, describeTestBudget, testBudgetView, testReuse } from '../../rules/test-reuse.js';
 import type { CompareKey, EvalRow } from '../../rules/types.js';
 import { failureText } from '../lane-failure.js';
 import type { Failing } from './carry.js';
@@ -128,11 +128,7 @@ function testSetLines(input: DetailsInput): string[] {
   const { state, testBudget } = input;
   const reuse = testReuse(state.testEvals, state.champion);
   return [
-    ...(reuse
-      ? [
-          `**Test-set reuse:** ${plural(reuse.reads, 'read')}; the champion's counts may be optimistic by selection alone by up to about ${reuse.fail_to_pass.optimism} (Fail→Pass) and ${reuse.pass_to_fail.optimism} (Pass→Fail)`,
-        ]
-      : []),
+    ...(reuse ? [`**Test-set reuse:** ${describeReuseShort(reuse)}`] : []),
     ...(testBudget ? [`**Test budget:** ${describeTestBudget(testBudgetView(state.testEvals, testBudget))}`] : []),
   ];
 }

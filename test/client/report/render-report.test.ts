@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../../src/client/report/render-report.js';
 import { stateFromLedger } from '../../../src/ledger/from-ledger.js';
 import type { LedgerRow } from '../../../src/ledger/rows.js';
+import { testReuse } from '../../../src/rules/test-reuse.js';
+import type { HeldoutResult } from '../../../src/rules/types.js';
 import { seedLedgerRows } from './seed-ledger.js';
 
 const rows = seedLedgerRows();
@@ -63,6 +65,30 @@ describe('the HTML report', () => {
     expect(html).toContain('now in generation 2');
     expect(html).toContain('champ-g002-r0001-wide checkpoint-0002.pt');
     expect(section(1)).toContain('and 1 failed or without result counts');
+  });
+
+  it('says per generation how often it read its test set and how optimistic that may make the champion', () => {
+    // Generation 1: 3 ok test evals (and a failed one, no read), champion 7/60 Fail->Pass and 18/240 Pass->Fail.
+    const line = (section(1).match(/<p class="meta test-reuse">([^<]*)<\/p>/)?.[1] ?? '').replaceAll('&#39;', "'");
+    const reuse = testReuse(3, {
+      result: { fail_to_pass_count: 7, fail_count: 60, pass_to_fail_count: 18, pass_count: 240 } as HeldoutResult,
+    });
+    expect(line).toBe(
+      `test-set reuse: 3 reads; the champion's counts may be optimistic by selection alone by up to about ${reuse?.fail_to_pass.optimism} (Fail→Pass) and ${reuse?.pass_to_fail.optimism} (Pass→Fail)`,
+    );
+    expect(reuse?.fail_to_pass.optimism).toBeGreaterThan(0);
+    // Reads past a spent budget are named as such.
+    const spent = rows.map((row): LedgerRow =>
+      row.type === 'eval' &&
+      row.role === 'test' &&
+      row.run_id === 'champ-g001-r0001-base' &&
+      row.checkpoint_name === 'checkpoint-0002.pt'
+        ? { ...row, test_budget: 'spent' }
+        : row,
+    );
+    const marked = renderReport(spent, { loopId: 'gate-2026', generatedAt: new Date('2026-01-06T00:00:00Z'), state });
+    expect(marked).toMatch(/ · 1 after the test budget was spent, which judged nothing/);
+    expect(html).not.toContain('after the test budget was spent');
   });
 
   it('escapes every text that comes from the ledger or the loop id', () => {
