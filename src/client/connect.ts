@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { loopDataConverter } from '../codec/data-converter.js';
 import {
   connectionSettings,
   describeConnection,
@@ -35,5 +36,6 @@ export async function connectClient(
   } catch (error) {
     throw new NoServerError(settings, error);
   }
-  return { client: new Client({ connection, namespace: settings.namespace }), connection, settings };
+  const client = new Client({ connection, namespace: settings.namespace, dataConverter: loopDataConverter() });
+  return { client, connection, settings };
 }

@@ -7,6 +7,7 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import { openPayloads } from '../codec/decode-payloads.js';
 import proto from '@temporalio/proto';
 import { PACKAGING_ENDED_BY_HAND } from '../activities/request-packaging.js';
 import type { LoopConfig } from '../config/loop-config.js';
@@ -323,7 +324,7 @@ export async function packagingLines(
       'again. To package the champion now: temporal workflow signal --workflow-id ' +
       `${loopWorkflowId(loopId)} --name resume (or stop and start the loop)`
     : null;
-  return { ended, upload: uploadWaiting(client, description.raw.pendingActivities ?? []) };
+  return { ended, upload: uploadWaiting(client, await openPayloads(client, description.raw.pendingActivities ?? [])) };
 }
 
 /** What a package step's last heartbeat says while its upload waits for the artifact store. */
@@ -437,7 +438,7 @@ async function hasGeneration(client: Client, loopId: string): Promise<boolean> {
     execution: { workflowId: loopWorkflowId(loopId) },
     maximumPageSize: 10,
   });
-  const events = history?.events ?? [];
+  const events = await openPayloads(client, history?.events ?? []);
   if (
     events.some((event) => event.eventType === proto.temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)
   )

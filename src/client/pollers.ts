@@ -1,5 +1,6 @@
 // Which of a loop's task queues no worker polls, and the command that starts one (issue 18).
 import type { Client } from '@temporalio/client';
+import { openPayloads } from '../codec/decode-payloads.js';
 import { defaultPayloadConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { DEFAULT_QUEUE_PREFIX, laneQueue } from '../config/lanes.js';
@@ -102,7 +103,8 @@ export async function latestStartInput(client: Client, loopId: string): Promise<
       execution: { workflowId: loopWorkflowId(loopId) },
       maximumPageSize: 1,
     });
-    const input = history?.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    const first = await openPayloads(client, history?.events?.[0]);
+    const input = first?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
     return input ? defaultPayloadConverter.fromPayload<GenerationInput>(input) : null;
   } catch (error) {
     if ((error as { code?: number }).code === 5) return null;

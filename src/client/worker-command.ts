@@ -17,6 +17,8 @@ import { createPackageWorker } from '../workers/package-worker.js';
 import type { ConnectionFlags } from './connect.js';
 import { stepCgroups } from '../activities/support/step-cgroup.mjs';
 import { requireSearchAttributes } from './namespace-check.js';
+import { loopDataConverter } from '../codec/data-converter.js';
+import { requireHistoryKeys } from '../codec/history-keys.js';
 
 /** The `worker` command's options beyond the connection. */
 export interface WorkerCommandOptions extends ConnectionFlags {
@@ -135,11 +137,16 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   // The runtime (and with it the metrics endpoint) must exist before the first connection.
   const port = metricsPort(options.metricsPort);
   const metrics = port === null ? null : installMetrics(port);
+  // Keys that cannot be used stop the worker here, before it connects (CodecKeyError says why).
+  const dataConverter = loopDataConverter();
   const connection = await NativeConnection.connect(settings.connectionOptions);
-  const common = { connection, namespace: settings.namespace };
+  const common = { connection, namespace: settings.namespace, dataConverter };
   // A namespace without the loop's search attributes is named before the worker polls it.
   try {
-    await requireSearchAttributes(new Client({ connection, namespace: settings.namespace }));
+    const client = new Client({ connection, namespace: settings.namespace, dataConverter });
+    await requireSearchAttributes(client);
+    // Keys that cannot open the running loops' history: refused now rather than failing every task.
+    await requireHistoryKeys(client);
   } catch (error) {
     await connection.close();
     throw error;
@@ -154,7 +161,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
       break;
     case 'gpu': {
       const { device, host, capacity, cpu } = lane as LaneSettings;
-      const client = new Client({ connection, namespace: settings.namespace });
+      const client = new Client({ connection, namespace: settings.namespace, dataConverter });
       const created = await createLaneWorker({
         ...common,
         device,
@@ -187,7 +194,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
     `${what} connected to ${describeConnection(settings)}${metrics ? `; metrics at http://${metrics}/metrics` : ''}`,
   );
   if (kind === 'orchestrator') {
-    const client = new Client({ connection, namespace: settings.namespace });
+    const client = new Client({ connection, namespace: settings.namespace, dataConverter });
     await warnOnShortRetention(client, (line) => console.warn(line));
   }
   try {

@@ -1,6 +1,7 @@
 // A loop's runs as history holds them now, folded run by run; closed runs are folded once and
 // remembered, an open one again only when its history grew.
 import type { Client } from '@temporalio/client';
+import { openPayloads } from '../codec/decode-payloads.js';
 import proto from '@temporalio/proto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { generationRunOf, packagingRunOf, type HistoryEvent } from '../workflows/history/index.js';
@@ -106,8 +107,8 @@ async function listRuns(client: Client, workflowId: string): Promise<ListedRun[]
 /** Every run of a workflow id, oldest first, as its full history ([] when there is none). */
 export async function runHistories(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
   return Promise.all(
-    (await listRuns(client, workflowId)).map(
-      async ({ runId }) => (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [],
+    (await listRuns(client, workflowId)).map(async ({ runId }) =>
+      openPayloads(client, (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []),
     ),
   );
 }
@@ -254,7 +255,7 @@ export class HistoryRuns {
         const { historyLength } = await handle.describe();
         if (historyLength === knownLength) return null;
       }
-      return (await handle.fetchHistory()).events ?? [];
+      return await openPayloads(this.client, (await handle.fetchHistory()).events ?? []);
     } catch (error) {
       if (error instanceof WorkflowNotFoundError || (error as { code?: number }).code === 5) return 'deleted';
       throw error;

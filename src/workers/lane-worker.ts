@@ -1,8 +1,10 @@
 import { hostname } from 'node:os';
+import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createLaneActivities } from '../activities/index.js';
 import * as probe from '../activities/probe-lane.js';
+import { loopDataConverter } from '../codec/data-converter.js';
 import { durationMs } from '../config/duration.js';
 import { laneQueue } from '../config/lanes.js';
 import { DEFAULT_KILL_GRACE } from '../config/loop-config.js';
@@ -16,6 +18,8 @@ import { DEFAULT_MIN_FREE_PIDS, readPidsLimit, type PidsReading } from './pids-l
 export interface LaneWorkerOptions {
   readonly connection: NativeConnection;
   readonly namespace: string;
+  /** Payload encryption; the environment's (loopDataConverter) when not given. */
+  readonly dataConverter?: DataConverter;
   /** The host part of the lane's task queue name (default: this machine's host name). */
   readonly host?: string;
   readonly device: number;
@@ -106,6 +110,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
+    dataConverter: options.dataConverter ?? loopDataConverter(),
     taskQueue: queue,
     activities: {
       trainRun: counted(jobs.trainRun),

@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
+import { loopDataConverter } from '../codec/data-converter.js';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { cpuActivities, orchestratorActivities } from '../activities/index.js';
@@ -26,6 +28,8 @@ export interface OrchestratorWorkerOptions {
   /** A prebuilt bundle (tests share one); otherwise src/workflows is bundled in a process of its own. */
   readonly workflowBundle?: WorkflowBundleOption;
   readonly taskQueue?: string;
+  /** Payload encryption; the environment's (loopDataConverter) when not given. */
+  readonly dataConverter?: DataConverter;
 }
 
 /**
@@ -34,10 +38,12 @@ export interface OrchestratorWorkerOptions {
  * the ledger copy in each running loop's state dir.
  */
 export async function createOrchestratorWorker(options: OrchestratorWorkerOptions): Promise<Worker> {
-  const client = new Client({ connection: options.connection, namespace: options.namespace });
+  const dataConverter = options.dataConverter ?? loopDataConverter();
+  const client = new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
+    dataConverter,
     taskQueue: options.taskQueue ?? ORCHESTRATOR_QUEUE,
     workflowBundle: options.workflowBundle ?? (await bundleInChildProcess(WORKFLOWS_PATH)),
     activities: {

@@ -1,4 +1,6 @@
+import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
+import { loopDataConverter } from '../codec/data-converter.js';
 import { Worker } from '@temporalio/worker';
 import { packageActivities } from '../activities/index.js';
 import { registryActivities } from '../registry/index.js';
@@ -8,10 +10,13 @@ import { PACKAGE_QUEUE } from '../workflows/queues.js';
 export async function createPackageWorker(options: {
   connection: NativeConnection;
   namespace: string;
+  /** Payload encryption; the environment's (loopDataConverter) when not given. */
+  dataConverter?: DataConverter;
 }): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
+    dataConverter: options.dataConverter ?? loopDataConverter(),
     taskQueue: PACKAGE_QUEUE,
     activities: { ...packageActivities, ...registryActivities },
     maxConcurrentActivityTaskExecutions: 1,

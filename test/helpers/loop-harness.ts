@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
 import { exportLedger } from '../../src/client/ledger-export.js';
@@ -51,6 +52,8 @@ export interface HarnessOptions {
   readonly items?: number;
   /** The lanes' device as their memory guard reads it (default: no GPU), and how often it reads. */
   readonly gpu?: { readonly read: () => Promise<GpuReading>; readonly pollMs: number };
+  /** The client's and every worker's data converter (a payload codec); the plain default otherwise. */
+  readonly dataConverter?: DataConverter;
 }
 
 /** A real dev server, real workers in this process, and a loop folder with the fixture stack. */
@@ -162,9 +165,10 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
   const laneCount = options.lanes ?? 2;
 
   const connection = await Connection.connect({ address: server.address });
-  const client = new Client({ connection, namespace: server.namespace });
+  const dataConverter = options.dataConverter ?? {};
+  const client = new Client({ connection, namespace: server.namespace, dataConverter });
   const native = await NativeConnection.connect({ address: server.address });
-  const common = { connection: native, namespace: server.namespace };
+  const common = { connection: native, namespace: server.namespace, dataConverter };
   const workers: Worker[] = [
     await createOrchestratorWorker({ ...common, workflowBundle: await workflowBundle() }),
     await createPackageWorker(common),
