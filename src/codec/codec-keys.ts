@@ -21,8 +21,8 @@ export class CodecKeyError extends Error {
   override readonly name = 'CodecKeyError';
 }
 
-export const CODEC_KEYS_VARIABLE = 'CHAMPION_LOOP_CODEC_KEYS';
-export const CODEC_KEY_FILE_VARIABLE = 'CHAMPION_LOOP_CODEC_KEY_FILE';
+const CODEC_KEYS_VARIABLE = 'CHAMPION_LOOP_CODEC_KEYS';
+const CODEC_KEY_FILE_VARIABLE = 'CHAMPION_LOOP_CODEC_KEY_FILE';
 
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const KEY_BYTES = 32;

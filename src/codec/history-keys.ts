@@ -7,7 +7,7 @@ import { openPayloads } from './decode-payloads.js';
 // stopped before it polls instead, with what to set.
 
 /** The running loops' history is sealed with a key this process lacks, or with none it can use. */
-export class CodecMismatchError extends Error {
+class CodecMismatchError extends Error {
   override readonly name = 'CodecMismatchError';
 }
 

@@ -17,6 +17,8 @@ const devConfigSchema = z.strictObject({
   search_attributes: z.record(z.string().regex(/^[A-Za-z][A-Za-z0-9_]*$/), z.enum(SEARCH_ATTRIBUTE_TYPES)),
   sqlite_pragmas: z.record(z.string(), z.union([z.string(), z.number()])).default({}),
   dynamic_config: z.record(z.string(), z.unknown()).default({}),
+  /** The Web UI's codec server (`champion-loop codec-server`), so it shows encrypted payloads decoded. */
+  ui_codec_endpoint: z.url().optional(),
 });
 
 /** `temporal-dev.yaml`, the local dev server's settings. */
@@ -68,6 +70,7 @@ export function devServerArgs(config: DevServerConfig, projectRoot: string): str
     '--log-level',
     config.log_level,
     '--ui-disable-news-fetch',
+    ...(config.ui_codec_endpoint ? ['--ui-codec-endpoint', config.ui_codec_endpoint] : []),
     ...sharedServerFlags(config),
   ];
 }

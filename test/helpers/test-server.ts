@@ -25,7 +25,7 @@ export interface TestServer extends DevServer {
  * run in parallel and each picks free ports: another may take one between the pick and the bind,
  * so a server that exits during start-up is started again on other ports (three tries).
  */
-export async function startTestServer(options: { dynamicConfig?: Record<string, unknown> } = {}): Promise<TestServer> {
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await startOnFreePorts(options);
@@ -36,7 +36,13 @@ export async function startTestServer(options: { dynamicConfig?: Record<string, 
   }
 }
 
-async function startOnFreePorts(options: { dynamicConfig?: Record<string, unknown> }): Promise<TestServer> {
+/** More dynamic config than temporal-dev.yaml's; the Web UI's codec server. */
+interface TestServerOptions {
+  readonly dynamicConfig?: Record<string, unknown>;
+  readonly uiCodecEndpoint?: string;
+}
+
+async function startOnFreePorts(options: TestServerOptions): Promise<TestServer> {
   const base = await loadDevServerConfig(path.join(PROJECT_ROOT, 'temporal-dev.yaml'));
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-test-'));
   const config = {
@@ -45,6 +51,7 @@ async function startOnFreePorts(options: { dynamicConfig?: Record<string, unknow
     ui_port: await restartablePort(),
     db_filename: path.join(dir, 'temporal.sqlite'),
     dynamic_config: { ...base.dynamic_config, ...options.dynamicConfig },
+    ...(options.uiCodecEndpoint ? { ui_codec_endpoint: options.uiCodecEndpoint } : {}),
   };
   const launch = async (more: { dynamicConfig?: Record<string, unknown> } = {}): Promise<TestServer> => {
     const server = await startDevServer({
