@@ -1,17 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseLoopConfig } from '../../src/config/loop-config.js';
-import {
-  foldSettingsOf,
-  initialLoopState,
-  recordRow,
-  type FoldSettings,
-  type LoopState,
-} from '../../src/ledger/loop-state.js';
-import type { ChampionRow, LedgerRow } from '../../src/ledger/rows.js';
+import { foldSettingsOf, initialLoopState, type FoldSettings, type LoopState } from '../../src/ledger/loop-state.js';
+import type { ChampionRow } from '../../src/ledger/rows.js';
 import type { LadderDecision } from '../../src/rules/ladder-rule.js';
 import type { EvalRow } from '../../src/rules/types.js';
 import { evalRowOf } from '../helpers/eval-rows.js';
+import { recordAll } from '../helpers/record-rows.js';
 
 const dominance: FoldSettings = { mode: 'default', saturationEvals: 3, maxReserveChecks: 3 };
 const ladder: FoldSettings = { ...dominance, ladderMargin: 3 };
@@ -21,16 +16,7 @@ function evalRow(runId: string, epoch: number, f2p: number, p2f: number, role: E
   return evalRowOf(runId, epoch, f2p, p2f, { role, failCount: 300, passCount: 700 });
 }
 
-function foldAll(rows: readonly EvalRow[], settings: FoldSettings): { state: LoopState; out: LedgerRow[] } {
-  let state = opened;
-  const out: LedgerRow[] = [];
-  for (const row of rows) {
-    const recorded = recordRow(state, row, settings);
-    state = recorded.state;
-    out.push(...recorded.rows);
-  }
-  return { state, out };
-}
+const foldAll = (rows: readonly EvalRow[], settings: FoldSettings) => recordAll(rows, settings, opened);
 
 describe('champion_rule: ladder in the fold', () => {
   it('refuses a one-item gain that dominance promotes, and records why', () => {

@@ -1,11 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { initialLoopState, recordRow, type FoldSettings, type LoopState } from '../../src/ledger/loop-state.js';
+import { initialLoopState, type FoldSettings, type LoopState } from '../../src/ledger/loop-state.js';
 import type { ChampionRow, LedgerRow } from '../../src/ledger/rows.js';
 import { dominates } from '../../src/rules/dominance.js';
 import { itemErrorsOf, type ItemErrors } from '../../src/rules/item-errors.js';
 import type { PairedJudgement } from '../../src/rules/paired-fold.js';
 import type { EvalRow } from '../../src/rules/types.js';
+import { recordAll } from '../helpers/record-rows.js';
 
 const FAILS = 200;
 const PASSES = 300;
@@ -59,16 +60,7 @@ function evalRow(runId: string, f2p: number, p2f: number, errors: ItemErrors | n
   };
 }
 
-function foldAll(rows: readonly EvalRow[], settings: FoldSettings): { state: LoopState; out: LedgerRow[] } {
-  let state = opened;
-  const out: LedgerRow[] = [];
-  for (const row of rows) {
-    const recorded = recordRow(state, row, settings);
-    state = recorded.state;
-    out.push(...recorded.rows);
-  }
-  return { state, out };
-}
+const foldAll = (rows: readonly EvalRow[], settings: FoldSettings) => recordAll(rows, settings, opened);
 
 const judgementOf = (out: readonly LedgerRow[], runId: string): PairedJudgement | undefined =>
   (out.find((row) => row.type === 'eval' && row.run_id === runId) as EvalRow | undefined)?.champion_rule as

@@ -12,6 +12,7 @@ import {
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import type { EvalRow } from '../../src/rules/types.js';
 import { evalRowOf } from '../helpers/eval-rows.js';
+import { recordAll } from '../helpers/record-rows.js';
 
 // loop.yaml `test_budget` in the fold (docs/behaviour.md, "Test-set budget"): reads past the
 // budget change no champion and say so on their rows; `when_spent: advance` ends the generation.
@@ -24,16 +25,7 @@ const opened: LoopState = { ...initialLoopState(), generation: 1 };
 const testEval = (runId: string, f2p: number, p2f: number): EvalRow =>
   evalRowOf(runId, 1, f2p, p2f, { role: 'test', failCount: 300, passCount: 700 });
 
-function foldAll(rows: readonly EvalRow[], settings: FoldSettings): { state: LoopState; out: LedgerRow[] } {
-  let state = opened;
-  const out: LedgerRow[] = [];
-  for (const row of rows) {
-    const recorded = recordRow(state, row, settings);
-    state = recorded.state;
-    out.push(...recorded.rows);
-  }
-  return { state, out };
-}
+const foldAll = (rows: readonly EvalRow[], settings: FoldSettings) => recordAll(rows, settings, opened);
 
 const evalsOf = (rows: readonly LedgerRow[]) => rows.filter((row): row is EvalRow => row.type === 'eval');
 
