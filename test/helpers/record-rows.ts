@@ -2,7 +2,7 @@ import { initialLoopState, recordRow, type FoldSettings, type LoopState } from '
 import type { LedgerRow } from '../../src/ledger/rows.js';
 
 /** Generation 1 opened, nothing recorded yet. */
-export const openedGeneration: LoopState = { ...initialLoopState(), generation: 1 };
+const openedGeneration: LoopState = { ...initialLoopState(), generation: 1 };
 
 /** Records the rows in turn from `from` (generation 1 opened): the state they fold to and every row written. */
 export function recordAll(
