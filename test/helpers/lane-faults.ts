@@ -1,5 +1,6 @@
 // The lane faults: a lane worker process killed (SIGKILL) or stopped (SIGTERM) while one run trains
 // on it, checked the way an operator would on the box: /proc, not the loop's own word.
+import { readFile } from 'node:fs/promises';
 import { expect, vi } from 'vitest';
 import { processesMentioning } from './loop-checks.js';
 import type { ProcessLoop } from './process-loop.js';
@@ -33,6 +34,51 @@ async function stepProcessOf(
   );
 }
 
+/** The parent of a live process, from /proc (null when it is gone). */
+async function parentOf(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `pid` descends from `ancestor`. */
+async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
+  for (let at: number | null = pid; at !== null && at > 1; at = await parentOf(at)) if (at === ancestor) return true;
+  return false;
+}
+
+/**
+ * The trainer (or evaluator) process of one run in one loop and the lane it runs on, once the
+ * loop's view has the job in flight on a lane whose worker runs that process. A step process
+ * alone is not enough: on a busy box a job can be moved off its lane (a missed heartbeat) while
+ * its old process has not yet been told to stop, and the view then shows it queued or elsewhere.
+ */
+async function stepOnItsLane(
+  loop: ProcessLoop,
+  loopId: string,
+  runId: string,
+  step: RunStep,
+): Promise<{ trainer: { pid: number; cmdline: string }; lane: string }> {
+  const root = rootOf(loop, loopId, step);
+  return vi.waitFor(
+    async () => {
+      const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
+      if (flight === undefined) throw new Error(`${runId} is not in flight`);
+      const { worker } = loop.laneOf(flight.lane);
+      const processes = (await processesMentioning(root)).filter(
+        (p) => p.cmdline.includes(runId) && p.cmdline.includes(`${step}.mjs`),
+      );
+      for (const trainer of processes)
+        if (await descendsFrom(trainer.pid, worker.pid)) return { trainer, lane: flight.lane };
+      throw new Error(`no ${step} process of ${runId} under ${flight.lane}'s worker: ${JSON.stringify(processes)}`);
+    },
+    { timeout: 60_000, interval: 250 },
+  );
+}
+
 /** What a lane fault did, for the test's printout. */
 export interface LaneFault {
   readonly lane: string;
@@ -58,13 +104,12 @@ export async function loseLaneWhile(
   /** Waited for once the step runs, before the fault (e.g. until training has written some epochs). */
   ready?: () => Promise<void>,
 ): Promise<LaneFault> {
-  const trainer = await stepProcessOf(loop, loopId, runId, step);
+  await stepOnItsLane(loop, loopId, runId, step);
   await ready?.();
+  // Found again after `ready`: the job may have moved while it waited.
+  const { trainer, lane } = await stepOnItsLane(loop, loopId, runId, step);
   const pgid = await processGroup(trainer.pid);
   expect(pgid, `the ${step} process of ${runId} has a process group`).not.toBeNull();
-  const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
-  expect(flight, `${runId} is in flight`).toBeDefined();
-  const lane = flight?.lane ?? '';
   const { device, worker } = loop.laneOf(lane);
   const sent = Date.now();
   if (signal === 'SIGKILL') {
