@@ -1,10 +1,9 @@
 // The lane faults: a lane worker process killed (SIGKILL) or stopped (SIGTERM) while one run trains
 // on it, checked the way an operator would on the box: /proc, not the loop's own word.
-import { readFile } from 'node:fs/promises';
 import { expect, vi } from 'vitest';
 import { processesMentioning } from './loop-checks.js';
 import type { ProcessLoop } from './process-loop.js';
-import { groupMembers, killWorker, processGroup, terminateWorker } from './worker-processes.js';
+import { groupMembers, killWorker, parentOf, processGroup, terminateWorker } from './worker-processes.js';
 
 /** A step of a run whose process a fault catches in the middle. */
 export type RunStep = 'train' | 'evaluate';
@@ -32,16 +31,6 @@ async function stepProcessOf(
     },
     { timeout: 60_000, interval: 250 },
   );
-}
-
-/** The parent of a live process, from /proc (null when it is gone). */
-async function parentOf(pid: number): Promise<number | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
 }
 
 /** Whether `pid` descends from `ancestor`. */

@@ -170,6 +170,17 @@ export async function processGroup(pid: number): Promise<number | null> {
   }
 }
 
+/** The parent pid of a process, from /proc; null once it is gone. */
+export async function parentOf(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // pid (comm) state ppid ...: comm may hold spaces, so count from the last parenthesis.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return null;
+  }
+}
+
 /** Live processes (zombies aside) in process group `pgid`, from /proc. */
 export async function groupMembers(pgid: number): Promise<number[]> {
   const members: number[] = [];

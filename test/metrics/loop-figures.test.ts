@@ -6,7 +6,6 @@ import {
   foldSettingsOf,
   generationRow,
   initialLoopState,
-  recordRow,
   reserveCheckRow,
   stateJson,
   type LoopState,
@@ -25,6 +24,7 @@ import type { EvalRow } from '../../src/rules/types.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
 import { testReuse } from '../../src/rules/test-reuse.js';
 import { evalRowOf } from '../helpers/eval-rows.js';
+import { recordAll } from '../helpers/record-rows.js';
 
 // The figures the loop's metrics take, from states the real folds produce (recordRow over rows).
 
@@ -69,14 +69,8 @@ function fold(
   rows: readonly LedgerRow[],
   from: LoopState = initialLoopState(),
 ): { state: LoopState; ledger: LedgerRow[] } {
-  let state = from;
-  const ledger: LedgerRow[] = [];
-  for (const row of rows) {
-    const recorded = recordRow(state, row, FOLD);
-    state = recorded.state;
-    ledger.push(...recorded.rows);
-  }
-  return { state, ledger };
+  const { state, out } = recordAll(rows, FOLD, from);
+  return { state, ledger: out };
 }
 
 const opened = fold([generationRow(initialLoopState(), 'start', 100, '2026-01-05T07:00:00.000Z')]);

@@ -14,6 +14,7 @@ import {
   type StepHeartbeat,
 } from '../../../src/activities/support/subprocess.js';
 import { stepCgroups } from '../../../src/activities/support/step-cgroup.mjs';
+import { parentOf } from '../../helpers/worker-processes.js';
 import { stepMarkOf } from '../../../src/activities/support/step-survivors.mjs';
 import { LaneSteps } from '../../../src/workers/lane-steps.js';
 import { memoryGuard } from '../../../src/workers/memory-guard.js';
@@ -427,17 +428,6 @@ describe('runStep', () => {
     await expect.poll(() => alive(-pgid), { timeout: 5_000, message: 'the leftover sleep is alive' }).toBe(false);
   });
 });
-
-/** The parent pid of a process, from /proc; null once it is gone. */
-async function parentOf(pid: number): Promise<number | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    // pid (comm) state ppid ...: comm may hold spaces, so count from the last parenthesis.
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-  } catch {
-    return null;
-  }
-}
 
 /** Start a stand-in worker that runs one step with runStep; resolves once the step runs. */
 async function guardedParent(log: string, command: readonly string[]) {
