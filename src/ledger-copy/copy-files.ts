@@ -5,6 +5,7 @@ import path from 'node:path';
 import { ledgerLine, parseLedger } from '../ledger/ledger-lines.js';
 import type { StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
+import { sameFile, unknownFile } from './copy-file-ids.js';
 
 export const LEDGER_FILE = 'ledger.jsonl';
 const STATE_FILE = 'state.json';
@@ -24,6 +25,28 @@ export async function readCopyText(stateDir: string): Promise<string> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
     throw error;
+  }
+}
+
+/**
+ * The copy's text and the file it was read from ('' and null when there is none), through one
+ * handle: a file written while it was read is returned as unknown (copy-file-ids.ts).
+ */
+export async function readCopyFile(stateDir: string): Promise<{ text: string; file: CopyFileId | null }> {
+  let handle;
+  try {
+    handle = await open(ledgerCopyPath(stateDir), 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', file: null };
+    throw error;
+  }
+  try {
+    const before = fileId(await handle.stat());
+    const text = await handle.readFile('utf8');
+    const after = fileId(await handle.stat());
+    return { text, file: sameFile(before, after) ? after : unknownFile(after.ino, after.size) };
+  } finally {
+    await handle.close();
   }
 }
 
@@ -51,24 +74,36 @@ class CopyWriteError extends Error {
   }
 }
 
+/** What an append found and left, read from the handle it wrote through (not the path, which another may change meanwhile). */
+export interface CopyAppend {
+  /** The file when the append opened it, before it wrote. */
+  readonly before: CopyFileId;
+  /** The bytes the append added. */
+  readonly bytes: number;
+  /** The file just after the append. */
+  readonly after: CopyFileId;
+}
+
 /**
- * Append rows in one write, flushed to disk before this returns. A write the disk takes only in
- * part (a full disk takes what fits) is cut back to where the file ended before it, so a failed
- * append leaves no torn row for the next one to run into.
+ * Append rows in one write, flushed to disk before this returns; null when there are none (the
+ * file is not touched). A write the disk takes only in part (a full disk takes what fits) is cut
+ * back to where the file ended before it, so a failed append leaves no torn row for the next one
+ * to run into.
  */
 export async function appendLedgerRows(
   stateDir: string,
   rows: readonly LedgerRow[],
   { newlineFirst = false }: { newlineFirst?: boolean } = {},
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<CopyAppend | null> {
+  if (rows.length === 0) return null;
   await mkdir(stateDir, { recursive: true });
   const file = ledgerCopyPath(stateDir);
   // newlineFirst: the copy's last row lacks its newline (a crash between the two).
   const bytes = Buffer.from((newlineFirst ? '\n' : '') + rows.map((row) => `${ledgerLine(row)}\n`).join(''));
   const handle = await open(file, 'a');
   try {
-    const { size } = await handle.stat();
+    const before = fileId(await handle.stat());
+    const { size } = before;
     try {
       for (let written = 0; written < bytes.length;) {
         written += (await handle.write(bytes, written, bytes.length - written)).bytesWritten;
@@ -79,6 +114,7 @@ export async function appendLedgerRows(
       await handle.sync().catch(() => undefined);
       throw new CopyWriteError(file, error);
     }
+    return { before, bytes: bytes.length, after: fileId(await handle.stat()) };
   } finally {
     await handle.close();
   }
@@ -89,15 +125,17 @@ export async function appendLedgerRows(
  * over it and the rename flushed, so a crash leaves either the old copy or the new one. A disk
  * that cannot take the new one leaves the old one as it was.
  */
-export async function rewriteLedgerCopy(stateDir: string, rows: readonly LedgerRow[]): Promise<void> {
+export async function rewriteLedgerCopy(stateDir: string, rows: readonly LedgerRow[]): Promise<CopyFileId> {
   await mkdir(stateDir, { recursive: true });
   const file = ledgerCopyPath(stateDir);
   const temporary = `${file}.${process.pid}.repair`;
+  let written: CopyFileId;
   try {
     const handle = await open(temporary, 'w');
     try {
       await handle.writeFile(rows.map((row) => `${ledgerLine(row)}\n`).join(''));
       await handle.sync();
+      written = fileId(await handle.stat());
     } finally {
       await handle.close();
     }
@@ -107,6 +145,8 @@ export async function rewriteLedgerCopy(stateDir: string, rows: readonly LedgerR
     throw new CopyWriteError(file, error, 'not repaired');
   }
   await syncDir(stateDir);
+  // The rename keeps the file's inode, size and time: this is the copy as the repair left it.
+  return written;
 }
 
 /** What the keeper found wrong with a copy and did about it: a line of `<state_dir>/ledger.repairs.jsonl`. */
@@ -190,10 +230,13 @@ export interface CopyFileId {
 /** The state dir's ledger.jsonl as a file (inode, size); null when there is none. */
 export async function copyFileId(stateDir: string): Promise<CopyFileId | null> {
   try {
-    const { ino, size, mtimeMs } = await stat(ledgerCopyPath(stateDir));
-    return { ino, size, mtimeMs };
+    return fileId(await stat(ledgerCopyPath(stateDir)));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+function fileId({ ino, size, mtimeMs }: CopyFileId): CopyFileId {
+  return { ino, size, mtimeMs };
 }

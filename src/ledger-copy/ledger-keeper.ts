@@ -17,7 +17,7 @@ import {
   appendLedgerRows,
   copyFileId,
   ledgerCopyPath,
-  readCopyText,
+  readCopyFile,
   recordCopyRepair,
   repairsPath,
   rewriteLedgerCopy,
@@ -26,6 +26,7 @@ import {
   type CopyFileId,
   type CopyRepair,
 } from './copy-files.js';
+import { leftFile, sameFile } from './copy-file-ids.js';
 import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
 import { HistoryRuns, type HistoryLedger } from './history-runs.js';
 
@@ -170,7 +171,7 @@ export class LedgerKeeper {
       ) {
         copy = known;
         appended = rowsAfter(history.checked, copy.held);
-        await appendLedgerRows(stateDir, appended);
+        copy.file = leftFile(file, await appendLedgerRows(stateDir, appended));
         copy.rows += appended.length;
         for (const row of appended) copy.lines.add(lineDigest(ledgerLine(row)));
       } else {
@@ -183,7 +184,6 @@ export class LedgerKeeper {
     }
     copy.held = heldRows(history.checked);
     copy.segments = segmentLengths(history.segments);
-    copy.file = await copyFileId(stateDir);
     copy.updated = updatedTime(appended, copy.updated);
     this.copies.set(stateDir, copy);
     const state = stateJson(history.state, stateDir, copy.updated);
@@ -215,7 +215,7 @@ export class LedgerKeeper {
     known: Copy | undefined,
     file: CopyFileId | null,
   ): Promise<{ copy: Copy; appended: LedgerRow[] }> {
-    const text = await readCopyText(stateDir);
+    const { text, file: read } = await readCopyFile(stateDir);
     // What this keeper left there, when it has looked before: a line history lacks and it never wrote is someone else's.
     const check = checkCopy(
       ledgerFileLines(text),
@@ -224,6 +224,8 @@ export class LedgerKeeper {
     );
     // Rows lost under the keeper: the file cut short, replaced or deleted (an operator, a restore, `rm -rf`).
     const changed = known !== undefined && check.kept.length < known.rows ? changeWords(known, file) : null;
+    // The file the check read, unless the repair replaced it.
+    let repaired = read;
     if (!check.whole || changed !== null) {
       const found = [changed, copyProblemWords(check)].filter((words) => words !== null && words !== '').join('; ');
       const repair: CopyRepair = {
@@ -238,21 +240,21 @@ export class LedgerKeeper {
         rows: check.ledger.length,
       };
       await recordCopyRepair(stateDir, repair);
-      if (!check.whole) await rewriteLedgerCopy(stateDir, check.kept);
+      if (!check.whole) repaired = await rewriteLedgerCopy(stateDir, check.kept);
       const kept = check.removed.length > 0 ? ` (the lines left out are kept in ${repairsPath(stateDir)})` : '';
       this.options.log?.(
         `ledger copy of loop ${loopId}: ${ledgerCopyPath(stateDir)} ${found}: ` +
           `${check.whole ? '' : `repaired from history${kept}, `}${check.tail.length} rows appended from history`,
       );
     }
-    await appendLedgerRows(stateDir, check.tail, { newlineFirst: check.unterminated });
+    const append = await appendLedgerRows(stateDir, check.tail, { newlineFirst: check.unterminated });
     return {
       copy: {
         rows: check.ledger.length,
         lines: new Set(check.ledger.map((row) => lineDigest(ledgerLine(row)))),
         held: check.held,
         segments: new Map(),
-        file: null,
+        file: leftFile(repaired, append),
         checkedAt: Date.now(),
         updated: updatedTime(check.kept),
         stateText: known?.stateText ?? '',
@@ -274,11 +276,6 @@ export class LedgerKeeper {
 
 function lineDigest(line: string): string {
   return createHash('sha1').update(line).digest('base64');
-}
-
-function sameFile(was: CopyFileId | null, now: CopyFileId | null): boolean {
-  if (was === null || now === null) return was === now;
-  return was.ino === now.ino && was.size === now.size && was.mtimeMs === now.mtimeMs;
 }
 
 function changeWords(copy: Copy, now: CopyFileId | null): string {

@@ -17,7 +17,12 @@ import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js'
 const PER_PROCESS_MIB = 1234;
 const FOREIGN_MIB = 22 * 1024;
 
-/** The processes of each running step of the loop working in `workdir` (other tests' steps on this box are not its GPU's), by mark. */
+/**
+ * The processes on device 0 of each running step of the loop working in `workdir`, by mark: those
+ * pinned to it by the lane's CUDA_VISIBLE_DEVICES, as nvidia-smi would list them. The loop's other
+ * steps (the package command runs on the package worker, beside the lane's jobs) are not the
+ * GPU's, nor are other tests' steps on this box.
+ */
 function stepProcesses(workdir: string): { processes: GpuProcess[]; marks: Set<string> } {
   const processes: GpuProcess[] = [];
   const marks = new Set<string>();
@@ -25,8 +30,10 @@ function stepProcesses(workdir: string): { processes: GpuProcess[]; marks: Set<s
     const pid = Number(entry);
     if (!Number.isSafeInteger(pid)) continue;
     try {
-      const mark = new RegExp(`${STEP_MARK}=([^\\0]+)`).exec(readFileSync(`/proc/${pid}/environ`, 'latin1'))?.[1];
-      if (mark === undefined || !readlinkSync(`/proc/${pid}/cwd`).startsWith(workdir)) continue;
+      const environ = readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0');
+      const mark = environ.find((variable) => variable.startsWith(`${STEP_MARK}=`))?.slice(STEP_MARK.length + 1);
+      if (mark === undefined || !environ.includes('CUDA_VISIBLE_DEVICES=0')) continue;
+      if (!readlinkSync(`/proc/${pid}/cwd`).startsWith(workdir)) continue;
       processes.push({ pid, usedMiB: PER_PROCESS_MIB });
       marks.add(mark);
     } catch {
