@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import {
   ServiceError,
+  WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
+  type WorkflowStartOptions,
 } from '@temporalio/client';
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { openPayloads } from '../codec/decode-payloads.js';
@@ -18,6 +21,7 @@ import type { PackagingView } from '../workflows/packaging-view.js';
 import {
   advanceUpdate,
   packagingQuery,
+  startUpdate,
   stateQuery,
   stopNowSignal,
   stopNowUpdate,
@@ -33,6 +37,7 @@ import {
   latestRunConfig,
   latestStartInput,
   loopQueues,
+  startInputOf,
   queuesWithoutPoller,
   type LoopQueue,
 } from './pollers.js';
@@ -47,7 +52,16 @@ import type { StepHeartbeat } from '../activities/support/subprocess.js';
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
   /** `incarnation`: a `start --fresh` of a loop that had history (2 and up). */
-  | { readonly kind: 'started'; readonly workflowId: string; readonly runId: string; readonly incarnation?: number }
+  | {
+      readonly kind: 'started';
+      readonly workflowId: string;
+      readonly runId: string;
+      readonly incarnation?: number;
+      /** The loop's view as its run answered the start (absent: no orchestrator polled, or none answered in time). */
+      readonly view?: LoopView;
+      /** An orchestrator polled but did not answer within the deadline: the start was told from the run's input. */
+      readonly unanswered?: true;
+    }
   | {
       readonly kind: 'resumed';
       readonly workflowId: string;
@@ -55,6 +69,8 @@ export type StartOutcome =
       readonly generation: number;
       readonly from: string;
       readonly notes?: string[];
+      readonly view?: LoopView;
+      readonly unanswered?: true;
     }
   | { readonly kind: 'already-running'; readonly workflowId: string; readonly view: LoopView | null };
 
@@ -76,7 +92,13 @@ export async function startLoop(
   client: Client,
   loopId: string,
   config: LoopConfig,
-  options: { fresh?: boolean; seedStateDir?: string; relocation?: readonly FolderMove[] } = {},
+  options: {
+    fresh?: boolean;
+    seedStateDir?: string;
+    relocation?: readonly FolderMove[];
+    /** How long to wait for the run's answer (default START_ANSWER_DEADLINE_MS). */
+    answerWithinMs?: number;
+  } = {},
 ): Promise<StartOutcome> {
   const idProblem = loopIdProblem(loopId);
   if (idProblem !== null) throw new Error(idProblem);
@@ -108,40 +130,110 @@ export async function startLoop(
         }
       : resumed;
   const incarnation = options.fresh ? await freshIncarnation(client, loopId) : 1;
-  try {
-    const handle = await client.workflow.start(generation, {
-      workflowId,
-      taskQueue: ORCHESTRATOR_QUEUE,
-      args: [
-        { loopId, config, ...(resume ? { carry: resume.carry } : {}), ...(incarnation > 1 ? { incarnation } : {}) },
-      ],
-      typedSearchAttributes: [
-        { key: LOOP_ID, value: loopId },
-        { key: LOOP_KIND, value: 'generation' },
-        { key: GENERATION, value: resume?.carry.state.generation ?? 1 },
-      ],
-      staticSummary: `champion loop ${loopId}`,
-    });
-    if (!resume)
-      return {
-        kind: 'started',
-        workflowId,
-        runId: handle.firstExecutionRunId,
+  const startToken = randomUUID();
+  const started = await startOnce(client, loopId, options.answerWithinMs ?? START_ANSWER_DEADLINE_MS, {
+    workflowId,
+    taskQueue: ORCHESTRATOR_QUEUE,
+    args: [
+      {
+        loopId,
+        config,
+        ...(resume ? { carry: resume.carry } : {}),
         ...(incarnation > 1 ? { incarnation } : {}),
-      };
-    await redeliverReports(client, loopId, resume.carry);
+        startToken,
+      },
+    ],
+    typedSearchAttributes: [
+      { key: LOOP_ID, value: loopId },
+      { key: LOOP_KIND, value: 'generation' },
+      { key: GENERATION, value: resume?.carry.state.generation ?? 1 },
+    ],
+    staticSummary: `champion loop ${loopId}`,
+  });
+  if (started.kind === 'already-running') return started;
+  const answered =
+    started.view === null ? (started.unanswered ? { unanswered: true as const } : {}) : { view: started.view };
+  if (!resume)
     return {
-      kind: 'resumed',
+      kind: 'started',
       workflowId,
-      runId: handle.firstExecutionRunId,
-      generation: resume.carry.state.generation,
-      from: resume.from,
-      ...(resume.notes ? { notes: resume.notes } : {}),
+      runId: started.runId,
+      ...(incarnation > 1 ? { incarnation } : {}),
+      ...answered,
     };
+  await redeliverReports(client, loopId, resume.carry);
+  return {
+    kind: 'resumed',
+    workflowId,
+    runId: started.runId,
+    generation: resume.carry.state.generation,
+    from: resume.from,
+    ...(resume.notes ? { notes: resume.notes } : {}),
+    ...answered,
+  };
+}
+
+/** How long `start` waits for the orchestrator to answer from the loop's run before it tells a start from the run's input. */
+const START_ANSWER_DEADLINE_MS = 30_000;
+
+type GenerationStart = WorkflowStartOptions<typeof generation> & { readonly args: [GenerationInput] };
+
+/**
+ * Start the loop's workflow, or find it running, in one step the server makes atomic: the start
+ * goes with the `start` update (Update-with-Start, conflict policy USE_EXISTING), and the run
+ * answers whether this start started it, with its view. Without an orchestrator polling, nobody
+ * could answer: a plain start (which fails on a running loop) does, and the view is null. An
+ * answer that does not come in time (the orchestrator died a moment ago, or stalls) or is
+ * refused (an orchestrator of a build without the update) is told from the run's input: its
+ * `startToken` is this start's, or another's.
+ */
+async function startOnce(
+  client: Client,
+  loopId: string,
+  answerWithinMs: number,
+  options: GenerationStart,
+): Promise<
+  | { kind: 'started'; runId: string; view: LoopView | null; unanswered?: true }
+  | Extract<StartOutcome, { kind: 'already-running' }>
+> {
+  const { workflowId } = options;
+  const startToken = options.args[0].startToken ?? '';
+  const alreadyRunning = (view: LoopView | null) => ({ kind: 'already-running' as const, workflowId, view });
+  if ((await queuesWithoutPoller(client, loopQueues([], false))).length > 0) {
+    try {
+      const handle = await client.workflow.start(generation, options);
+      return { kind: 'started', runId: handle.firstExecutionRunId, view: null };
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return alreadyRunning(null);
+      throw error;
+    }
+  }
+  const operation = new WithStartWorkflowOperation(generation, {
+    ...options,
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  const deadline = Date.now() + answerWithinMs;
+  try {
+    const answer = await client.withDeadline(deadline, () =>
+      client.workflow.executeUpdateWithStart(startUpdate, { args: [startToken], startWorkflowOperation: operation }),
+    );
+    if (!answer.startedHere) return alreadyRunning(answer.view);
+    return { kind: 'started', runId: answer.runId, view: answer.view };
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError)
-      return { kind: 'already-running', workflowId, view: await runningView(client, workflowId) };
-    throw error;
+    const unanswered =
+      error instanceof WorkflowUpdateFailedError ||
+      error instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+      deadlinePassed(error, deadline);
+    if (!unanswered) throw error;
+    const running = await client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => null);
+    if (running?.status.name !== 'RUNNING') throw error;
+    const input = await startInputOf(client, loopId, running.raw.workflowExecutionInfo?.firstRunId ?? undefined);
+    return input?.startToken === startToken
+      ? { kind: 'started', runId: running.runId, view: null, unanswered: true }
+      : alreadyRunning(null);
   }
 }
 

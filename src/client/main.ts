@@ -57,6 +57,10 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+const UNANSWERED_START =
+  'an orchestrator worker polls, but none answered the start within 30 s (one died a moment ago, or it is busy): ' +
+  "the loop is started and runs once an orchestrator takes it; 'champion-loop status' shows it";
+
 const program = new Command('champion-loop')
   .description('A durable champion loop on Temporal: trains, evaluates and promotes gate classifiers.')
   .showHelpAfterError();
@@ -155,6 +159,7 @@ connectionOptions(
           console.log(
             `started loop ${loopId} (workflow ${outcome.workflowId}); watch it with: champion-loop status ${loopId}`,
           );
+          if (outcome.unanswered) console.log(`note: ${UNANSWERED_START}`);
           if (outcome.incarnation !== undefined)
             console.log(
               `note: a fresh start, the loop's incarnation ${outcome.incarnation}: its children's workflow ids carry /i${outcome.incarnation}, so none of the old loop's children is taken for one of its own`,
@@ -165,6 +170,7 @@ connectionOptions(
             `resumed loop ${loopId} in generation ${outcome.generation} from ${outcome.from} (workflow ${outcome.workflowId})`,
           );
           for (const note of outcome.notes ?? []) console.log(`note: ${note}`);
+          if (outcome.unanswered) console.log(`note: ${UNANSWERED_START}`);
           break;
         case 'already-running':
           console.log(

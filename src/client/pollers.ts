@@ -97,10 +97,15 @@ export async function queuesWithoutPoller(client: Client, queues: readonly LoopQ
 
 /** How the loop's latest run was started (history's first event: its input); null without history. */
 export async function latestStartInput(client: Client, loopId: string): Promise<GenerationInput | null> {
+  return startInputOf(client, loopId);
+}
+
+/** The input run `runId` of the loop's workflow was started with (absent: its latest run's); null without history. */
+export async function startInputOf(client: Client, loopId: string, runId?: string): Promise<GenerationInput | null> {
   try {
     const { history } = await client.workflowService.getWorkflowExecutionHistory({
       namespace: client.options.namespace,
-      execution: { workflowId: loopWorkflowId(loopId) },
+      execution: { workflowId: loopWorkflowId(loopId), ...(runId === undefined ? {} : { runId }) },
       maximumPageSize: 1,
     });
     const first = await openPayloads(client, history?.events?.[0]);

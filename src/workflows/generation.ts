@@ -45,6 +45,7 @@ import {
   reserveReportedSignal,
   resumeSignal,
   runReportedSignal,
+  startUpdate,
   stateQuery,
   stopNowSignal,
   laneDrainingSignal,
@@ -100,6 +101,12 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
     },
     { validator: () => validateStopNow(gen) },
   );
+  // Answers the start that sent it with the start (Update-with-Start): did it start this run?
+  setHandler(startUpdate, (startToken: string) => ({
+    startedHere: startToken === input.startToken,
+    runId: workflowInfo().runId,
+    view: view(gen),
+  }));
   setHandler(stateQuery, () => view(gen));
   setHandler(carryQuery, () => toCarry(gen));
   // The Web UI's live page of the loop (current details), redrawn whenever the state changes.

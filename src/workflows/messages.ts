@@ -33,6 +33,23 @@ export const advanceUpdate = defineUpdate<LoopView, [reason: string, fromGenerat
   'advance',
 );
 
+/** What the generation answers `champion-loop start`: whether that start started this run, and the loop's view. */
+export interface StartAnswer {
+  /** The start's token is the one this run was started with: the start started it (else it found the loop running). */
+  readonly startedHere: boolean;
+  /** The run that answered. */
+  readonly runId: string;
+  readonly view: LoopView;
+}
+
+/**
+ * `champion-loop start` sends this with the start itself (Update-with-Start, the workflow id's
+ * conflict policy USE_EXISTING): one atomic step that starts the loop or finds it running, and
+ * answers from the run either way. `startToken`: the start's own random token, which the start
+ * input carries too.
+ */
+export const startUpdate = defineUpdate<StartAnswer, [startToken: string]>('start');
+
 /** The failure type of an update the generation's validator refuses (nothing changes). */
 export const UPDATE_REFUSED = 'UpdateRefused';
 

@@ -48,6 +48,21 @@ describe('commands that answer: stop and advance as updates', () => {
     await harness.result('racing');
   });
 
+  it('three starts at once by Update-with-Start: one starts the loop, each answered from its run with its view', async () => {
+    const outcomes = await Promise.all([1, 2, 3].map(() => harness.startWith('atomic')));
+    expect(outcomes.map((outcome) => outcome.kind).sort()).toEqual(['already-running', 'already-running', 'started']);
+    // The run that started answered the start that started it, in its first workflow task.
+    const started = outcomes.find((outcome) => outcome.kind === 'started');
+    expect(started?.view).toMatchObject({ loop_id: 'atomic', generation: 1 });
+    for (const outcome of outcomes) expect(outcome.view?.generation).toBe(1);
+    // Every start that found no running loop before it sent its own went with the update (at least the one that started).
+    expect(await acceptedUpdates('atomic', 'start')).toBeGreaterThanOrEqual(1);
+    const { count } = await harness.client.workflow.count(`WorkflowId = '${loopWorkflowId('atomic')}'`);
+    expect(count).toBe(1);
+    expect((await championLoopCli(harness.server, ['stop', 'atomic', '--now'])).exitCode).toBe(0);
+    await harness.result('atomic');
+  });
+
   it('two advances sent at once open one generation, the other refused with its reason; an advance naming a generation the loop is past is refused', async () => {
     await harness.startWith('twice', { lanes: harness.config.lanes.slice(0, 1), parallel: 1 });
     await harness.waitFor('twice', (view) => view.in_flight.length > 0);

@@ -67,6 +67,8 @@ export interface GenerationInput {
   readonly carry?: GenerationCarry;
   /** A first start after `start --fresh` (no carry): the loop's new incarnation (absent: 1). */
   readonly incarnation?: number;
+  /** The random token of the `champion-loop start` that started this run (startUpdate); never carried on. */
+  readonly startToken?: string;
 }
 
 /** What a generation workflow returns when the loop stops: its last state, and how to resume it. */
