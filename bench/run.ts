@@ -4,6 +4,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../src/tracing/workflow-interceptors.js';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 import { WORKFLOWS_PATH } from '../src/workers/orchestrator-worker.js';
@@ -62,6 +63,7 @@ log(`Temporal CLI ${cli.version} (${cli.route})`);
 const bundleStart = Date.now();
 const bundle = await bundleWorkflowCode({
   workflowsPath: WORKFLOWS_PATH,
+  workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
   logger: {
     log: () => undefined,
     trace: () => undefined,

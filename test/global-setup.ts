@@ -2,12 +2,15 @@ import { spawnSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
 import { ensureWeed } from '../scripts/object-store/provision.js';
+import { ensureJaeger } from '../scripts/tracing/provision.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalCli: string;
     /** SeaweedFS's `weed`: the artifact store tests' S3 server (test/helpers/object-store.ts). */
     weedBinary: string;
+    /** Jaeger v2: the tracing test's OTLP receiver and trace store (test/helpers/jaeger.ts). */
+    jaegerBinary: string;
   }
 }
 
@@ -44,4 +47,5 @@ export default async function setup(project: TestProject): Promise<void> {
   const cli = await ensureTemporalCli(say);
   project.provide('temporalCli', cli.path);
   project.provide('weedBinary', await ensureWeed(say));
+  project.provide('jaegerBinary', await ensureJaeger(say));
 }

@@ -4,7 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-const ENTRY = 'src/workflows/index.ts';
+// The workflows, and the workflow interceptors bundled beside them (src/tracing/workflow-interceptors.ts).
+const ENTRIES = ['src/workflows/index.ts', 'src/workflows/trace-propagation.ts'];
 // `import x from '...'`, `import { a } from '...'`, `export { a } from '...'`, `export * from '...'`;
 // not `import type ...` / `export type ...`.
 const VALUE_IMPORT = /^\s*(?:import|export)\s+(?!type\b)(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
@@ -21,6 +22,6 @@ export function workflowBundleFiles(root) {
       if (existsSync(path.join(root, target))) visit(target);
     }
   };
-  visit(ENTRY);
+  for (const entry of ENTRIES) visit(entry);
   return [...seen].sort();
 }

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import { clientTracing } from '../tracing/tracing.js';
 import { loopDataConverter } from '../codec/data-converter.js';
 import {
   connectionSettings,
@@ -36,6 +37,13 @@ export async function connectClient(
   } catch (error) {
     throw new NoServerError(settings, error);
   }
-  const client = new Client({ connection, namespace: settings.namespace, dataConverter: loopDataConverter() });
+  // With tracing on (tracing.ts), every call the client makes is a span that its workflows carry on.
+  const interceptors = clientTracing();
+  const client = new Client({
+    connection,
+    namespace: settings.namespace,
+    dataConverter: loopDataConverter(),
+    ...(interceptors ? { interceptors } : {}),
+  });
   return { client, connection, settings };
 }

@@ -1,5 +1,6 @@
 // champion-loop: start, watch and steer champion loops; run their workers.
 import { ObjectStore } from '../artifacts/object-store.js';
+import { inSpan, startTracing, stopTracing } from '../tracing/tracing.js';
 import { fetchPackage } from '../artifacts/package-store.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -84,13 +85,20 @@ function connectionOptions(command: Command): Command {
     .option('--api-key <key>', 'API key (prefer TEMPORAL_API_KEY or the profile: a flag shows in the process list)');
 }
 
+/** The command being run (`start`, `status`, ...): the name of its span when tracing is on. */
+let commandName = '';
+program.hook('preAction', (_program, command) => {
+  commandName = command.name();
+});
+
 async function withClient<T>(
   flags: ConnectionFlags,
   body: (client: Awaited<ReturnType<typeof connectClient>>['client']) => Promise<T>,
 ): Promise<T> {
   const { client, connection } = await connectClient(flags);
   try {
-    return await body(client);
+    // A span of the command's own, the root of what it starts in the loop's workflows (tracing.ts).
+    return await inSpan(`champion-loop ${commandName}`, { 'champion_loop.command': commandName }, () => body(client));
   } finally {
     await connection.close();
   }
@@ -633,9 +641,13 @@ function positive(text: string, flag: string): number {
   return value;
 }
 
+startTracing('cli');
 try {
   await program.parseAsync();
 } catch (error) {
   console.error(errorText(error));
   process.exitCode = 1;
+} finally {
+  // The command's spans go out before it exits (nothing to do with tracing off).
+  await stopTracing();
 }

@@ -1,4 +1,5 @@
 import { Client } from '@temporalio/client';
+import { startTracing, stopTracing } from '../tracing/tracing.js';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { warnOnShortRetention } from './retention.js';
 import { connectionSettings, describeConnection } from '../workers/connection.js';
@@ -139,6 +140,8 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   const metrics = port === null ? null : installMetrics(port);
   // Keys that cannot be used stop the worker here, before it connects (CodecKeyError says why).
   const dataConverter = loopDataConverter();
+  // With OTEL_EXPORTER_OTLP_ENDPOINT set, its activities and their steps send spans (tracing.ts).
+  startTracing(kind === 'gpu' ? 'lane' : kind);
   const connection = await NativeConnection.connect(settings.connectionOptions);
   const common = { connection, namespace: settings.namespace, dataConverter };
   // A namespace without the loop's search attributes is named before the worker polls it.
@@ -205,4 +208,5 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   // The loop's last rows reach the ledger copy before the connection goes.
   if (kind === 'orchestrator') await flushLedgerCopies(worker);
   await connection.close();
+  await stopTracing();
 }

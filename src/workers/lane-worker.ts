@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { workerTracing } from '../tracing/tracing.js';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
@@ -122,6 +123,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
     // A shutdown (the SDK's own on SIGTERM, or a drain) waits for running jobs rather than
     // cancelling them: a drain lets them finish, and stopNow stops them with the kill grace.
     shutdownGraceTime: '3650 days',
+    ...workerTracing(),
     // A cancellation (stop --now) reaches a running step with the next heartbeat the worker sends:
     // steps beat every 5 s, and throttled by default the step could run on up to a minute after the stop.
     maxHeartbeatThrottleInterval: '5 seconds',

@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { clientTracing, workerTracing } from '../tracing/tracing.js';
 import { Client } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { loopDataConverter } from '../codec/data-converter.js';
@@ -39,13 +40,21 @@ export interface OrchestratorWorkerOptions {
  */
 export async function createOrchestratorWorker(options: OrchestratorWorkerOptions): Promise<Worker> {
   const dataConverter = options.dataConverter ?? loopDataConverter();
-  const client = new Client({ connection: options.connection, namespace: options.namespace, dataConverter });
+  // Its activities start and signal workflows (packaging): with tracing on, in the trace they run in.
+  const interceptors = clientTracing();
+  const client = new Client({
+    connection: options.connection,
+    namespace: options.namespace,
+    dataConverter,
+    ...(interceptors ? { interceptors } : {}),
+  });
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     dataConverter,
     taskQueue: options.taskQueue ?? ORCHESTRATOR_QUEUE,
     workflowBundle: options.workflowBundle ?? (await bundleInChildProcess(WORKFLOWS_PATH)),
+    ...workerTracing(),
     activities: {
       ...orchestratorActivities,
       ...keepBeating({

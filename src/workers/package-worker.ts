@@ -1,4 +1,5 @@
 import type { DataConverter } from '@temporalio/common';
+import { workerTracing } from '../tracing/tracing.js';
 import type { NativeConnection } from '@temporalio/worker';
 import { loopDataConverter } from '../codec/data-converter.js';
 import { Worker } from '@temporalio/worker';
@@ -20,5 +21,6 @@ export async function createPackageWorker(options: {
     taskQueue: PACKAGE_QUEUE,
     activities: { ...packageActivities, ...registryActivities },
     maxConcurrentActivityTaskExecutions: 1,
+    ...workerTracing(),
   });
 }

@@ -1,5 +1,6 @@
 import { bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/tracing/workflow-interceptors.js';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 
@@ -7,6 +8,7 @@ let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
   bundle ??= bundleWorkflowCode({
     workflowsPath: fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url)),
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     logger: {
       log: () => undefined,
       trace: () => undefined,

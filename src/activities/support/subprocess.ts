@@ -9,6 +9,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { execa } from 'execa';
 import { releaseGroup, watchGroup } from './group-reaper.js';
 import { inCgroup, killStepCgroup, makeStepCgroup, removeStepCgroup } from './step-cgroup.mjs';
+import { inSpan, traceContextEnv } from '../../tracing/tracing.js';
 import { killMarked, STEP_MARK } from './step-survivors.mjs';
 import { ProgressWatch } from './progress-watch.js';
 import { commandNotFound } from './step-errors.js';
@@ -201,7 +202,26 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   const killGraceMs = options.killGraceMs ?? scope?.killGraceMs;
   const scopedOptions = { ...options, signal, ...(killGraceMs === undefined ? {} : { killGraceMs }) };
   throwIfAborted(signal);
-  return runInGroup(scopedOptions, env, await writeLogHeader(options), scope?.steps);
+  // With tracing on, a span of the step's own (under its activity's), which the command may join.
+  return inSpan(
+    `step ${options.step}`,
+    {
+      'champion_loop.step': options.step,
+      'process.command_args': [...options.command],
+      'process.working_directory': options.cwd,
+    },
+    async () =>
+      runInGroup(scopedOptions, { ...env, ...traceContextEnv() }, await writeLogHeader(options), scope?.steps),
+    (result) => ({
+      attributes: {
+        'process.pid': result.pid,
+        'process.exit.code': result.exitCode ?? -1,
+        ...(result.signal === null ? {} : { 'champion_loop.signal': result.signal }),
+        'champion_loop.stalled': result.stalled,
+      },
+      ...(result.exitCode === 0 ? {} : { error: `exited ${result.exitCode ?? `by ${result.signal}`}` }),
+    }),
+  );
 }
 
 /** Appends one line naming the step and its command; returns where the command's output will begin. */
