@@ -6,8 +6,9 @@
 import { context, propagation, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { BatchSpanProcessor, NodeTracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import {
+  makeWorkflowExporter,
   OpenTelemetryActivityInboundInterceptor,
   OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
@@ -19,6 +20,8 @@ const TRACER = 'champion-loop';
 
 interface Tracing {
   readonly provider: NodeTracerProvider;
+  readonly processor: SpanProcessor;
+  readonly resource: Resource;
 }
 
 let tracing: Tracing | null = null;
@@ -40,7 +43,7 @@ export function startTracing(role: string): void {
   const provider = new NodeTracerProvider({ resource, spanProcessors: [processor] });
   // The global provider and context manager: the active span follows async calls (AsyncLocalStorage).
   provider.register();
-  tracing = { provider };
+  tracing = { provider, processor, resource };
 }
 
 /** Send what is left and stop: a command calls it before it exits, a worker when it has stopped. */
@@ -56,11 +59,13 @@ export function clientTracing(): { workflow: OpenTelemetryWorkflowClientIntercep
 }
 
 /**
- * A worker's activity interceptors: each activity a span, a child of the trace its workflow
- * carries in the activity's headers (src/workflows/trace-propagation.ts); none when off.
+ * What a worker needs: the activity interceptors (each activity a span under the trace its
+ * workflow carries in the activity's headers) and the sink its workflows' spans leave through
+ * (src/workflows/trace-propagation.ts). With tracing off the sink drops them: a workflow started
+ * by a traced command still makes its span, on a worker that sends none.
  */
-export function workerTracing(): Pick<WorkerOptions, 'interceptors'> {
-  if (tracing === null) return {};
+export function workerTracing(): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
+  if (tracing === null) return { sinks: { exporter: { export: { fn: () => undefined } } } };
   return {
     interceptors: {
       activity: [
@@ -70,6 +75,7 @@ export function workerTracing(): Pick<WorkerOptions, 'interceptors'> {
         }),
       ],
     },
+    sinks: { exporter: makeWorkflowExporter(tracing.processor, tracing.resource) },
   };
 }
 
