@@ -15,8 +15,12 @@ describe('a trace from a command to the subprocess of a step', () => {
   let jaeger: JaegerServer;
   let harness: LoopHarness;
 
+  /** The variables as they were: a later test file in this process must not send spans to a Jaeger that is gone. */
+  const before: Record<string, string | undefined> = {};
+
   beforeAll(async () => {
     jaeger = await startJaeger();
+    for (const name of Object.keys(jaeger.env)) before[name] = process.env[name];
     Object.assign(process.env, jaeger.env);
     startTracing('test-workers');
     harness = await createLoopHarness({ candidates: [{ name: 'a' }], lanes: 1 });
@@ -25,6 +29,9 @@ describe('a trace from a command to the subprocess of a step', () => {
   afterAll(async () => {
     await harness?.dispose();
     await stopTracing();
+    for (const [name, value] of Object.entries(before))
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
     await jaeger?.dispose();
   });
 
