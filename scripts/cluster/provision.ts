@@ -1,10 +1,11 @@
 // What the cluster tests need beyond the Temporal CLI: the Temporal server and its SQL schema
 // tool built from the Go module proxy (cached under .tools, as the CLI is), the server's
 // PostgreSQL schema files, and PostgreSQL itself (Debian's, installed with apt-get when absent).
-import { access, constants, cp, mkdir, readdir, rm } from 'node:fs/promises';
+import { cp, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
+import { executable } from '../lib/go-program.js';
 
 /** The server release the cluster tests run; its module needs a newer Go than most boxes have. */
 const TEMPORAL_SERVER_VERSION = 'v1.32.2';
@@ -22,13 +23,6 @@ export interface ClusterTools {
   readonly schemaDir: string;
   /** PostgreSQL's programs (initdb, pg_ctl, postgres). */
   readonly postgresBin: string;
-}
-
-async function executable(file: string): Promise<boolean> {
-  return access(file, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** Build the server and its SQL tool with `go install`, unless a build is cached; copy the schema beside them. */

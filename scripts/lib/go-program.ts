@@ -23,7 +23,8 @@ export interface GoProgram {
   readonly firstBuild: string;
 }
 
-async function executable(file: string): Promise<boolean> {
+/** Whether `file` exists and may be run. */
+export async function executable(file: string): Promise<boolean> {
   return access(file, constants.X_OK).then(
     () => true,
     () => false,
