@@ -26,21 +26,29 @@ describe.skipIf(unavailable !== null)('the python-gate commands', () => {
     return execa('python3', ['-m', `pygate.${module}`, ...args], { cwd: stack, reject: false, env });
   }
 
-  /** `run`'s result, or an error naming the processes mentioning `mark` that still live after `ms`, with their state. */
+  /**
+   * `run`'s result, or after `ms` an error saying which wait it was and, as far as /proc tells
+   * within 5 s more, which processes mentioning `mark` still live, in what state.
+   */
   async function endsWithin<T>(run: Promise<T>, ms: number, mark: string): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    const left = async (): Promise<string> => {
+      const found = await processesMentioning(mark);
+      const states = await Promise.all(
+        found.map(async ({ pid, cmdline }) => {
+          const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+          const wchan = await readFile(`/proc/${pid}/wchan`, 'utf8').catch(() => '?');
+          return `${pid} state ${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '?'} in ${wchan}: ${cmdline}`;
+        }),
+      );
+      return states.join('; ') || 'none';
+    };
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        void processesMentioning(mark).then(async (left) => {
-          const states = await Promise.all(
-            left.map(async ({ pid, cmdline }) => {
-              const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-              const wchan = await readFile(`/proc/${pid}/wchan`, 'utf8').catch(() => '?');
-              return `${pid} state ${stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0] ?? '?'} in ${wchan}: ${cmdline}`;
-            }),
-          );
-          reject(new Error(`not ended after ${ms} ms; left: ${states.join('; ') || 'none'}`));
-        });
+        const unread = new Promise<string>((done) => setTimeout(() => done('(/proc did not answer in 5 s)'), 5_000));
+        void Promise.race([left(), unread]).then((states) =>
+          reject(new Error(`'${mark}' not ended after ${ms} ms; processes left: ${states}`)),
+        );
       }, ms);
     });
     try {
@@ -141,9 +149,13 @@ describe.skipIf(unavailable !== null)('the python-gate commands', () => {
     // Slow epochs, so that the kill comes after epoch 2 and before the run ends (sleeping changes no weight).
     const slow = await config('lost', { epoch_sleep_s: 0.5 });
     const lost = train('lost', slow);
-    await expect
-      .poll(() => existsSync(join(runDir('lost'), 'validation-epoch-0002.json')), { timeout: 30_000, interval: 50 })
-      .toBe(true);
+    await endsWithin(
+      expect
+        .poll(() => existsSync(join(runDir('lost'), 'validation-epoch-0002.json')), { timeout: 30_000, interval: 50 })
+        .toBe(true),
+      45_000,
+      '--run-id lost',
+    );
     lost.kill('SIGKILL');
     // The kill ends the trainer; its loader notices within a second and exits, closing the pipes the
     // result waits for. Once (2026-12-03, a box hogged far past its cores) something here never ended:
@@ -171,7 +183,11 @@ describe.skipIf(unavailable !== null)('the python-gate commands', () => {
       expect(await readFile(join(runDir('lost'), file), 'utf8')).toBe(
         await readFile(join(runDir('whole'), file), 'utf8'),
       );
-    const refused = await train('other', slow, ['--resume-from', join(runDir('lost'), 'checkpoint-0002.json')]);
+    const refused = await endsWithin(
+      train('other', slow, ['--resume-from', join(runDir('lost'), 'checkpoint-0002.json')]),
+      60_000,
+      '--run-id other',
+    );
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toContain('not a checkpoint-NNNN.json of');
   });
