@@ -3,7 +3,7 @@
 // meanwhile cannot pass for nondeterminism). Prints "connected to ..." once it polls.
 // Usage: node --import tsx bench/orchestrator-child.ts ADDRESS NAMESPACE BUNDLE.js
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { createOrchestratorWorker } from '../src/workers/orchestrator-worker.js';
+import { createOrchestratorWorker, runOrchestrator } from '../src/workers/orchestrator-worker.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 const [address, namespace, codePath] = process.argv.slice(2);
@@ -15,5 +15,5 @@ const connection = await NativeConnection.connect({ address });
 const worker = await createOrchestratorWorker({ connection, namespace, workflowBundle: { codePath } });
 process.once('SIGTERM', () => worker.shutdown());
 console.log(`orchestrator connected to ${address}`);
-await worker.run();
+await runOrchestrator(worker, connection, namespace);
 await connection.close();

@@ -6,7 +6,7 @@ import { NativeConnection, type Worker, type WorkflowBundleWithSourceMap } from 
 import { execa, type ResultPromise } from 'execa';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 import { createLaneWorker, type LaneWorker } from '../../src/workers/lane-worker.js';
-import { createOrchestratorWorker } from '../../src/workers/orchestrator-worker.js';
+import { createOrchestratorWorker, runOrchestrator } from '../../src/workers/orchestrator-worker.js';
 import type { LaneSpec } from './loop-folder.js';
 
 const BIN = path.join(PROJECT_ROOT, 'bin', 'champion-loop.js');
@@ -46,7 +46,9 @@ export async function inProcessWorkers(options: {
     workers.push(created.worker);
     lanes.push(created);
   }
-  const running = workers.map((worker) => worker.run());
+  const running = workers.map((worker) =>
+    worker === orchestrator ? runOrchestrator(worker, connection, options.namespace) : worker.run(),
+  );
   return {
     orchestrator,
     pids: new Map(),

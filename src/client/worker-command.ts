@@ -1,4 +1,5 @@
 import { Client } from '@temporalio/client';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { startTracing, stopTracing } from '../tracing/tracing.js';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { warnOnShortRetention } from './retention.js';
@@ -13,7 +14,7 @@ import { tellLoops } from '../workers/lane-notices.js';
 import { lanePidFile, removeLanePid, runningLanePid, writeLanePid } from '../workers/lane-pid-file.js';
 import { laneQueue } from '../config/lanes.js';
 import { installMetrics, metricsPort } from '../workers/metrics.js';
-import { createOrchestratorWorker, flushLedgerCopies } from '../workers/orchestrator-worker.js';
+import { createOrchestratorWorker, flushLedgerCopies, runOrchestrator } from '../workers/orchestrator-worker.js';
 import { createPackageWorker } from '../workers/package-worker.js';
 import type { ConnectionFlags } from './connect.js';
 import { stepCgroups } from '../activities/support/step-cgroup.mjs';
@@ -201,7 +202,12 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
     await warnOnShortRetention(client, (line) => console.warn(line));
   }
   try {
-    await worker.run();
+    if (kind === 'orchestrator')
+      // New workflows, and generations continuing as new, run on this build from now on.
+      await runOrchestrator(worker, connection, settings.namespace, (was, version) => {
+        if (was !== version.buildId) console.log(currentVersionLine(was, version));
+      });
+    else await worker.run();
   } finally {
     if (pidFile !== null) await removeLanePid(pidFile);
   }
@@ -209,4 +215,15 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   if (kind === 'orchestrator') await flushLedgerCopies(worker);
   await connection.close();
   await stopTracing();
+}
+
+/** What an orchestrator says once its build is current: and, when it replaced one, how to retire it. */
+function currentVersionLine(was: string | null, version: WorkerDeploymentVersion): string {
+  const line = `build ${version.buildId} is the current version of worker deployment ${version.deploymentName}`;
+  if (was === null) return line;
+  return (
+    `${line} (was ${was}): generations move to it at their next continue-as-new; runs started on ${was} ` +
+    `finish there, so keep its orchestrator running until 'temporal worker deployment describe-version ` +
+    `--deployment-name ${version.deploymentName} --build-id ${was}' says it is drained`
+  );
 }

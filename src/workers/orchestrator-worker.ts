@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { clientTracing, workerTracing } from '../tracing/tracing.js';
 import { Client } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import { loopDataConverter } from '../codec/data-converter.js';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
@@ -19,6 +20,8 @@ import { Notifier } from '../notify/notifier.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
 import { servedMetricMeter } from './metrics.js';
 import { bundleInChildProcess } from './workflow-bundle.js';
+import { deploymentVersion, orchestratorDeployment, versioningWanted } from './deployment.js';
+import { becomeCurrent } from './current-version.js';
 
 /** The workflows every orchestrator worker runs (bundled from this file). */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -31,6 +34,10 @@ export interface OrchestratorWorkerOptions {
   readonly taskQueue?: string;
   /** Payload encryption; the environment's (loopDataConverter) when not given. */
   readonly dataConverter?: DataConverter;
+  /** The build id it polls as (tests run two builds of one code); CHAMPION_LOOP_BUILD_ID or the bundle's hash otherwise. */
+  readonly buildId?: string;
+  /** Worker Versioning (deployment.ts); CHAMPION_LOOP_WORKER_VERSIONING otherwise. */
+  readonly versioned?: boolean;
 }
 
 /**
@@ -48,12 +55,19 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
     dataConverter,
     ...(interceptors ? { interceptors } : {}),
   });
+  const workflowBundle = options.workflowBundle ?? (await bundleInChildProcess(WORKFLOWS_PATH));
+  const version = deploymentVersion(
+    'code' in workflowBundle ? workflowBundle.code : await readFile(workflowBundle.codePath, 'utf8'),
+    options.buildId === undefined ? process.env : { ...process.env, CHAMPION_LOOP_BUILD_ID: options.buildId },
+  );
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     dataConverter,
     taskQueue: options.taskQueue ?? ORCHESTRATOR_QUEUE,
-    workflowBundle: options.workflowBundle ?? (await bundleInChildProcess(WORKFLOWS_PATH)),
+    workflowBundle,
+    // Unversioned (as before versioning) unless asked for.
+    ...((options.versioned ?? versioningWanted()) ? { workerDeploymentOptions: orchestratorDeployment(version) } : {}),
     ...workerTracing(),
     activities: {
       ...orchestratorActivities,
@@ -109,4 +123,31 @@ const ledgerCopies = new WeakMap<Worker, { flush(): Promise<void> }>();
 /** After an orchestrator worker stopped (its connection still open): bring every ledger copy up to date once more. */
 export async function flushLedgerCopies(worker: Worker): Promise<void> {
   await ledgerCopies.get(worker)?.flush();
+}
+
+/**
+ * Run an orchestrator worker. A versioned one (deployment.ts) has its build made the deployment's
+ * current version once it polls (current-version.ts), and `onCurrent` hears the build it
+ * replaced; a build that cannot be made current stops the worker with why.
+ */
+export async function runOrchestrator(
+  worker: Worker,
+  connection: NativeConnection,
+  namespace: string,
+  onCurrent: (was: string | null, version: WorkerDeploymentVersion) => void = () => undefined,
+): Promise<void> {
+  const running = worker.run();
+  const deployment = worker.options.workerDeploymentOptions;
+  if (deployment?.useWorkerVersioning !== true) return running;
+  try {
+    onCurrent(
+      await becomeCurrent({ workflowService: connection.workflowService, namespace }, deployment.version),
+      deployment.version,
+    );
+  } catch (error) {
+    worker.shutdown();
+    await running.catch(() => undefined);
+    throw error;
+  }
+  await running;
 }

@@ -5,8 +5,8 @@
 import {
   allHandlersFinished,
   condition,
-  continueAsNew,
   log,
+  makeContinueAsNewFunc,
   setHandler,
   upsertMemo,
   upsertSearchAttributes,
@@ -57,6 +57,13 @@ import {
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
 
 export type { GenerationInput, GenerationResult } from './generation/carry.js';
+
+/**
+ * Continue as new on the worker deployment's current build (Worker Versioning): a generation run
+ * stays on the build that started it (Pinned), and its next run starts on whatever build is current.
+ */
+const continueOnCurrentBuild = (input: GenerationInput): Promise<never> =>
+  makeContinueAsNewFunc<typeof generation>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(input);
 
 /** The generation workflow: `champion-loop/<loop>`, one run per generation (and more when history grows). */
 export async function generation(input: GenerationInput): Promise<GenerationResult> {
@@ -149,7 +156,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
           round: 0,
           queue: [],
         };
-        return continueAsNew<typeof generation>({ loopId, config, carry });
+        return continueOnCurrentBuild({ loopId, config, carry });
       }
     }
     await dispatchJobs(gen, activities);
@@ -163,7 +170,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       await settleBeforeHandOver(gen, activities);
       // An immediate stop that came in meanwhile is not carried over: the next turn handles it.
       await condition(allHandlersFinished);
-      if (!gen.stopNow) return continueAsNew<typeof generation>({ loopId, config, carry: toCarry(gen) });
+      if (!gen.stopNow) return continueOnCurrentBuild({ loopId, config, carry: toCarry(gen) });
     }
     await waitForWork(gen, activities);
   }

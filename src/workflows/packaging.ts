@@ -1,7 +1,7 @@
 import {
   CancellationScope,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   isCancellation,
   log,
   patched,
@@ -91,7 +91,14 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
   const stopped = (): PackagingState | undefined => (patched(STOP_NOW_UNPACKAGED) ? state : undefined);
 
   for (;;) {
-    await condition(() => state.running !== null || stopping || workflowInfo().continueAsNewSuggested);
+    // Idle, it hands over when Temporal suggests it or a newer build became current (it then starts on that one).
+    await condition(
+      () =>
+        state.running !== null ||
+        stopping ||
+        workflowInfo().continueAsNewSuggested ||
+        workflowInfo().targetWorkerDeploymentVersionChanged === true,
+    );
     if (stopping) return stopped();
     const champion = state.running;
     if (champion === null) {
@@ -100,7 +107,11 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
         await condition(() => registry.idle() || stopping);
         if (stopping) return stopped();
       }
-      await continueAsNew<typeof packaging>({ ...input, carry: state });
+      // On the worker deployment's current build, as a generation does.
+      await makeContinueAsNewFunc<typeof packaging>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
+        ...input,
+        carry: state,
+      });
       return undefined;
     }
     let outcome: PackageOutcome;

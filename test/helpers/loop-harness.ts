@@ -16,7 +16,7 @@ import type { LoopView } from '../../src/workflows/loop-view.js';
 import { stateQuery } from '../../src/workflows/messages.js';
 import type { GpuReading } from '../../src/workers/gpu-memory.js';
 import { createLaneWorker, type LaneWorker } from '../../src/workers/lane-worker.js';
-import { createOrchestratorWorker } from '../../src/workers/orchestrator-worker.js';
+import { createOrchestratorWorker, runOrchestrator } from '../../src/workers/orchestrator-worker.js';
 import { createPackageWorker } from '../../src/workers/package-worker.js';
 import { waitForView } from './loop-checks.js';
 import { startTestServer, type TestServer } from './test-server.js';
@@ -54,6 +54,8 @@ export interface HarnessOptions {
   readonly gpu?: { readonly read: () => Promise<GpuReading>; readonly pollMs: number };
   /** The client's and every worker's data converter (a payload codec); the plain default otherwise. */
   readonly dataConverter?: DataConverter;
+  /** The orchestrator polls as a version of the worker deployment (Worker Versioning); unversioned otherwise. */
+  readonly versioned?: boolean;
 }
 
 /** A real dev server, real workers in this process, and a loop folder with the fixture stack. */
@@ -170,7 +172,11 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
   const native = await NativeConnection.connect({ address: server.address });
   const common = { connection: native, namespace: server.namespace, dataConverter };
   const workers: Worker[] = [
-    await createOrchestratorWorker({ ...common, workflowBundle: await workflowBundle() }),
+    await createOrchestratorWorker({
+      ...common,
+      workflowBundle: await workflowBundle(),
+      ...(options.versioned ? { versioned: true } : {}),
+    }),
     await createPackageWorker(common),
   ];
   const lanes: string[] = [];
@@ -190,7 +196,8 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
     laneWorkers.push(lane);
     lanes.push(lane.queue);
   }
-  const running = workers.map((worker) => worker.run());
+  const [orchestrator, ...others] = workers as [Worker, ...Worker[]];
+  const running = [runOrchestrator(orchestrator, native, server.namespace), ...others.map((worker) => worker.run())];
 
   const handle = (loopId: string) => client.workflow.getHandle(loopWorkflowId(loopId));
   const configFor = loopConfigFor(config, dir);

@@ -77,6 +77,8 @@ export function maxRunEvents(config: Pick<LoopConfig, 'max_run_events' | 'parall
 export function handOverDue(gen: Generation): boolean {
   const info = workflowInfo();
   const cap = maxRunEvents(gen.config);
+  // A newer build became the deployment's current version: the next run starts on it (deployment.ts).
+  if (info.targetWorkerDeploymentVersionChanged === true) return true;
   return info.continueAsNewSuggested || (info.historyLength >= cap && patched(RUN_EVENTS_CAP));
 }
 
