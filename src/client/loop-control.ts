@@ -173,8 +173,12 @@ export async function startLoop(
   };
 }
 
-/** How long `start` waits for the orchestrator to answer from the loop's run before it tells a start from the run's input. */
-const START_ANSWER_DEADLINE_MS = 30_000;
+/**
+ * How long `start` waits for the orchestrator to answer from the loop's run before it tells a
+ * start from the run's input: a live one answers within a workflow task; one killed a moment ago
+ * still shows as a poller, and `start` should not wait on it longer than `status` does.
+ */
+const START_ANSWER_DEADLINE_MS = 10_000;
 
 type GenerationStart = WorkflowStartOptions<typeof generation> & { readonly args: [GenerationInput] };
 

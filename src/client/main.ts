@@ -59,7 +59,7 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const UNANSWERED_START =
-  'an orchestrator worker polls, but none answered the start within 30 s (one died a moment ago, or it is busy): ' +
+  'an orchestrator worker polls, but none answered the start within 10 s (one died a moment ago, or it is busy): ' +
   "the loop is started and runs once an orchestrator takes it; 'champion-loop status' shows it";
 
 const program = new Command('champion-loop')
