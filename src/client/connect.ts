@@ -38,12 +38,11 @@ export async function connectClient(
     throw new NoServerError(settings, error);
   }
   // With tracing on (tracing.ts), every call the client makes is a span that its workflows carry on.
-  const interceptors = clientTracing();
   const client = new Client({
     connection,
     namespace: settings.namespace,
     dataConverter: loopDataConverter(),
-    ...(interceptors ? { interceptors } : {}),
+    ...clientTracing(),
   });
   return { client, connection, settings };
 }

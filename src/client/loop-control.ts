@@ -35,7 +35,6 @@ import { NoSuchLoopError } from './no-such-loop.js';
 import {
   configQueues,
   latestRunConfig,
-  latestStartInput,
   loopQueues,
   startInputOf,
   queuesWithoutPoller,
@@ -520,7 +519,7 @@ export async function stopLoop(client: Client, loopId: string, now: boolean, dea
  * 1, as its old children's histories are gone with it), so no child id of the old loop is used again.
  */
 async function freshIncarnation(client: Client, loopId: string): Promise<number> {
-  const latest = await latestStartInput(client, loopId);
+  const latest = await startInputOf(client, loopId);
   return latest === null ? 1 : (latest.carry?.incarnation ?? latest.incarnation ?? 1) + 1;
 }
 

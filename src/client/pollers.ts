@@ -95,12 +95,7 @@ export async function queuesWithoutPoller(client: Client, queues: readonly LoopQ
   return queues.filter((_, index) => !polled[index]);
 }
 
-/** How the loop's latest run was started (history's first event: its input); null without history. */
-export async function latestStartInput(client: Client, loopId: string): Promise<GenerationInput | null> {
-  return startInputOf(client, loopId);
-}
-
-/** The input run `runId` of the loop's workflow was started with (absent: its latest run's); null without history. */
+/** The input run `runId` of the loop's workflow was started with (history's first event; absent: its latest run's); null without history. */
 export async function startInputOf(client: Client, loopId: string, runId?: string): Promise<GenerationInput | null> {
   try {
     const { history } = await client.workflowService.getWorkflowExecutionHistory({
@@ -119,7 +114,7 @@ export async function startInputOf(client: Client, loopId: string, runId?: strin
 
 /** The loop.yaml the loop's latest run was started with; null without history. */
 export async function latestRunConfig(client: Client, loopId: string): Promise<LoopConfig | null> {
-  return (await latestStartInput(client, loopId))?.config ?? null;
+  return (await startInputOf(client, loopId))?.config ?? null;
 }
 
 /**

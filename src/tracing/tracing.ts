@@ -13,6 +13,7 @@ import {
   OpenTelemetryActivityOutboundInterceptor,
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
+import type { ClientOptions } from '@temporalio/client';
 import type { WorkerOptions } from '@temporalio/worker';
 
 /** The name spans of the loop's own code are made under. */
@@ -53,9 +54,9 @@ export async function stopTracing(): Promise<void> {
   await stopping?.provider.shutdown();
 }
 
-/** The client interceptors that start a trace's Temporal spans and carry it in the headers (none when off). */
-export function clientTracing(): { workflow: OpenTelemetryWorkflowClientInterceptor[] } | undefined {
-  return tracing === null ? undefined : { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
+/** A client's interceptors that start a trace's Temporal spans and carry it in the headers (none when off). */
+export function clientTracing(): Pick<ClientOptions, 'interceptors'> {
+  return tracing === null ? {} : { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } };
 }
 
 /**

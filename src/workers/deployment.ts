@@ -11,11 +11,19 @@ import type { WorkerDeploymentOptions } from '@temporalio/worker';
 
 const DEFAULT_DEPLOYMENT = 'champion-loop';
 
-/** This orchestrator's version: the deployment (CHAMPION_LOOP_DEPLOYMENT) and build id (CHAMPION_LOOP_BUILD_ID, else from the bundle). */
-export function deploymentVersion(bundleCode: string, env: NodeJS.ProcessEnv = process.env): WorkerDeploymentVersion {
+/**
+ * This orchestrator's version: the deployment (CHAMPION_LOOP_DEPLOYMENT) and build id (`buildId`,
+ * else CHAMPION_LOOP_BUILD_ID, else from the bundle).
+ */
+export function deploymentVersion(
+  bundleCode: string,
+  buildId?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): WorkerDeploymentVersion {
   return {
     deploymentName: env.CHAMPION_LOOP_DEPLOYMENT || DEFAULT_DEPLOYMENT,
-    buildId: env.CHAMPION_LOOP_BUILD_ID || createHash('sha256').update(bundleCode).digest('hex').slice(0, 12),
+    buildId:
+      buildId || env.CHAMPION_LOOP_BUILD_ID || createHash('sha256').update(bundleCode).digest('hex').slice(0, 12),
   };
 }
 

@@ -48,26 +48,30 @@ export interface OrchestratorWorkerOptions {
 export async function createOrchestratorWorker(options: OrchestratorWorkerOptions): Promise<Worker> {
   const dataConverter = options.dataConverter ?? loopDataConverter();
   // Its activities start and signal workflows (packaging): with tracing on, in the trace they run in.
-  const interceptors = clientTracing();
   const client = new Client({
     connection: options.connection,
     namespace: options.namespace,
     dataConverter,
-    ...(interceptors ? { interceptors } : {}),
+    ...clientTracing(),
   });
   const workflowBundle = options.workflowBundle ?? (await bundleInChildProcess(WORKFLOWS_PATH));
-  const version = deploymentVersion(
-    'code' in workflowBundle ? workflowBundle.code : await readFile(workflowBundle.codePath, 'utf8'),
-    options.buildId === undefined ? process.env : { ...process.env, CHAMPION_LOOP_BUILD_ID: options.buildId },
-  );
+  // Unversioned (as before versioning) unless asked for; versioned, its build id names its workflow code.
+  const deployment =
+    (options.versioned ?? versioningWanted())
+      ? orchestratorDeployment(
+          deploymentVersion(
+            'code' in workflowBundle ? workflowBundle.code : await readFile(workflowBundle.codePath, 'utf8'),
+            options.buildId,
+          ),
+        )
+      : null;
   const worker = await Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     dataConverter,
     taskQueue: options.taskQueue ?? ORCHESTRATOR_QUEUE,
     workflowBundle,
-    // Unversioned (as before versioning) unless asked for.
-    ...((options.versioned ?? versioningWanted()) ? { workerDeploymentOptions: orchestratorDeployment(version) } : {}),
+    ...(deployment ? { workerDeploymentOptions: deployment } : {}),
     ...workerTracing(),
     activities: {
       ...orchestratorActivities,

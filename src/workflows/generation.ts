@@ -6,7 +6,6 @@ import {
   allHandlersFinished,
   condition,
   log,
-  makeContinueAsNewFunc,
   setHandler,
   upsertMemo,
   upsertSearchAttributes,
@@ -55,15 +54,9 @@ import {
   teacherReportedSignal,
 } from './messages.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
+import { continueOnCurrentBuild } from './build-upgrade.js';
 
 export type { GenerationInput, GenerationResult } from './generation/carry.js';
-
-/**
- * Continue as new on the worker deployment's current build (Worker Versioning): a generation run
- * stays on the build that started it (Pinned), and its next run starts on whatever build is current.
- */
-const continueOnCurrentBuild = (input: GenerationInput): Promise<never> =>
-  makeContinueAsNewFunc<typeof generation>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(input);
 
 /** The generation workflow: `champion-loop/<loop>`, one run per generation (and more when history grows). */
 export async function generation(input: GenerationInput): Promise<GenerationResult> {
@@ -156,7 +149,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
           round: 0,
           queue: [],
         };
-        return continueOnCurrentBuild({ loopId, config, carry });
+        return continueOnCurrentBuild<typeof generation>({ loopId, config, carry });
       }
     }
     await dispatchJobs(gen, activities);
@@ -170,7 +163,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
       await settleBeforeHandOver(gen, activities);
       // An immediate stop that came in meanwhile is not carried over: the next turn handles it.
       await condition(allHandlersFinished);
-      if (!gen.stopNow) return continueOnCurrentBuild({ loopId, config, carry: toCarry(gen) });
+      if (!gen.stopNow) return continueOnCurrentBuild<typeof generation>({ loopId, config, carry: toCarry(gen) });
     }
     await waitForWork(gen, activities);
   }

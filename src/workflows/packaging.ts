@@ -1,7 +1,6 @@
 import {
   CancellationScope,
   condition,
-  makeContinueAsNewFunc,
   isCancellation,
   log,
   patched,
@@ -10,6 +9,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { continueOnCurrentBuild, newerBuildIsCurrent } from './build-upgrade.js';
 import type { packageActivities } from '../activities/index.js';
 import type { LoopPaths, PackageOutcome } from '../activities/types.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
@@ -93,11 +93,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
   for (;;) {
     // Idle, it hands over when Temporal suggests it or a newer build became current (it then starts on that one).
     await condition(
-      () =>
-        state.running !== null ||
-        stopping ||
-        workflowInfo().continueAsNewSuggested ||
-        workflowInfo().targetWorkerDeploymentVersionChanged === true,
+      () => state.running !== null || stopping || workflowInfo().continueAsNewSuggested || newerBuildIsCurrent(),
     );
     if (stopping) return stopped();
     const champion = state.running;
@@ -108,10 +104,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
         if (stopping) return stopped();
       }
       // On the worker deployment's current build, as a generation does.
-      await makeContinueAsNewFunc<typeof packaging>({ initialVersioningBehavior: 'AUTO_UPGRADE' })({
-        ...input,
-        carry: state,
-      });
+      await continueOnCurrentBuild<typeof packaging>({ ...input, carry: state });
       return undefined;
     }
     let outcome: PackageOutcome;

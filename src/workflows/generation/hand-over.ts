@@ -10,6 +10,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { newerBuildIsCurrent } from '../build-upgrade.js';
 import type { PackageChampion } from '../../activities/types.js';
 import type { LoopConfig } from '../../config/loop-config.js';
 import { packagingWorkflowId } from '../ids.js';
@@ -78,7 +79,7 @@ export function handOverDue(gen: Generation): boolean {
   const info = workflowInfo();
   const cap = maxRunEvents(gen.config);
   // A newer build became the deployment's current version: the next run starts on it (deployment.ts).
-  if (info.targetWorkerDeploymentVersionChanged === true) return true;
+  if (newerBuildIsCurrent()) return true;
   return info.continueAsNewSuggested || (info.historyLength >= cap && patched(RUN_EVENTS_CAP));
 }
 
