@@ -55,11 +55,13 @@ import {
 } from './messages.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
 import { continueOnCurrentBuild } from './build-upgrade.js';
+import { markBaseline } from './baseline.js';
 
 export type { GenerationInput, GenerationResult } from './generation/carry.js';
 
 /** The generation workflow: `champion-loop/<loop>`, one run per generation (and more when history grows). */
 export async function generation(input: GenerationInput): Promise<GenerationResult> {
+  markBaseline();
   const { loopId, config } = input;
   const gen = openGeneration(input, workflowInfo().runStartTime.toISOString());
   const activities = generationActivities(config);

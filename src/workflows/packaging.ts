@@ -3,7 +3,6 @@ import {
   condition,
   isCancellation,
   log,
-  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -20,10 +19,10 @@ import { registrations } from '../registry/registrations.js';
 import { withSummaries } from './activity-summary.js';
 import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
-import { BOUNDED_SIGNALS, MODEL_REGISTRY, STOP_NOW_UNPACKAGED } from './patches.js';
 import { PACKAGE_QUEUE } from './queues.js';
 import { takenChampion } from './report-shapes.js';
 import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
+import { markBaseline } from './baseline.js';
 
 export interface PackagingInput {
   readonly loopId: string;
@@ -45,6 +44,7 @@ export interface PackagingInput {
  * the ledger records both as launch_failed (`stopPackagingAtOnce`).
  */
 export async function packaging(input: PackagingInput): Promise<PackagingState | undefined> {
+  markBaseline();
   upsertSearchAttributes([
     { key: LOOP_ID, value: input.loopId },
     { key: LOOP_KIND, value: 'packaging' },
@@ -68,7 +68,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     if (stopping) return;
     // Sent by hand without a champion's shape, or over the bounds: logged, never queued, so it
     // never reaches the state or a continue-as-new input (a ledger read from history skips it too).
-    const taken = takenChampion(champion, () => patched(BOUNDED_SIGNALS));
+    const taken = takenChampion(champion, () => true);
     if (taken === null) {
       log.warn('ignoring a champion signal: not a champion, or over its size bound', {
         input: JSON.stringify(champion ?? null).slice(0, 200),
@@ -88,7 +88,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
   }));
 
   // What a stop at once leaves: the champion whose command it killed and the one queued behind it.
-  const stopped = (): PackagingState | undefined => (patched(STOP_NOW_UNPACKAGED) ? state : undefined);
+  const stopped = (): PackagingState => state;
 
   for (;;) {
     // Idle, it hands over when Temporal suggests it or a newer build became current (it then starts on that one).
@@ -121,7 +121,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     }
     // The rows themselves are rebuilt from this history by the ledger exporter.
     state = finishPackage(state, outcome).state;
-    if (registry && outcome.launched && outcome.exitCode === 0 && patched(MODEL_REGISTRY))
+    if (registry && outcome.launched && outcome.exitCode === 0)
       registry.add({
         loopId: input.loopId,
         paths: input.paths,

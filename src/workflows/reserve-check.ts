@@ -8,6 +8,7 @@ import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, CONTRACT_ERROR, reserveReportedSignal, type ReserveReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
+import { markBaseline } from './baseline.js';
 
 export interface ReserveCheckInput extends JobInput {
   /** The champion as it was when the check was due, and the test eval count that made it due. */
@@ -17,6 +18,7 @@ export interface ReserveCheckInput extends JobInput {
 
 /** Score the champion once on the reserve role and report it; the generation judges the verdict. */
 export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveReport> {
+  markBaseline();
   const { champion, paths, timeouts } = input;
   const deliver = reportBack(input);
   const { evaluateReserve } = withSummaries(

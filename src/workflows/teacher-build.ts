@@ -7,6 +7,7 @@ import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, teacherReportedSignal, type TeacherReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
+import { markBaseline } from './baseline.js';
 
 export interface TeacherBuildInput extends JobInput {
   readonly generation: number;
@@ -18,6 +19,7 @@ export interface TeacherBuildInput extends JobInput {
 
 /** Build a generation's in-sample teacher on a lane and report the teacher row to the generation. */
 export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherReport> {
+  markBaseline();
   const deliver = reportBack(input);
   const { buildTeacher } = withSummaries(
     proxyActivities<LoopActivities>({

@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   isCancellation,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   workflowInfo,
@@ -23,13 +22,13 @@ import {
   SPLIT_MISSING,
   type RunReport,
 } from './messages.js';
-import { CPU_ACTIVITY_OPTIONS, splitActivityOptions } from './queues.js';
+import { splitActivityOptions } from './queues.js';
 import type { JobInput } from './job-input.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
-import { LOST_LANES_APART, PREPARE_RUN_LOCALLY } from './patches.js';
 import { DEFAULT_LOST_LANE_SENDS } from '../config/lanes.js';
 import { tryOnLane, type LaneAttempts } from './lane-attempts.js';
 import { reportBack } from './report-back.js';
+import { markBaseline } from './baseline.js';
 
 /** One training run of one candidate in one round, as the generation planned it. */
 interface RunPlan {
@@ -87,12 +86,12 @@ function runRow(
  * process on the same lane, and report the rows to the generation (report-back.ts says how).
  */
 export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
+  markBaseline();
   const { plan, paths, commands, timeouts, retries } = input;
   const deliver = reportBack(input);
   // The loop owns the run directory, whichever of its children (a retry elsewhere, a resumed loop) trains it.
   const owner = input.parentId;
   // Every call carries a one-line summary for the Web UI's history (activity-summary.ts).
-  const cpu = withSummaries(proxyActivities<LoopActivities>(CPU_ACTIVITY_OPTIONS));
   // The job config is written in the child's first workflow task, by the worker that runs it: no
   // task queue round trip and no workflow task of its own between the child's start and training.
   const local = withSummaries(
@@ -102,38 +101,28 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     }),
   );
   const nonRetryable = [COMMAND_NOT_FOUND, CONTRACT_ERROR];
-  const lane = (timeout: string, attempts: number) =>
+  // Each lane activity tries once: tryOnLane repeats it, counting a lost lane apart from the step's attempts.
+  const lane = (timeout: string) =>
     withSummaries(
       proxyActivities<LoopActivities>({
         taskQueue: input.lane,
         scheduleToStartTimeout: timeouts.schedule_to_start,
         startToCloseTimeout: timeout,
         heartbeatTimeout: timeouts.heartbeat,
-        retry: { maximumAttempts: attempts, nonRetryableErrorTypes: nonRetryable },
+        retry: { maximumAttempts: 1, nonRetryableErrorTypes: nonRetryable },
       }),
     );
-  // A lost lane counts apart from the step's attempts: each activity tries once, tryOnLane repeats
-  // it. Histories from before replay with the activity retrying itself, losses included.
-  const lostApart = patched(LOST_LANES_APART);
-  const onLane = async <T>(
+  const onLane = <T>(
     timeout: string,
     attempts: number,
     call: (activities: ReturnType<typeof lane>) => Promise<T>,
     what: string,
-  ): Promise<LaneAttempts<T>> => {
-    if (lostApart)
-      return tryOnLane(
-        () => call(lane(timeout, 1)),
-        { attempts, lostLanes: retries.lost_lane ?? DEFAULT_LOST_LANE_SENDS, nonRetryable },
-        what,
-      );
-    try {
-      return { ok: true, value: await call(lane(timeout, attempts)), lost: 0 };
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      return { ok: false, error, lost: 0 };
-    }
-  };
+  ): Promise<LaneAttempts<T>> =>
+    tryOnLane(
+      () => call(lane(timeout)),
+      { attempts, lostLanes: retries.lost_lane ?? DEFAULT_LOST_LANE_SENDS, nonRetryable },
+      what,
+    );
 
   let run = input.run;
   let selected: RunReport['selected'] = null;
@@ -144,10 +133,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   // A cancellation (an immediate stop) propagates: nothing is reported, so no half result is recorded.
   if (run === null) {
     let prepared: PreparedRun | null = null;
-    // Histories recorded before prepareRun became a local activity replay with it as one.
-    const prepareRun = patched(PREPARE_RUN_LOCALLY) ? local.prepareRun : cpu.prepareRun;
     const prepare = () =>
-      prepareRun({
+      local.prepareRun({
         paths,
         candidate: plan.candidate,
         generation: plan.generation,

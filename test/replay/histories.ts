@@ -69,12 +69,22 @@ async function jsonFiles(dir: string): Promise<string[]> {
 }
 
 /**
- * Every committed history, the kept ones of older code included: histories of older workflow
- * code are kept when a change went behind `patched` so its old path still replays
- * (`kept/<change-id>/`); the recorder leaves them alone.
+ * The folders replayed: the recorder's (baseline code), and `kept/before-<change-id>` of a patch
+ * still open (none since the baseline; docs/development.md, "Changing workflow code").
  */
-export async function loadHistories(): Promise<RecordedHistory[]> {
-  const files = await jsonFiles(HISTORIES_DIR);
+const REPLAYED: readonly string[] = [''];
+
+/**
+ * Committed histories. `replayed`: those today's workflow code replays (REPLAYED). `kept`: the
+ * others, of code from before the baseline
+ * (`kept/before-<change-id>/`: recorded before that change; the recorder leaves them alone),
+ * which the ledger export still reads but the workflows no longer run (such a loop is stopped and
+ * started again, docs/development.md). `all`: both.
+ */
+export async function loadHistories(which: 'all' | 'replayed' | 'kept' = 'all'): Promise<RecordedHistory[]> {
+  const all = await jsonFiles(HISTORIES_DIR);
+  const replayed = (file: string) => REPLAYED.includes(path.relative(HISTORIES_DIR, path.dirname(file)));
+  const files = which === 'all' ? all : all.filter((file) => replayed(file) === (which === 'replayed'));
   return Promise.all(
     files.map(async (file) => {
       const data = JSON.parse(await readFile(file, 'utf8')) as Omit<RecordedHistory, 'history' | 'file'> & {

@@ -7,29 +7,21 @@ import {
   advanceSignal,
   adoptSignal,
   advanceUpdate,
-  reserveReportedSignal,
   runReportedSignal,
   stopNowSignal,
   stopSignal,
   stopUpdate,
-  teacherReportedSignal,
 } from '../../src/workflows/messages.js';
-import {
-  CHAMPION_RULE,
-  CLOSED_CHILD_REPORTS,
-  REPORTS_BY_COMPLETION,
-  RUN_EVENTS_CAP,
-  STOP_NOW_UNPACKAGED,
-} from '../../src/workflows/patches.js';
+import { BASELINE } from '../../src/workflows/patches.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
 import { loadHistories, type RecordedHistory } from './histories.js';
 
 // Histories recorded from real runs (npm run record-histories) replayed against today's workflow
-// code: a change that would break a running loop's determinism fails here. See README,
-// "Changing workflow code".
+// code: a change that would break a running loop's determinism fails here. See
+// docs/development.md, "Changing workflow code".
 describe('recorded histories', () => {
   it('replay without a determinism error against the workflow bundle the workers run', async () => {
-    const histories = await loadHistories();
+    const histories = await loadHistories('replayed');
     const results = Worker.runReplayHistories(
       { workflowBundle: await workflowBundle(), replayName: 'champion-loop-replay' },
       histories.map((recorded) => ({ workflowId: recorded.workflowId, history: recorded.history })),
@@ -46,7 +38,7 @@ describe('recorded histories', () => {
   });
 
   it('cover every workflow and the paths that matter: continue-as-new, advance, stop, stop at once, reserve fail', async () => {
-    const histories = await loadHistories();
+    const histories = await loadHistories('replayed');
     expect(new Set(histories.map((recorded) => recorded.workflowType))).toEqual(
       new Set([generation, trainingRun, reserveCheck, teacherBuild, packaging].map((workflow) => workflow.name)),
     );
@@ -56,12 +48,17 @@ describe('recorded histories', () => {
     const signals = new Set(
       generationEvents.map((event) => event.workflowExecutionSignaledEventAttributes?.signalName).filter(Boolean),
     );
+    // Children report by their completion; by signal only once adopted (a run's report, carried in).
     expect([...signals].sort()).toEqual(
       expect.arrayContaining(
-        [advanceSignal, stopSignal, stopNowSignal, runReportedSignal, reserveReportedSignal, teacherReportedSignal].map(
-          (signal) => signal.name,
-        ),
+        [advanceSignal, stopSignal, stopNowSignal, runReportedSignal].map((signal) => signal.name),
       ),
+    );
+    const completed = new Set(
+      generationEvents.map((event) => event.childWorkflowExecutionCompletedEventAttributes?.workflowType?.name),
+    );
+    expect([...completed]).toEqual(
+      expect.arrayContaining([trainingRun, reserveCheck, teacherBuild].map((workflow) => workflow.name)),
     );
     const updates = new Set(
       generationEvents
@@ -90,45 +87,35 @@ describe('recorded histories', () => {
     expect(openings).toEqual(expect.arrayContaining(['max_reserve_checks', 'reserve_failed', 'advanced by hand']));
   });
 
-  it('cover both sides of every patch: training runs that write their job config by activity (kept) and by local activity', async () => {
-    const runs = (await loadHistories()).filter((recorded) => recorded.workflowType === trainingRun.name);
-    const events = (recorded: RecordedHistory) => recorded.history.events ?? [];
-    const byActivity = runs.filter((recorded) =>
-      events(recorded).some((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'prepareRun'),
-    );
-    const byLocalActivity = runs.filter((recorded) =>
-      events(recorded).some((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
-    );
-    expect(byActivity.length).toBeGreaterThan(0);
-    expect(byLocalActivity.length).toBeGreaterThan(0);
-    expect(byActivity.length + byLocalActivity.length).toBe(runs.length);
+  it('are all of baseline code: its marker in every run', async () => {
+    const histories = await loadHistories('replayed');
+    const unmarked = histories.filter((recorded) => !markerIds(recorded).includes(BASELINE));
+    expect(unmarked.map((recorded) => recorded.file)).toEqual([]);
   });
 
-  it('cover both sides of the generation patches: histories from before them (kept) and with their markers', async () => {
-    const generations = (await loadHistories()).filter((recorded) => recorded.workflowType === generation.name);
-    const patchId = (payload: Payload | undefined) =>
-      payload ? defaultPayloadConverter.fromPayload<{ id?: string }>(payload).id : undefined;
-    const marks = (recorded: RecordedHistory, id: string) =>
-      (recorded.history.events ?? []).some(
-        (event) =>
-          event.markerRecordedEventAttributes?.markerName === 'core_patch' &&
-          patchId(event.markerRecordedEventAttributes.details?.['patch-data']?.payloads?.[0]) === id,
-      );
-    for (const id of [
-      CLOSED_CHILD_REPORTS,
-      STOP_NOW_UNPACKAGED,
-      CHAMPION_RULE,
-      REPORTS_BY_COMPLETION,
-      RUN_EVENTS_CAP,
-    ]) {
-      expect(
-        generations.some((recorded) => marks(recorded, id)),
-        `a generation history with the ${id} marker`,
-      ).toBe(true);
-      expect(
-        generations.some((recorded) => !marks(recorded, id)),
-        `a generation history from before ${id}`,
-      ).toBe(true);
-    }
+  it('of code before the baseline do not replay, so such a loop is stopped and started again (docs/development.md)', async () => {
+    // The last release before the baseline: every run recorded the retired changes' markers.
+    const before = (await loadHistories('kept')).filter((recorded) => recorded.file.includes('before-baseline'));
+    expect(before.length).toBeGreaterThan(10);
+    const results = Worker.runReplayHistories(
+      { workflowBundle: await workflowBundle(), replayName: 'champion-loop-replay-before-baseline' },
+      before.map((recorded) => ({ workflowId: recorded.workflowId, history: recorded.history })),
+    );
+    const refused: string[] = [];
+    for await (const result of results) if (result.error) refused.push(result.error.message);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((message) => message.includes('[TMPRL1100]'))).toBe(true);
   });
 });
+
+/** The ids of a run's patch markers (`core_patch`), in the order it recorded them. */
+function markerIds(recorded: RecordedHistory): string[] {
+  const idOf = (payload: Payload | undefined) =>
+    payload ? defaultPayloadConverter.fromPayload<{ id?: string }>(payload).id : undefined;
+  return (recorded.history.events ?? []).flatMap((event) => {
+    const attributes = event.markerRecordedEventAttributes;
+    if (attributes?.markerName !== 'core_patch') return [];
+    const id = idOf(attributes.details?.['patch-data']?.payloads?.[0]);
+    return id === undefined ? [] : [id];
+  });
+}

@@ -37,10 +37,9 @@ export async function adoptChild(
 
 /**
  * What became of a child started before: completed, its result is its report; closed otherwise,
- * its job runs again; still running, it reports by signal (children started before patch
- * `reports-by-completion` always do).
+ * its job runs again; still running, it reports by signal.
  */
-export async function settleFromOutcome(
+async function settleFromOutcome(
   gen: Generation,
   job: Job,
   childId: string,

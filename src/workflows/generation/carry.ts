@@ -40,7 +40,7 @@ export interface GenerationCarry {
   readonly failing: Failing | null;
   /** Per round with runs not final: the one reason all its final runs failed for so far, null once one did not. */
   readonly roundFailures: Readonly<Record<string, string | null>>;
-  /** The split of this generation failed and is given up (its ledger row), until `resume` (patch split-gives-up). */
+  /** The split of this generation failed and is given up (its ledger row), until `resume`. */
   readonly splitFailed: SplitRow | null;
   /** Which start of the loop this is: 1, then one more for each `start --fresh` (children's ids carry it from 2 on). */
   readonly incarnation: number;

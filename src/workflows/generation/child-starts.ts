@@ -1,6 +1,6 @@
 // How each kind of job starts as a child workflow: its id, summary and search attributes (so the
 // Web UI reads like the ledger), and its input. One table, one `launch`.
-import { log, ParentClosePolicy, patched, startChild, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { log, ParentClosePolicy, startChild, type ChildWorkflowHandle } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { Workflow } from '@temporalio/common';
 import { expandGeneration, runIdFor } from '../../rules/ids.js';
@@ -10,7 +10,6 @@ import { reserveCheckWorkflowId, teacherBuildWorkflowId, trainingRunWorkflowId }
 import type { JobInput } from '../job-input.js';
 import { gpuHourPrice } from '../lanes.js';
 import { ORCHESTRATOR_QUEUE } from '../queues.js';
-import { CLOSED_CHILD_REPORTS, REPORTS_BY_COMPLETION } from '../patches.js';
 import { reserveCheck } from '../reserve-check.js';
 import { CANDIDATE, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../search-attributes.js';
 import { teacherBuild } from '../teacher-build.js';
@@ -18,7 +17,7 @@ import { trainingRun } from '../training-run.js';
 import type { GenerationActivities } from './activities.js';
 import type { Job, ReserveJob, RunJob, TeacherJob } from './jobs.js';
 import { onChildLost, onReportOf } from './reports.js';
-import { adoptChild, settleFromOutcome } from './adoption.js';
+import { adoptChild } from './adoption.js';
 import { compareKeyFor } from '../../rules/champion.js';
 import { reserveChildDetails, runChildDetails, teacherChildDetails } from './child-details.js';
 import { inWorkdir, now, type Generation } from './state.js';
@@ -196,32 +195,28 @@ function startJob<K extends keyof JobByKind>(
 }
 
 /**
- * A child already started under this id (a reset replayed the generation's starts): by code with
- * patch reports-by-completion it is adopted, before it its outcome is read; either way the start
- * is settled once that is done.
+ * A child already started under this id (a reset replayed the generation's starts) is adopted:
+ * it reports by signal, and the start is settled once it is adopted.
  */
 async function settleStartedChild(
   gen: Generation,
   job: Job,
   childId: string,
   activities: GenerationActivities,
-  byCompletion: boolean,
 ): Promise<void> {
   try {
-    if (byCompletion) await adoptChild(gen, job, childId, activities);
-    else await settleFromOutcome(gen, job, childId, activities);
+    await adoptChild(gen, job, childId, activities);
   } finally {
     gen.startsPending -= 1;
   }
 }
 
 /**
- * Start a job's child on a lane. Its result is its report (patch reports-by-completion; before it,
- * a signal was); a child that ends without reporting frees its slot and runs again.
+ * Start a job's child on a lane. Its result is its report; a child that ends without reporting
+ * frees its slot and runs again.
  */
 export function launch(gen: Generation, job: Job, lane: string, activities: GenerationActivities): void {
   const { config } = gen;
-  const byCompletion = patched(REPORTS_BY_COMPLETION);
   const base: JobInput = {
     loopId: gen.loopId,
     ...(gen.incarnation > 1 ? { incarnation: gen.incarnation } : {}),
@@ -232,36 +227,32 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
     commands: config.commands,
     timeouts: config.timeouts,
     retries: config.retries,
-    ...(byCompletion ? { reportBy: 'completion' as const } : {}),
+    reportBy: 'completion',
     ...(gen.settings.pairedAlpha === undefined
       ? {}
       : { itemErrors: gen.settings.mode === 'band-decisions' ? ('decided' as const) : ('result' as const) }),
   };
   // Children are never started twice under one id: one already there (a reset replays the
   // generation's starts) is asked what became of it instead.
-  const settleExisting = patched(CLOSED_CHILD_REPORTS);
   const common: StartOptions = {
     taskQueue: ORCHESTRATOR_QUEUE,
     parentClosePolicy: ParentClosePolicy.ABANDON,
-    ...(settleExisting ? { workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE } : {}),
+    workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   };
   const { childId, handle } = startJob(gen, job.kind, job, base, common);
-  gen.inFlight.push({ job, lane, childId, since: now(), ...(byCompletion ? { byCompletion } : {}) });
+  gen.inFlight.push({ job, lane, childId, since: now(), byCompletion: true });
   gen.startsPending += 1;
   log.info('job start', { jobId: job.jobId, kind: job.kind, lane, childId });
   handle.then(
     (started) => {
       gen.startsPending -= 1;
       const lost = (error: unknown) => onChildLost(gen, childId, error);
-      if (byCompletion) void started.result().then((report) => onReportOf(gen, job.kind, 'completion', report), lost);
-      else void started.result().catch(lost);
+      void started.result().then((report) => onReportOf(gen, job.kind, 'completion', report), lost);
     },
     (error: unknown) => {
-      if (error instanceof WorkflowExecutionAlreadyStartedError && settleExisting)
-        return void settleStartedChild(gen, job, childId, activities, byCompletion);
+      if (error instanceof WorkflowExecutionAlreadyStartedError)
+        return void settleStartedChild(gen, job, childId, activities);
       gen.startsPending -= 1;
-      // Already running under this id (started by an earlier run of this workflow): it will report.
-      if (error instanceof WorkflowExecutionAlreadyStartedError) return;
       onChildLost(gen, childId, error);
     },
   );

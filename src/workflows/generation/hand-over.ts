@@ -5,7 +5,6 @@ import {
   condition,
   getExternalWorkflowHandle,
   log,
-  patched,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
@@ -15,8 +14,6 @@ import type { PackageChampion } from '../../activities/types.js';
 import type { LoopConfig } from '../../config/loop-config.js';
 import { packagingWorkflowId } from '../ids.js';
 import { failureText } from '../lane-failure.js';
-import { stopNowSignal } from '../messages.js';
-import { RUN_EVENTS_CAP, STOP_NOW_UNPACKAGED } from '../patches.js';
 import { CHAMPION } from '../search-attributes.js';
 import type { GenerationActivities } from './activities.js';
 import { cancelAllInFlight } from './reports.js';
@@ -74,13 +71,13 @@ export function maxRunEvents(config: Pick<LoopConfig, 'max_run_events' | 'parall
   return config.max_run_events ?? Math.max(500, 32 * config.parallel);
 }
 
-/** Time for this run to continue as new: Temporal suggests it, or the run reached its cap of events (patch run-events-cap). */
+/** Time for this run to continue as new: Temporal suggests it, or the run reached its cap of events. */
 export function handOverDue(gen: Generation): boolean {
   const info = workflowInfo();
   const cap = maxRunEvents(gen.config);
   // A newer build became the deployment's current version: the next run starts on it (deployment.ts).
   if (newerBuildIsCurrent()) return true;
-  return info.continueAsNewSuggested || (info.historyLength >= cap && patched(RUN_EVENTS_CAP));
+  return info.continueAsNewSuggested || info.historyLength >= cap;
 }
 
 /** Wait until every child this run launched exists, so that ending the run (or cancelling them) cannot lose one. */
@@ -107,12 +104,6 @@ export async function stopAtOnce(gen: Generation, { cpu }: GenerationActivities)
       .catch((error: unknown) => log.warn('could not cancel child', { childId, error: failureText(error) }));
   }
   if (!gen.config.commands.package) return;
-  if (!patched(STOP_NOW_UNPACKAGED)) {
-    await getExternalWorkflowHandle(packagingWorkflowId(gen.loopId))
-      .signal(stopNowSignal)
-      .catch(() => undefined);
-    return;
-  }
   const champion = gen.state.champion;
   const isChampion = (entry: PackageChampion | null): entry is PackageChampion =>
     entry !== null &&

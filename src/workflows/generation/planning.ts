@@ -4,7 +4,6 @@ import {
   ApplicationFailure,
   isCancellation,
   log,
-  patched,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
@@ -20,7 +19,6 @@ import { CANDIDATES_INVALID } from '../messages.js';
 import { foldFinishedRounds, openRound } from '../round-ensembles.js';
 import { openRoundProgress, roundFinished } from '../round-progress.js';
 import { ROUND } from '../search-attributes.js';
-import { PAUSE_DURING_PLANNING, SPLIT_GIVES_UP, TEACHER_REOFFER_ON_RESUME } from '../patches.js';
 import { SPLIT_FAILED_MEMO, splitFailedRow } from '../split-failure.js';
 import {
   nextTeacherAttempt,
@@ -71,7 +69,7 @@ function reofferOnResume(gen: Generation): void {
   const waiting = [...gen.builds, ...gen.queue, ...gen.inFlight.map((flight) => flight.job)].some(
     (job) => job.kind === 'teacher' && job.generation === gen.state.generation,
   );
-  if (waiting || !patched(TEACHER_REOFFER_ON_RESUME)) return;
+  if (waiting) return;
   gen.teacher = reofferTeacher(gen.teacher, false);
   log.info('teacher build offered again on resumption', { generation: gen.state.generation });
 }
@@ -109,7 +107,7 @@ async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Pro
   gen.waitingFor = missing;
   const active = all.filter((candidate) => !waiting.has(candidate.name));
   // The reads above await activities: the last run of the round before may have failed meanwhile.
-  if (pausing(gen) && patched(PAUSE_DURING_PLANNING)) return false;
+  if (pausing(gen)) return false;
   if (active.length === 0) {
     if (!gen.idle) log.info('no active candidates; waiting');
     gen.idle = true;
@@ -174,9 +172,8 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
 
 /**
  * The generation's split, built once; false when the split command fails. A failed split is given
- * up (patch split-gives-up): its row goes to the memo (the ledger reads it from there), and nothing
- * tries it again until `resume`, a stop and start, or an advance (the seed stops with an error
- * there). Before the patch the loop idled a minute and tried again, for ever.
+ * up: its row goes to the memo (the ledger reads it from there), and nothing tries it again until
+ * `resume`, a stop and start, or an advance (the seed stops with an error there).
  */
 export async function ensureSplit(gen: Generation, { split }: GenerationActivities): Promise<boolean> {
   if (gen.split !== null) return true;
@@ -195,16 +192,11 @@ export async function ensureSplit(gen: Generation, { split }: GenerationActiviti
     return true;
   } catch (error) {
     // A cancellation (the loop cancelled by an operator) is not the split failing: it ends the run.
-    if (isCancellation(error) && patched(SPLIT_GIVES_UP)) throw error;
+    if (isCancellation(error)) throw error;
     gen.splitError = splitFailureText(error, gen.config.timeouts.split);
-    if (patched(SPLIT_GIVES_UP)) {
-      gen.splitFailed = splitFailedRow(gen.state.generation, splitSeed, gen.splitError, now());
-      upsertMemo({ [SPLIT_FAILED_MEMO]: gen.splitFailed });
-      log.error('split failed; given up until resume, a stop and start, or an advance', { error: gen.splitError });
-      return false;
-    }
-    log.error('split generation failed; trying again after a pause', { error: gen.splitError });
-    gen.idle = true;
+    gen.splitFailed = splitFailedRow(gen.state.generation, splitSeed, gen.splitError, now());
+    upsertMemo({ [SPLIT_FAILED_MEMO]: gen.splitFailed });
+    log.error('split failed; given up until resume, a stop and start, or an advance', { error: gen.splitError });
     return false;
   }
 }

@@ -9,7 +9,6 @@ import {
   TerminatedFailure,
   TimeoutFailure,
   log,
-  patched,
   upsertMemo,
 } from '@temporalio/workflow';
 import { recordRow } from '../../ledger/loop-state.js';
@@ -34,7 +33,6 @@ import {
 } from '../report-shapes.js';
 import { addMember, type EnsembleMember } from '../round-ensembles.js';
 import { runFinal } from '../round-progress.js';
-import { BOUNDED_SIGNALS, FAILING_BACKOFF, GIVEN_UP_RUN_ROWS, REPACKAGE_ON_RESUME } from '../patches.js';
 import { teacherRunFinal } from '../teacher-plan.js';
 import { SPLIT_FAILED_MEMO } from '../split-failure.js';
 import type { RunRow } from '../../ledger/rows.js';
@@ -128,7 +126,7 @@ function noteRunOutcome(gen: Generation, round: number, reason: string | null): 
   const { [key]: same, ...rest } = gen.roundFailures;
   if (same === undefined) return;
   gen.roundFailures = rest;
-  if (same === null || !patched(FAILING_BACKOFF)) return;
+  if (same === null) return;
   const again = gen.failing?.reason === same;
   const rounds = again && gen.failing ? gen.failing.rounds + 1 : 1;
   const pause = Math.min(MAX_FAILING_PAUSE_MS, 60_000 * 2 ** (rounds - 1));
@@ -151,7 +149,7 @@ function noteRunOutcome(gen: Generation, round: number, reason: string | null): 
 export function onResume(gen: Generation): void {
   if (gen.failing) gen.failing = { ...gen.failing, until: 0 };
   // The packaging workflow may have been ended by hand with the champion (the next turn asks).
-  if (gen.state.champion && gen.config.commands.package && patched(REPACKAGE_ON_RESUME)) gen.repackage = true;
+  if (gen.state.champion && gen.config.commands.package) gen.repackage = true;
   if (gen.splitFailed) {
     log.info('resume: the split is tried again', { error: gen.splitFailed.error });
     gen.splitFailed = null;
@@ -168,7 +166,7 @@ function ignoreMalformed(signal: string, input: unknown): void {
 
 export function onRunReport(gen: Generation, signal: string, sent: RunReport): void {
   // Bounded before it reaches state (workflows/report-shapes.ts, foldedRunReport).
-  const report = foldedRunReport(sent, () => patched(BOUNDED_SIGNALS));
+  const report = foldedRunReport(sent, () => true);
   if (report === null)
     return ignoreMalformed(
       signal,
@@ -256,7 +254,7 @@ export function onAdvance(gen: Generation, reason: unknown): void {
   if (gen.failing) gen.failing = { ...gen.failing, until: 0 };
   gen.state = foldAdvance(
     gen.state,
-    foldedAdvanceReason(reason, () => patched(BOUNDED_SIGNALS)),
+    foldedAdvanceReason(reason, () => true),
   );
   gen.dirty = true;
 }
@@ -345,10 +343,7 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
     const { job } = flight;
     if (job.kind === 'run') {
       const untrained = untrainedRun(job);
-      const run =
-        untrained !== null && patched(GIVEN_UP_RUN_ROWS)
-          ? givenUpRunRow(untrained, childId, lostWhyOf(error), now())
-          : null;
+      const run = untrained === null ? null : givenUpRunRow(untrained, childId, lostWhyOf(error), now());
       if (run) {
         log.error('run given up: recorded train_failed', {
           runId: run.run_id,

@@ -1,6 +1,6 @@
 // A generation's state: what it carries across continue-as-new plus what lives only in one run.
 // Its report handlers, planning and dispatch change it; `toCarry()` and `view()` read it whole.
-import { log, patched } from '@temporalio/workflow';
+import { log } from '@temporalio/workflow';
 import type { LoopPaths, PackageChampion } from '../../activities/types.js';
 import { durationMs } from '../../config/duration.js';
 import type { LoopConfig } from '../../config/loop-config.js';
@@ -11,7 +11,6 @@ import type { ReserveCheckRow } from '../../ledger/rows.js';
 import { testBudgetView } from '../../rules/test-reuse.js';
 import type { EvalRow } from '../../rules/types.js';
 import { loopWorkflowId } from '../ids.js';
-import { CHAMPION_RULE } from '../patches.js';
 import { lanesOf, type Lane } from '../lanes.js';
 import type { LoopView } from '../loop-view.js';
 import { carriedKeys, firstCarry, type GenerationCarry, type GenerationInput, type GenerationResult } from './carry.js';
@@ -35,7 +34,7 @@ export interface Generation extends Mutable<GenerationCarry> {
   idle: boolean;
   /** Something changed since the main loop last looked (a report, a signal). */
   dirty: boolean;
-  /** A `resume` asked to hand the champion to packaging again if packaging was ended by hand (patch repackage-on-resume). */
+  /** A `resume` asked to hand the champion to packaging again if packaging was ended by hand. */
   repackage: boolean;
   /**
    * Children this run asked to start that have not started yet. The run must not end before they
@@ -69,10 +68,7 @@ export function openGeneration(input: GenerationInput, started: string): Generat
   const { loopId, config } = input;
   const first = firstCarry(config, started, input.incarnation);
   const carry: GenerationCarry = { ...first, ...input.carry };
-  // A rule other than dominance only under its patch id. Loops started before the rule existed
-  // could not name one (loop.yaml refused the key), so the exporter's foldSettingsOf agrees.
-  const ruled = config.champion_rule !== undefined && config.champion_rule !== 'dominance';
-  const settings = foldSettingsOf(ruled && !patched(CHAMPION_RULE) ? { ...config, champion_rule: undefined } : config);
+  const settings = foldSettingsOf(config);
   const gen: Generation = {
     ...carry,
     queue: [...carry.queue],

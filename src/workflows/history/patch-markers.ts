@@ -1,12 +1,18 @@
 // Where in a run's history the code behind a `patched(id)` change took over: the SDK records a
-// `core_patch` marker in the first workflow task that called `patched(id)`.
+// `core_patch` marker in the first workflow task that called `patched(id)`, and baseline code
+// records the baseline's marker (patches.ts) in every run's first task.
+import { BASELINE } from '../patches.js';
 import { decode, EventType, type HistoryEvent } from './events.js';
 
 /**
- * Events after this index were handled by code with the `patched(id)` change: the first such task
- * is the one that recorded the patch marker (Infinity when the run has none).
+ * Events after this index were handled by code with the retired `patched(id)` change: the first
+ * such task is the one that recorded its marker or the baseline's (Infinity when the run has neither).
  */
 export function patchedFrom(events: readonly HistoryEvent[], id: string): number {
+  return Math.min(markedFrom(events, id), markedFrom(events, BASELINE));
+}
+
+function markedFrom(events: readonly HistoryEvent[], id: string): number {
   const marker = events.find((event) => {
     const attributes = event.markerRecordedEventAttributes;
     if (event.eventType !== EventType.marker || attributes?.markerName !== 'core_patch') return false;
