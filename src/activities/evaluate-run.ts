@@ -6,6 +6,8 @@ import { withItemErrors } from './support/item-errors.js';
 import { bandScores, evaluateMany } from './support/evaluator.js';
 import { badInput, CONTRACT_ERROR } from './support/step-errors.js';
 import type { EvaluateRunInput } from './types.js';
+import { batchEvalLog, runDir } from './support/paths.js';
+import { evalRowFiles, fetchStepFiles } from './support/step-files.js';
 
 /**
  * Scores the given checkpoints of a run on one role and returns one eval row each
@@ -25,6 +27,9 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
       );
     }
   }
+  const log = batchEvalLog(paths.stateDir, run.run_id, role);
+  // With a store the run may have trained on another host: its files are fetched here unless present.
+  if (input.artifacts !== undefined) await fetchStepFiles(input.artifacts, run.files ?? [], log);
   const bands = new Map<string, string | null>();
   for (const name of checkpoints) {
     bands.set(name, await bandScores(input, run, name));
@@ -36,8 +41,23 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
     if (read !== undefined) {
       const row = await evalRow(paths, run, name, role, read);
       // Under `champion_rule: paired` only: test rows carry which items they got wrong.
+      const judged =
+        input.itemErrors === undefined || role !== 'test' ? row : await withItemErrors(paths, row, input.itemErrors);
+      // With a store: what another host needs to use the checkpoint, uploaded before the row is returned.
       rows.push(
-        input.itemErrors === undefined || role !== 'test' ? row : await withItemErrors(paths, row, input.itemErrors),
+        input.artifacts === undefined || judged.status !== 'ok'
+          ? judged
+          : {
+              ...judged,
+              files: await evalRowFiles(
+                input.artifacts,
+                paths.stateDir,
+                judged,
+                run.files ?? [],
+                runDir(paths, run.run_id),
+                log,
+              ),
+            },
       );
     }
   }

@@ -7,6 +7,7 @@ import { logsDir } from './support/paths.js';
 import { appendLogLine } from './support/reports.js';
 import { isCommandNotFound } from './support/step-errors.js';
 import { returnCode } from './support/subprocess.js';
+import { fetchStepFiles } from './support/step-files.js';
 import type { StoredPackage } from '../artifacts/package-store.js';
 import type { PackageChampion, PackageInput, PackageOutcome } from './types.js';
 
@@ -21,6 +22,8 @@ export async function packageChampion(input: PackageInput): Promise<PackageOutco
   const { paths, champion } = input;
   const command = packageCommand(input.command, champion, paths.stateDir);
   const log = packageLog(paths.stateDir, champion);
+  // With a store the champion was trained and scored on another host: its files are fetched here unless present.
+  if (input.store !== undefined) await fetchStepFiles(input.store.settings, champion.files ?? [], log);
   try {
     const result = await runLoopStep(paths, { step: 'package', commandKey: 'package', command, log });
     const exitCode = returnCode(result);

@@ -5,7 +5,8 @@ import { dumpPyYaml, fromJsonSafe, loadPyYaml, type PyMap } from '../config/pyya
 import { expandGeneration } from '../rules/ids.js';
 import { exists, moveAside } from './support/move-aside.js';
 import { isStale } from './support/owner.js';
-import { configFile } from './support/paths.js';
+import { configFile, trainLog } from './support/paths.js';
+import { uploadStepFiles } from './support/step-files.js';
 import { badInput, CONFIG_ERROR, SPLIT_MISSING } from './support/step-errors.js';
 import type { Candidate, PrepareRunInput, PreparedRun } from './types.js';
 
@@ -26,10 +27,16 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
   const text = configText(await readBaseConfig(candidate), candidate, generation, input.split, input.seed);
   const path = configFile(paths.stateDir, generation, round, candidate.name);
   await writeConfig(path, text);
+  // With a store the lane may be another host: its job config and split go there by content.
+  const inputs =
+    input.artifacts === undefined
+      ? {}
+      : { inputs: await uploadStepFiles(input.artifacts, [path, input.split], trainLog(paths.stateDir, input.runId)) };
   return {
     configPath: path,
     configSha256: createHash('sha256').update(text, 'utf8').digest('hex'),
     stale: await isStale(paths, input.runId, input.owner),
+    ...inputs,
   };
 }
 

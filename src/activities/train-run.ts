@@ -9,6 +9,7 @@ import { appendLogLine } from './support/reports.js';
 import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type ResumePoint } from './support/run-dir.js';
 import { laneAdmission } from './support/lane-admission.js';
+import { fetchStepFiles, runDirFiles, uploadStepFiles } from './support/step-files.js';
 import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
 import { returnCode, type StepGpuUse } from './support/subprocess.js';
 import type { TrainInput, TrainOutcome } from './types.js';
@@ -48,6 +49,8 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
     await writeOwner(paths.stateDir, runId, owner);
   }
   const log = trainLog(paths.stateDir, runId);
+  // With a store the orchestrator's host wrote the job config and split: fetched here unless present.
+  if (input.artifacts !== undefined) await fetchStepFiles(input.artifacts, input.inputs ?? [], log);
   if (resume !== null) {
     await appendLogLine(
       log,
@@ -81,17 +84,11 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
     return { ...failed(common, `${hung}; see ${log}`), ...gpu };
   }
   if (train_rc === 0) {
+    let checkpoints: string[];
+    let selected: TrainOutcome['selected'];
     try {
-      const checkpoints = await collectCheckpoints(dir);
-      return {
-        ...common,
-        status: 'trained',
-        checkpoints,
-        error: null,
-        finished: new Date().toISOString(),
-        selected: await selectedCheckpoint(dir),
-        ...gpu,
-      };
+      checkpoints = await collectCheckpoints(dir);
+      selected = await selectedCheckpoint(dir);
     } catch (error) {
       return {
         ...failed(
@@ -101,6 +98,23 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
         ...gpu,
       };
     }
+    // With a store: the run directory goes up before the run is recorded trained, for evaluations elsewhere.
+    const files =
+      input.artifacts === undefined
+        ? {}
+        : {
+            files: [...(input.inputs ?? []), ...(await uploadStepFiles(input.artifacts, await runDirFiles(dir), log))],
+          };
+    return {
+      ...common,
+      status: 'trained',
+      checkpoints,
+      error: null,
+      finished: new Date().toISOString(),
+      selected,
+      ...gpu,
+      ...files,
+    };
   }
   if (train_rc === 1 && (await logContains(log, result.logStart, input.noCheckpointMarker))) {
     return {

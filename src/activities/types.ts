@@ -5,6 +5,7 @@ import type { RunRow, RunStatus } from '../ledger/rows.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
 import type { StoredPackage } from '../artifacts/package-store.js';
+import type { FileRef } from '../artifacts/file-ref.js';
 
 export type { Candidate };
 
@@ -49,6 +50,8 @@ export interface PrepareRunInput {
   readonly runId: string;
   /** Workflow id of the training run: marks the run directory as the loop's own. */
   readonly owner: string;
+  /** loop.yaml `artifacts:`: the job config and the split go to the store for the lane's host. */
+  readonly artifacts?: ArtifactSettings;
 }
 
 /** The job config written for one run; `stale` when its run directory existed before the loop started it. */
@@ -56,6 +59,8 @@ export interface PreparedRun {
   readonly configPath: string;
   readonly configSha256: string;
   readonly stale: boolean;
+  /** With loop.yaml `artifacts:`: the job config and the split, in the store (the run row's first `files`). */
+  readonly inputs?: FileRef[];
 }
 
 export interface TrainInput {
@@ -75,6 +80,9 @@ export interface TrainInput {
   readonly resumeFlag?: string;
   /** What the run may grow to on the lane's GPU (its candidate's need, rules/gpu-needs.ts); absent: the lane's min_free_gib. */
   readonly gpuNeed?: GpuNeed;
+  /** loop.yaml `artifacts:`: the job config and split are fetched from the store (`inputs`), and the checkpoints uploaded. */
+  readonly artifacts?: ArtifactSettings;
+  readonly inputs?: readonly FileRef[];
 }
 
 /** How a GPU lane admitted a training or a reserve evaluation: the facts a `dispatch` ledger row records (ledger/rows.ts). */
@@ -104,6 +112,8 @@ export interface TrainOutcome {
   readonly gpu_peak_mib?: number;
   /** On a GPU lane that read its device: how the lane admitted the trainer (the ledger's dispatch rows). */
   readonly admission?: LaneAdmission;
+  /** With loop.yaml `artifacts:`: the inputs and the run's checkpoints and selection, uploaded (the run row's `files`). */
+  readonly files?: FileRef[];
   readonly selected: {
     readonly checkpoint: string;
     readonly falseNegatives: number | null;
@@ -121,6 +131,8 @@ export interface EvaluateRunInput {
   readonly itemErrors?: 'result' | 'decided';
   /** What the run's training may grow to on the lane's GPU: its evaluator is held to it too. */
   readonly gpuNeed?: GpuNeed;
+  /** loop.yaml `artifacts:`: the run's `files` are fetched first, and each row's report and scores uploaded. */
+  readonly artifacts?: ArtifactSettings;
 }
 
 export interface ReserveInput {
@@ -156,6 +168,8 @@ export interface PackageChampion {
   readonly config_path: string;
   readonly eval_json: string;
   readonly manifest?: string;
+  /** With loop.yaml `artifacts:`: its eval row's `files`, fetched onto the package worker's host first. */
+  readonly files?: readonly FileRef[];
   /** When the generation asked for it: the time of a `dropped` row when a newer one replaces it. */
   readonly requested: string;
 }

@@ -92,6 +92,18 @@ export class ObjectStore {
     return { uri: this.uri(key), sha256, bytes: size };
   }
 
+  /** Uploads a file under the key its content names (`keyOf(sha256)`), unless that object is there already. */
+  async putFileByContent(
+    file: string,
+    keyOf: (sha256: string) => string,
+  ): Promise<{ sha256: string; bytes: number; sent: boolean }> {
+    const [sha256, { size }] = await Promise.all([fileSha256(file), stat(file)]);
+    const key = keyOf(sha256);
+    const sent = (await this.storedSha256(key)) !== sha256;
+    if (sent) await this.upload(key, createReadStream(file), sha256);
+    return { sha256, bytes: size, sent };
+  }
+
   /** Uploads a small text (a manifest) as one object. */
   async putText(key: string, text: string): Promise<StoredObject> {
     return this.putBytes(key, Buffer.from(text, 'utf8'));

@@ -1,3 +1,4 @@
+import type { FileRef } from '../artifacts/file-ref.js';
 import type { LadderSteps } from '../rules/ladder-rule.js';
 import type { PairedJudgement } from '../rules/paired-fold.js';
 import type { Counts, EvalRow, EvalSummary, HeldoutResult, Decided } from '../rules/types.js';
@@ -46,6 +47,8 @@ export interface RunRow {
   readonly gpu_usd?: number;
   /** Not a seed field: lanes lost under its training (worker killed, preempted, stopped at once) and the training sent again, apart from retries.train (absent when none). */
   readonly lost_lanes?: number;
+  /** Not a seed field, with loop.yaml `artifacts:` only: its job config, split and checkpoints, in the store by content (docs/artifacts.md). */
+  readonly files?: readonly FileRef[];
 }
 
 /** The champion changed. */

@@ -1,3 +1,4 @@
+import type { FileRef } from '../artifacts/file-ref.js';
 import type { ItemErrors } from './item-errors.js';
 import type { LadderDecision } from './ladder-rule.js';
 import type { PairedJudgement } from './paired-fold.js';
@@ -63,6 +64,11 @@ export interface EvalRow {
   readonly item_errors?: ItemErrors;
   /** Under loop.yaml `test_budget`, test evals only: read after the generation's budget was spent, so judged by no rule. */
   readonly test_budget?: 'spent';
+  /**
+   * Not a seed field, with loop.yaml `artifacts:` only: what another host needs to use this
+   * checkpoint (it, its job config and split, its report and scores), in the store by content.
+   */
+  readonly files?: readonly FileRef[];
 }
 
 export type Role = 'development' | 'validation' | 'test' | 'reserve';

@@ -1,5 +1,6 @@
 import type { LoopPaths, StepCommands } from '../activities/types.js';
 import type { LoopConfig } from '../config/loop-config.js';
+import type { ArtifactSettings } from '../artifacts/store-settings.js';
 
 /** What every job's child workflow gets from its generation: who to report to, where it runs, how. */
 export interface JobInput {
@@ -23,7 +24,9 @@ export interface JobInput {
   /**
    * `completion`: the child's result is its report, to the generation run that started it; it
    * signals its report only once a later run adopts it (`adopt`). Absent (children started
-   * before patch `reports-by-completion`): it always reports by signal.
+   * before the baseline): it always reports by signal.
    */
   readonly reportBy?: 'completion';
+  /** loop.yaml `artifacts:`: its steps move the files other hosts read through the store (docs/artifacts.md). */
+  readonly artifacts?: ArtifactSettings;
 }

@@ -89,6 +89,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   markBaseline();
   const { plan, paths, commands, timeouts, retries } = input;
   const deliver = reportBack(input);
+  // With loop.yaml `artifacts:` each step moves through the store what a host other than its own reads.
+  const store = input.artifacts === undefined ? {} : { artifacts: input.artifacts };
   // The loop owns the run directory, whichever of its children (a retry elsewhere, a resumed loop) trains it.
   const owner = input.parentId;
   // Every call carries a one-line summary for the Web UI's history (activity-summary.ts).
@@ -143,6 +145,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
         split: plan.split,
         runId: plan.runId,
         owner,
+        ...store,
       });
     try {
       prepared = await prepare();
@@ -200,6 +203,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
             noProgress: timeouts.no_progress,
             ...(input.resumeFlag === undefined ? {} : { resumeFlag: input.resumeFlag }),
             ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
+            ...store,
+            ...(prepared.inputs === undefined ? {} : { inputs: prepared.inputs }),
           }),
         `training ${plan.runId}`,
       );
@@ -245,6 +250,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
           role: 'test',
           ...(input.itemErrors === undefined ? {} : { itemErrors: input.itemErrors }),
           ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
+          ...store,
         }),
       `evaluating ${run.run_id}`,
     );

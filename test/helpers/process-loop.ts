@@ -1,7 +1,7 @@
 // A loop whose workers are separate OS processes (`champion-loop worker ...`): the orchestrator,
 // the package worker and one CPU lane per device, on a dev server of its own. Fault tests kill and
 // restart them (and the server) while the loop runs.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -25,6 +25,12 @@ export interface ProcessLoopOptions extends HarnessOptions {
   readonly orchestratorEnv?: Readonly<Record<string, string>>;
   /** The server the loop runs on (default: a dev server of its own); the loop disposes of it. */
   readonly server?: () => Promise<TestServer>;
+  /**
+   * Each lane and the package worker on a host of its own: `loops/` (every loop's state dir and
+   * runs root) is a private tmpfs in each (worker-processes.ts), the orchestrator's is this
+   * process's. Only the data and the stack are shared, as on hosts that sync them.
+   */
+  readonly privateHosts?: boolean;
 }
 
 export interface ProcessLoop extends LoopDriver {
@@ -62,12 +68,15 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
   const at = { address: server.address, namespace: server.namespace };
   // The lanes' pid files (for `worker gpu --drain`) in this loop's own folder: other tests' lanes share the host name.
   const laneEnv = { XDG_RUNTIME_DIR: path.join(dir, 'run'), ...options.laneEnv };
+  const loops = path.join(dir, 'loops');
+  await mkdir(loops, { recursive: true });
+  const host = options.privateHosts ? { privateDir: loops } : {};
   // Started together: the orchestrator bundles its workflows meanwhile (several seconds).
   const [orchestrator, packager, ...lanes] = await Promise.all([
     startWorkerProcess({ kind: 'orchestrator' }, { ...at, env: options.orchestratorEnv ?? {} }),
-    startWorkerProcess({ kind: 'package' }, at),
+    startWorkerProcess({ kind: 'package' }, { ...at, ...host }),
     ...Array.from({ length: laneCount }, (_, device) =>
-      startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: laneEnv }),
+      startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: laneEnv, ...host }),
     ),
   ]);
   const workers = { orchestrator, packager, lanes };

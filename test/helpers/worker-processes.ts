@@ -19,6 +19,12 @@ export interface WorkerProcessOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** How long to wait for the worker to say it is connected (the orchestrator bundles its workflows first). */
   readonly readyTimeoutMs?: number;
+  /**
+   * A host of its own: the worker runs in a private mount namespace with an empty tmpfs over this
+   * folder, so what it writes there no other worker sees, and what others wrote there it cannot
+   * read (a fleet without a shared disk). Needs root, as the tests' tmpfs mounts do.
+   */
+  readonly privateDir?: string;
 }
 
 /** How a worker process ended. */
@@ -67,7 +73,27 @@ function nameOf(worker: WorkerKind): string {
 
 /** Start a worker process and wait until it says it is connected (it polls right after). */
 export async function startWorkerProcess(worker: WorkerKind, options: WorkerProcessOptions): Promise<WorkerProcess> {
-  const child: ResultPromise = execa(process.execPath, [BIN, ...workerArgs(worker, options)], {
+  const args = [BIN, ...workerArgs(worker, options)];
+  // unshare and sh exec in place: the pid is the worker's, and signals reach it.
+  const [file, argv] =
+    options.privateDir === undefined
+      ? [process.execPath, args]
+      : [
+          'unshare',
+          [
+            '--mount',
+            '--propagation',
+            'private',
+            'sh',
+            '-c',
+            'mount -t tmpfs champion-loop-host "$1" && shift && exec "$@"',
+            'sh',
+            options.privateDir,
+            process.execPath,
+            ...args,
+          ],
+        ];
+  const child: ResultPromise = execa(file, argv, {
     env: { ...options.env },
     extendEnv: true,
     stdin: 'ignore',

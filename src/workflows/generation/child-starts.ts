@@ -228,6 +228,7 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
     timeouts: config.timeouts,
     retries: config.retries,
     reportBy: 'completion',
+    ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts }),
     ...(gen.settings.pairedAlpha === undefined
       ? {}
       : { itemErrors: gen.settings.mode === 'band-decisions' ? ('decided' as const) : ('result' as const) }),

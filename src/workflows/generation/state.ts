@@ -208,6 +208,7 @@ export function packageChampionOf(row: EvalRow, requested: string): PackageChamp
     config_path: row.config_path,
     eval_json: row.eval_json,
     ...(row.manifest === undefined ? {} : { manifest: row.manifest }),
+    ...(row.files === undefined ? {} : { files: row.files }),
     requested,
   };
 }

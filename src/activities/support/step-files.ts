@@ -1,0 +1,62 @@
+// What a step moves through the artifact store (loop.yaml `artifacts:`, docs/artifacts.md, "A
+// fleet without a shared disk"): before its command runs, the files its rows name that this
+// host lacks are fetched; after, the files a later step on another host reads are uploaded, by
+// content, before the step's outcome is returned (a row recorded done names files in the store).
+import { readdir } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import type { FileRef } from '../../artifacts/file-ref.js';
+import { fetchFiles, publishFiles } from '../../artifacts/file-store.js';
+import type { ArtifactSettings } from '../../artifacts/store-settings.js';
+import { evalScoresPath } from '../../ledger/eval-row.js';
+import type { EvalRow } from '../../rules/types.js';
+import { exists } from './move-aside.js';
+import { appendLogLine } from './reports.js';
+import { withStore } from './store-retry.js';
+
+/** Fetches the files a step reads onto this host (a store that is down is waited for). */
+export async function fetchStepFiles(settings: ArtifactSettings, refs: readonly FileRef[], log: string): Promise<void> {
+  if (refs.length === 0) return;
+  const traffic = await withStore(settings, log, 'fetch', (store) => fetchFiles(store, refs));
+  if (traffic.fetched > 0)
+    await appendLogLine(log, `artifacts: fetched ${traffic.fetched} bytes of ${refs.length} files from the store`);
+}
+
+/** Uploads files by content; their refs, in order. */
+export async function uploadStepFiles(
+  settings: ArtifactSettings,
+  paths: readonly string[],
+  log: string,
+): Promise<FileRef[]> {
+  if (paths.length === 0) return [];
+  const { refs, traffic } = await withStore(settings, log, 'upload', (store) => publishFiles(store, paths));
+  await appendLogLine(log, `artifacts: ${paths.length} files in the store (${traffic.uploaded} bytes uploaded)`);
+  return refs;
+}
+
+/** Every file under a run directory, sorted: its checkpoints and what the trainer wrote beside them. */
+export async function runDirFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
+
+/**
+ * The files of an ok eval row another host needs to use its checkpoint: the run's inputs (job
+ * config, split), the checkpoint itself (from the run's files), its report and its scores.
+ */
+export async function evalRowFiles(
+  settings: ArtifactSettings,
+  stateDir: string,
+  row: EvalRow,
+  runFiles: readonly FileRef[],
+  runDir: string,
+  log: string,
+): Promise<FileRef[]> {
+  const inRunDir = (ref: FileRef) => ref.path.startsWith(runDir + sep);
+  const kept = runFiles.filter((ref) => !inRunDir(ref) || ref.path === row.checkpoint);
+  const scores = evalScoresPath(stateDir, row.run_id, row.checkpoint_name, row.role);
+  const outputs = [row.eval_json, ...((await exists(scores)) ? [scores] : [])];
+  return [...kept, ...(await uploadStepFiles(settings, outputs, log))];
+}

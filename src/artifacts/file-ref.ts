@@ -1,0 +1,9 @@
+// A file a ledger row names for the hosts that read it after the one that wrote it (loop.yaml
+// `artifacts:`, docs/artifacts.md): where it was written, the same path on every host, and its
+// content, by which the store holds it (artifacts/file-store.ts). A pure type: rows and workflows carry it.
+
+export interface FileRef {
+  readonly path: string;
+  readonly sha256: string;
+  readonly bytes: number;
+}

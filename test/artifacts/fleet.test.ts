@@ -1,0 +1,113 @@
+// A fleet without a shared disk (docs/artifacts.md): two lane hosts and a package host, each
+// with a `loops/` of its own (a private mount namespace and tmpfs, so a read of another host's
+// state dir or runs root fails), the orchestrator on this process's disk; nothing shared but
+// Temporal, the store, the data and the stack. Real dev server, worker processes, fixture stack
+// and S3 server (SeaweedFS).
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blobKey } from '../../src/artifacts/file-store.js';
+import { ObjectStore } from '../../src/artifacts/object-store.js';
+import { fetchPackage } from '../../src/artifacts/package-store.js';
+import type { ArtifactSettings } from '../../src/artifacts/store-settings.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopSignal } from '../../src/workflows/messages.js';
+import { expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
+import { startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
+import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
+
+const CANDIDATES = [{ name: 'base' }, { name: 'wide', overrides: { fixture_quality: 0.7 } }];
+
+describe('a fleet without a shared disk: two lane hosts and a package host, each with a disk of its own', () => {
+  let server: ObjectStoreServer;
+  let loop: ProcessLoop | undefined;
+  let artifacts: ArtifactSettings;
+  const saved = { ...process.env };
+
+  beforeAll(async () => {
+    server = await startObjectStore();
+    await server.bucket('fleet');
+    // Every worker process takes the store's credentials from its environment, as on a real host.
+    Object.assign(process.env, server.env);
+    artifacts = { url: 's3://fleet/gate', endpoint: server.endpoint };
+  }, 180_000);
+
+  afterAll(async () => {
+    await loop?.dispose();
+    process.env = saved;
+    await server?.dispose();
+  });
+
+  it('trains and scores on the lanes, packages on its own host, every file a later host read coming through the store', async () => {
+    const loopId = 'fleet';
+    loop = await createProcessLoop({ candidates: CANDIDATES, lanes: 2, privateHosts: true });
+    await loop.startWith(loopId, { artifacts });
+    // Two rounds: runs of both lanes, and a champion packaged on the package host.
+    await loop.waitFor(loopId, (view) => view.round >= 3 && view.champion !== null, 300_000);
+    await loop.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+    await loop.result(loopId);
+    const { rows } = await loop.ledger(loopId);
+    expectEachRunAndEvalOnce(rows, 'the fleet');
+    const config = loop.configFor(loopId);
+
+    // The orchestrator's host never saw a run directory, an evaluation report or a package: those
+    // live on the lanes' and the package host's own disks (gone with their namespaces) and in the store.
+    // (The orchestrator claims both folders for the loop with a `.loop-owner` marker: src/config/folder-owners.ts.)
+    const here = async (dir: string) =>
+      (await readdir(dir).catch(() => [] as string[])).filter((name) => !name.startsWith('.'));
+    expect(await here(config.runs_root)).toEqual([]);
+    expect(await here(path.join(config.state_dir, 'evals'))).toEqual([]);
+    expect(await here(path.join(config.state_dir, 'packages'))).toEqual([]);
+
+    const store = new ObjectStore(artifacts);
+    try {
+      const stored = async (ref: { sha256: string }) => store.storedSha256(blobKey(store, ref.sha256));
+      // Every trained run names its job config, split and checkpoints, each in the store by content.
+      const trained = rowsOf(rows, 'run').filter((row) => row.status === 'trained');
+      expect(trained.length).toBeGreaterThanOrEqual(4);
+      for (const run of trained) {
+        const files = run.files ?? [];
+        expect(files.map((ref) => ref.path)).toEqual(
+          expect.arrayContaining([
+            run.config_path,
+            ...run.checkpoints.map((name) => path.join(config.runs_root, run.run_id, name)),
+          ]),
+        );
+        expect(files.find((ref) => ref.path === run.config_path)?.sha256).toBe(run.config_sha256);
+        for (const ref of files) expect(await stored(ref), ref.path).toBe(ref.sha256);
+      }
+      // Every ok test eval names its checkpoint (the sha256 its report gave), its report and its scores.
+      const evals = rowsOf(rows, 'eval').filter((row) => row.status === 'ok' && row.role === 'test');
+      expect(evals.length).toBeGreaterThanOrEqual(trained.length);
+      for (const row of evals) {
+        const files = row.files ?? [];
+        expect(files.find((ref) => ref.path === row.checkpoint)?.sha256).toBe(row.checkpoint_sha256);
+        expect(files.map((ref) => ref.path)).toEqual(expect.arrayContaining([row.config_path, row.eval_json]));
+        for (const ref of files) expect(await stored(ref), ref.path).toBe(ref.sha256);
+      }
+
+      // The package host fetched the champion's checkpoint, config and report, and its package is
+      // in the store: its provenance names the checkpoint's sha256 as the lane's report gave it.
+      const finished = rowsOf(rows, 'package').filter((row) => row.event === 'finished' && row.exit_code === 0);
+      expect(finished.length).toBeGreaterThan(0);
+      const last = finished.at(-1);
+      const champion = evals.find(
+        (row) => row.run_id === last?.run_id && row.checkpoint_name === last?.checkpoint_name,
+      );
+      expect(champion).toBeDefined();
+      const out = await mkdtemp(path.join(tmpdir(), 'champion-loop-fleet-package-'));
+      try {
+        await fetchPackage(store, last?.package_uri ?? '', out);
+        const provenance = JSON.parse(await readFile(path.join(out, 'provenance.json'), 'utf8')) as {
+          sha256: string;
+        };
+        expect(provenance.sha256).toBe(champion?.checkpoint_sha256);
+      } finally {
+        await rm(out, { recursive: true, force: true });
+      }
+    } finally {
+      store.close();
+    }
+  }, 600_000);
+});
