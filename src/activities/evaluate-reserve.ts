@@ -3,6 +3,8 @@ import { evalRow } from './support/eval-rows.js';
 import { bandScores, evaluateOne } from './support/evaluator.js';
 import { laneAdmission } from './support/lane-admission.js';
 import type { ReserveInput, ReserveOutcome, LaneAdmission } from './types.js';
+import { batchEvalLog } from './support/paths.js';
+import { fetchStepFiles } from './support/step-files.js';
 
 /**
  * Scores the champion once on the reserve role with its band scores (the evaluation part of a
@@ -11,6 +13,13 @@ import type { ReserveInput, ReserveOutcome, LaneAdmission } from './types.js';
  */
 export async function evaluateReserve(input: ReserveInput): Promise<ReserveOutcome> {
   const run = evalSourceOf(input.champion);
+  // With a store the champion was trained and scored on another host: its files are fetched here unless present.
+  if (input.artifacts !== undefined)
+    await fetchStepFiles(
+      input.artifacts,
+      input.champion.files ?? [],
+      batchEvalLog(input.paths.stateDir, run.run_id, 'reserve'),
+    );
   const band = await bandScores(input, run, input.checkpointName);
   // How the lane admitted the reserve evaluator (not its band scores'): the check's dispatch rows.
   let admission: LaneAdmission | undefined;

@@ -141,6 +141,8 @@ export interface ReserveInput {
   /** The champion's test eval row: run id, config (or manifest for an ensemble) and checkpoint. */
   readonly champion: EvalRow;
   readonly checkpointName: string;
+  /** loop.yaml `artifacts:`: the champion's `files` are fetched first (it was trained on another host). */
+  readonly artifacts?: ArtifactSettings;
 }
 
 /** A scored checkpoint on the reserve role: its eval row (status failed when there was no report). */
@@ -233,10 +235,15 @@ export interface EnsembleManifestInput {
   /** `teacher-members.json` or `round-RRRR-all.json`. */
   readonly name: string;
   readonly members: readonly { readonly config: string; readonly checkpoint: string }[];
+  /** loop.yaml `artifacts:`: the manifest goes to the store, for the lane that scores it, beside its members' `files`. */
+  readonly artifacts?: ArtifactSettings;
+  readonly files?: readonly FileRef[];
 }
 
 /** An ensemble manifest on disk (reused when an earlier attempt wrote it). */
 export interface EnsembleManifest {
   readonly path: string;
   readonly sha256: string;
+  /** With loop.yaml `artifacts:`: the manifest and its members' files, in the store (the ensemble run row's `files`). */
+  readonly files?: FileRef[];
 }

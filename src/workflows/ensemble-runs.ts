@@ -1,3 +1,4 @@
+import type { FileRef } from '../artifacts/file-ref.js';
 import type { RunRow } from '../ledger/rows.js';
 import { MANIFEST_NAME } from '../rules/constants.js';
 import { ensembleRunId, roundEnsembleRunId, roundManifestName } from '../rules/ids.js';
@@ -56,7 +57,7 @@ export function teacherEnsembleRun(
 export function roundEnsembleRun(
   generation: number,
   round: number,
-  manifest: { path: string; sha256: string },
+  manifest: { path: string; sha256: string; files?: readonly FileRef[] },
   members: readonly unknown[],
   now: string,
 ): RunRow {
@@ -70,5 +71,6 @@ export function roundEnsembleRun(
     checkpoints: [roundManifestName(round)],
     members,
     started: now,
+    ...(manifest.files === undefined ? {} : { files: manifest.files }),
   });
 }

@@ -38,6 +38,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
       commands: input.commands,
       champion,
       checkpointName: champion.checkpoint_name,
+      ...(input.artifacts === undefined ? {} : { artifacts: input.artifacts }),
     }));
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -1,3 +1,4 @@
+import type { FileRef } from '../artifacts/file-ref.js';
 import { ROUND_ENSEMBLE_FROM, ROUND_ENSEMBLE_MAX } from '../rules/constants.js';
 
 // Round ensembles (docs/behaviour.md, section 7): from round 3, each finished round scores the ensemble of the
@@ -15,6 +16,13 @@ export interface EnsembleMember {
   readonly validation_fail_to_pass: number;
   /** Its round: ties rank by round, then run id, as the seed lists them. */
   readonly round: number;
+  /** With loop.yaml `artifacts:`: its checkpoint, job config and split in the store (its run row's). */
+  readonly files?: readonly FileRef[];
+}
+
+/** Of a run's files, what an ensemble of its checkpoint needs on another host: the checkpoint and the run's inputs. */
+export function memberFiles(files: readonly FileRef[], runDir: string, checkpoint: string): FileRef[] {
+  return files.filter((ref) => ref.path === checkpoint || !ref.path.startsWith(`${runDir}/`));
 }
 
 export interface RoundEnsembleState {

@@ -39,12 +39,12 @@ describe('a fleet without a shared disk: two lane hosts and a package host, each
     await server?.dispose();
   });
 
-  it('trains and scores on the lanes, packages on its own host, every file a later host read coming through the store', async () => {
+  it('trains, scores, ensembles and checks the reserve on the lanes, packages on its own host, every file another host wrote coming through the store', async () => {
     const loopId = 'fleet';
     loop = await createProcessLoop({ candidates: CANDIDATES, lanes: 2, privateHosts: true });
-    await loop.startWith(loopId, { artifacts });
-    // Two rounds: runs of both lanes, and a champion packaged on the package host.
-    await loop.waitFor(loopId, (view) => view.round >= 3 && view.champion !== null, 300_000);
+    // Six test evals a round: the reserve check comes after round 4, once round 3's ensemble was scored.
+    await loop.startWith(loopId, { artifacts, saturation_evals: 24, max_reserve_checks: 1 });
+    await loop.waitFor(loopId, (view) => view.generation >= 2 && view.round >= 1, 480_000);
     await loop.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     await loop.result(loopId);
     const { rows } = await loop.ledger(loopId);
@@ -86,6 +86,15 @@ describe('a fleet without a shared disk: two lane hosts and a package host, each
         expect(files.map((ref) => ref.path)).toEqual(expect.arrayContaining([row.config_path, row.eval_json]));
         for (const ref of files) expect(await stored(ref), ref.path).toBe(ref.sha256);
       }
+
+      // The round ensemble was scored on a lane from its members' files, the reserve check on one from the champion's.
+      const ensembles = rowsOf(rows, 'run').filter((row) => row.status === 'ensemble');
+      expect(ensembles.length).toBeGreaterThan(0);
+      for (const run of ensembles) {
+        expect(run.files?.[0]?.path).toBe(run.config_path);
+        expect(rowsOf(rows, 'eval').filter((row) => row.run_id === run.run_id && row.status === 'ok')).not.toEqual([]);
+      }
+      expect(rowsOf(rows, 'reserve_check').map((row) => row.status)).toEqual(['ok']);
 
       // The package host fetched the champion's checkpoint, config and report, and its package is
       // in the store: its provenance names the checkpoint's sha256 as the lane's report gave it.

@@ -10,6 +10,8 @@ import type { ArtifactSettings } from '../../artifacts/store-settings.js';
 import { evalScoresPath } from '../../ledger/eval-row.js';
 import type { EvalRow } from '../../rules/types.js';
 import { exists } from './move-aside.js';
+import { validationFile } from './run-dir.js';
+import { isCheckpointName } from '../../contract/selection.js';
 import { appendLogLine } from './reports.js';
 import { withStore } from './store-retry.js';
 
@@ -44,7 +46,8 @@ export async function runDirFiles(dir: string): Promise<string[]> {
 
 /**
  * The files of an ok eval row another host needs to use its checkpoint: the run's inputs (job
- * config, split), the checkpoint itself (from the run's files), its report and its scores.
+ * config, split), the checkpoint itself and its validation files (from the run's files: a
+ * reserve check's band scores), its report and its scores.
  */
 export async function evalRowFiles(
   settings: ArtifactSettings,
@@ -55,7 +58,12 @@ export async function evalRowFiles(
   log: string,
 ): Promise<FileRef[]> {
   const inRunDir = (ref: FileRef) => ref.path.startsWith(runDir + sep);
-  const kept = runFiles.filter((ref) => !inRunDir(ref) || ref.path === row.checkpoint);
+  // An ensemble's "checkpoint" is its manifest: it has no validation files of its own.
+  const validation = isCheckpointName(row.checkpoint_name)
+    ? [validationFile(runDir, row.checkpoint_name, 'json'), validationFile(runDir, row.checkpoint_name, 'scores.jsonl')]
+    : [];
+  const own = new Set([row.checkpoint, ...validation]);
+  const kept = runFiles.filter((ref) => !inRunDir(ref) || own.has(ref.path));
   const scores = evalScoresPath(stateDir, row.run_id, row.checkpoint_name, row.role);
   const outputs = [row.eval_json, ...((await exists(scores)) ? [scores] : [])];
   return [...kept, ...(await uploadStepFiles(settings, outputs, log))];

@@ -158,12 +158,15 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
   const folded = foldFinishedRounds(gen.roundEnsembles, (r) => roundFinished(gen.progress, r, gen.round));
   gen.roundEnsembles = folded.state;
   for (const due of folded.due) {
-    const members = due.members.map(({ round: _round, ...member }) => member);
+    // The run row's members are the seed's fields; their files travel in the row's own `files`.
+    const members = due.members.map(({ round: _round, files: _files, ...member }) => member);
+    const files = due.members.flatMap((member) => member.files ?? []);
     const manifest = await cpu.writeEnsembleManifest({
       paths,
       generation,
       name: roundManifestName(due.round),
       members: members.map((member) => ({ config: member.config, checkpoint: member.checkpoint })),
+      ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts, files }),
     });
     log.info('round ensemble', { generation, round: due.round, members: members.length });
     gen.builds.push(ensembleJob(roundEnsembleRun(generation, due.round, manifest, members, now())));

@@ -31,7 +31,7 @@ import {
   isRunReport,
   isTeacherReport,
 } from '../report-shapes.js';
-import { addMember, type EnsembleMember } from '../round-ensembles.js';
+import { addMember, memberFiles, type EnsembleMember } from '../round-ensembles.js';
 import { runFinal } from '../round-progress.js';
 import { teacherRunFinal } from '../teacher-plan.js';
 import { SPLIT_FAILED_MEMO } from '../split-failure.js';
@@ -79,14 +79,17 @@ function runIsFinal(gen: Generation, job: RunJob, report: Pick<RunReport, 'run' 
   // An evaluation-only retry reports no selection: the job kept the one its training reported.
   const selected = report.selected ?? job.selected ?? null;
   if (run?.status === 'trained' && selected) {
+    const runDir = `${gen.paths.runsRoot}/${run.run_id}`;
+    const checkpoint = `${runDir}/${selected.checkpoint}`;
     const member: EnsembleMember = {
       run_id: run.run_id,
       checkpoint_name: selected.checkpoint,
       config: run.config_path,
-      checkpoint: `${gen.paths.runsRoot}/${run.run_id}/${selected.checkpoint}`,
+      checkpoint,
       validation_gate_auc: selected.validationGateAuc,
       validation_fail_to_pass: selected.falseNegatives ?? 0,
       round: run.round,
+      ...(run.files === undefined ? {} : { files: memberFiles(run.files, runDir, checkpoint) }),
     };
     gen.roundEnsembles = addMember(gen.roundEnsembles, member);
   }
