@@ -7,6 +7,7 @@ import { exists, moveAside } from './support/move-aside.js';
 import { isStale } from './support/owner.js';
 import { configFile, trainLog } from './support/paths.js';
 import { uploadStepFiles } from './support/step-files.js';
+import { dataFingerprint } from '../artifacts/data-fingerprint.js';
 import { badInput, CONFIG_ERROR, SPLIT_MISSING } from './support/step-errors.js';
 import type { Candidate, PrepareRunInput, PreparedRun } from './types.js';
 
@@ -31,7 +32,10 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
   const inputs =
     input.artifacts === undefined
       ? {}
-      : { inputs: await uploadStepFiles(input.artifacts, [path, input.split], trainLog(paths.stateDir, input.runId)) };
+      : {
+          inputs: await uploadStepFiles(input.artifacts, [path, input.split], trainLog(paths.stateDir, input.runId)),
+          data: await dataFingerprint(paths.dataRoot),
+        };
   return {
     configPath: path,
     configSha256: createHash('sha256').update(text, 'utf8').digest('hex'),

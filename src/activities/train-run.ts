@@ -10,7 +10,8 @@ import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type ResumePoint } from './support/run-dir.js';
 import { laneAdmission } from './support/lane-admission.js';
 import { fetchStepFiles, runDirFiles, uploadStepFiles } from './support/step-files.js';
-import { badInput, STALE_RUN_DIR } from './support/step-errors.js';
+import { badInput, DATA_MISMATCH, STALE_RUN_DIR } from './support/step-errors.js';
+import { dataFingerprint, dataMismatch } from '../artifacts/data-fingerprint.js';
 import { returnCode, type StepGpuUse } from './support/subprocess.js';
 import type { TrainInput, TrainOutcome } from './types.js';
 
@@ -29,6 +30,11 @@ import type { TrainInput, TrainOutcome } from './types.js';
  */
 export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   const { paths, runId, owner } = input;
+  // On a fleet without a shared disk each host has its own data_root: the run trains on a copy that is the orchestrator's.
+  if (input.data !== undefined) {
+    const mismatch = dataMismatch(paths.dataRoot, input.data, await dataFingerprint(paths.dataRoot));
+    if (mismatch !== null) throw badInput(mismatch, DATA_MISMATCH);
+  }
   const started = new Date().toISOString();
   const dir = runDir(paths, runId);
   const marked = await readOwner(paths.stateDir, runId);

@@ -6,6 +6,7 @@ import type { GpuNeed } from '../rules/gpu-needs.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
 import type { StoredPackage } from '../artifacts/package-store.js';
 import type { FileRef } from '../artifacts/file-ref.js';
+import type { DataFingerprint } from '../artifacts/data-fingerprint.js';
 
 export type { Candidate };
 
@@ -61,6 +62,8 @@ export interface PreparedRun {
   readonly stale: boolean;
   /** With loop.yaml `artifacts:`: the job config and the split, in the store (the run row's first `files`). */
   readonly inputs?: FileRef[];
+  /** With loop.yaml `artifacts:`: the orchestrator's data_root, which the lane's must match. */
+  readonly data?: DataFingerprint;
 }
 
 export interface TrainInput {
@@ -83,6 +86,8 @@ export interface TrainInput {
   /** loop.yaml `artifacts:`: the job config and split are fetched from the store (`inputs`), and the checkpoints uploaded. */
   readonly artifacts?: ArtifactSettings;
   readonly inputs?: readonly FileRef[];
+  /** The orchestrator's data_root fingerprint: the lane refuses to train on a copy that differs. */
+  readonly data?: DataFingerprint;
 }
 
 /** How a GPU lane admitted a training or a reserve evaluation: the facts a `dispatch` ledger row records (ledger/rows.ts). */

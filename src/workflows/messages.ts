@@ -158,5 +158,8 @@ export const SPLIT_MISSING = 'SplitMissing';
 /** A run directory that is not this loop's (trainRun leaves it untouched). */
 export const STALE_RUN_DIR = 'StaleRunDir';
 
+/** A lane host's data_root is not the orchestrator's (a fleet without a shared disk, docs/artifacts.md). */
+export const DATA_MISMATCH = 'DataMismatch';
+
 /** A candidates file the generation cannot start from (the loop fails, naming the problem). */
 export const CANDIDATES_INVALID = 'CandidatesInvalid';

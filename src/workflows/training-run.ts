@@ -205,6 +205,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
             ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
             ...store,
             ...(prepared.inputs === undefined ? {} : { inputs: prepared.inputs }),
+            ...(prepared.data === undefined ? {} : { data: prepared.data }),
           }),
         `training ${plan.runId}`,
       );

@@ -3,6 +3,7 @@ import {
   COMMAND_NOT_FOUND,
   CONFIG_ERROR,
   CONTRACT_ERROR,
+  DATA_MISMATCH,
   SPLIT_MISSING,
   STALE_RUN_DIR,
   STEP_FAILED,
@@ -10,7 +11,7 @@ import {
 
 // The failure types are defined with the signals, where workflows (which name them in retry
 // policies) may import them; activities raise them through the helpers below.
-export { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, SPLIT_MISSING, STALE_RUN_DIR };
+export { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, DATA_MISMATCH, SPLIT_MISSING, STALE_RUN_DIR };
 
 /** A command that does not exist or cannot be executed: retrying cannot help. */
 export function commandNotFound(message: string): ApplicationFailure {
@@ -28,7 +29,8 @@ export function stepFailed(message: string): ApplicationFailure {
 }
 
 /** The failure types of input that a retry would read the same way again. */
-export type BadInputType = typeof CONFIG_ERROR | typeof CONTRACT_ERROR | typeof STALE_RUN_DIR | typeof SPLIT_MISSING;
+export type BadInputType =
+  typeof CONFIG_ERROR | typeof CONTRACT_ERROR | typeof STALE_RUN_DIR | typeof SPLIT_MISSING | typeof DATA_MISMATCH;
 
 /** A file or input that a retry would read the same way again. */
 export function badInput(message: string, type: BadInputType): ApplicationFailure {
