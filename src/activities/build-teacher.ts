@@ -9,6 +9,10 @@ import { exists, moveAside } from './support/move-aside.js';
 import { logsDir, runDir, scoreCacheArgs } from './support/paths.js';
 import { lineageKey } from './support/teacher-lineage.js';
 import type { TeacherInput, TeacherMember, TeacherOutcome } from './types.js';
+import type { FileRef } from '../artifacts/file-ref.js';
+import { putPathRef } from '../artifacts/file-store.js';
+import { fetchStepFiles, uploadStepFiles } from './support/step-files.js';
+import { withStore } from './support/store-retry.js';
 
 /** One member scored on the development role: its selected checkpoint and where its report and scores go. */
 interface MemberJob {
@@ -43,7 +47,15 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
     ...extra,
   });
   const namespace = `teacher-g${padGeneration(input.generation)}`;
+  const log = join(logsDir(paths.stateDir), `${namespace}.log`);
   try {
+    // With a store the members trained on other hosts: their run directories and configs are fetched here unless present.
+    if (input.store !== undefined)
+      await fetchStepFiles(
+        input.store.settings,
+        input.members.flatMap((member) => member.files ?? []),
+        log,
+      );
     const folder = join(dirname(teacherPath), 'members');
     const jobs: MemberJob[] = [];
     for (const member of input.members) {
@@ -86,7 +98,6 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
     const tmp = `${teacherPath}.tmp`;
     await mkdir(dirname(teacherPath), { recursive: true });
     await moveAside(tmp);
-    const log = join(logsDir(paths.stateDir), `${namespace}.log`);
     const result = await runLoopStep(paths, {
       step: 'teacher scores',
       commandKey: 'teacher_scores',
@@ -96,12 +107,29 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
     if (result.exitCode !== 0)
       return done('failed', { error: `teacher scores ended with ${describeEnd(result)} (log ${log})` });
     await rename(tmp, teacherPath);
-    return done('ok', { sha256: sha256(await readFile(teacherPath)) });
+    const built = sha256(await readFile(teacherPath));
+    if (input.store === undefined) return done('ok', { sha256: built });
+    // The students' lanes and the orchestrator (which waits for the file) find it by its path.
+    const files = await shareTeacherFile(input.store, teacherPath, log);
+    return done('ok', { sha256: built, files });
   } catch (error) {
     // Cancellation and a command that cannot start are not a failed build: the workflow hears them.
     if (activityHooks().signal?.aborted || (error as { nonRetryable?: boolean }).nonRetryable) throw error;
     return done('failed', { error: (error as Error).message });
   }
+}
+
+/** Uploads the teacher file by content and records it under its path for the loop's other hosts. */
+async function shareTeacherFile(
+  store: NonNullable<TeacherInput['store']>,
+  teacherPath: string,
+  log: string,
+): Promise<FileRef[]> {
+  const files = await uploadStepFiles(store.settings, [teacherPath], log);
+  await withStore(store.settings, log, 'upload', async (objects) => {
+    for (const ref of files) await putPathRef(objects, store.loopId, ref);
+  });
+  return files;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { teacherTarget } from '../config/candidate.js';
 import { dumpPyYaml, fromJsonSafe, loadPyYaml, type PyMap } from '../config/pyyaml/index.js';
 import { expandGeneration } from '../rules/ids.js';
 import { exists, moveAside } from './support/move-aside.js';
@@ -33,7 +34,11 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
     input.artifacts === undefined
       ? {}
       : {
-          inputs: await uploadStepFiles(input.artifacts, [path, input.split], trainLog(paths.stateDir, input.runId)),
+          inputs: await uploadStepFiles(
+            input.artifacts,
+            [path, input.split, ...teacherFile(candidate, generation, paths.workdir)],
+            trainLog(paths.stateDir, input.runId),
+          ),
           data: await dataFingerprint(paths.dataRoot),
         };
   return {
@@ -42,6 +47,13 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
     stale: await isStale(paths, input.runId, input.owner),
     ...inputs,
   };
+}
+
+/** A student's teacher file (its overrides name it; the orchestrator has it, fetched when it waited for it). */
+function teacherFile(candidate: Candidate, generation: number, workdir: string): string[] {
+  const target = teacherTarget(candidate, generation);
+  // As the generation names the file it waits for (workflows/generation/state.ts, inWorkdir).
+  return target === null ? [] : [target.startsWith('/') ? target : `${workdir}/${target}`];
 }
 
 /**

@@ -201,6 +201,8 @@ export interface TeacherMember {
   readonly run_id: string;
   readonly config_path: string;
   readonly config_sha256: string;
+  /** With loop.yaml `artifacts:`: its run row's files (job config, split, run directory), fetched onto the lane first. */
+  readonly files?: readonly FileRef[];
 }
 
 export interface TeacherInput {
@@ -210,6 +212,8 @@ export interface TeacherInput {
   /** The generation's teacher file, `{generation}` expanded, absolute. */
   readonly teacherPath: string;
   readonly members: readonly TeacherMember[];
+  /** loop.yaml `artifacts:`: members' files are fetched first, and the teacher file uploaded for the loop's other hosts. */
+  readonly store?: { readonly settings: ArtifactSettings; readonly loopId: string };
   /**
    * loop.yaml `reuse_teacher_preparation` (the seed's `--reuse-teacher-preparation`): members of
    * one input lineage share one evaluator process with a jobs file. Absent or false: one
@@ -232,6 +236,8 @@ export interface TeacherOutcome {
   readonly started: string;
   readonly finished: string;
   readonly error?: string;
+  /** With loop.yaml `artifacts:`, a built teacher: its file in the store (the teacher row's `files`). */
+  readonly files?: FileRef[];
 }
 
 export interface EnsembleManifestInput {

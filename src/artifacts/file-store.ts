@@ -66,3 +66,25 @@ export async function fetchFiles(store: ObjectStore, refs: readonly FileRef[]): 
   }
   return { uploaded: 0, fetched };
 }
+
+/**
+ * Where the store says which content a loop's file at a path has now: for a file whose readers
+ * know it by its path alone (a generation's teacher file, which students name in their
+ * overrides and the orchestrator waits for). One small object a path, rewritten by each build.
+ */
+function pathRefKey(store: ObjectStore, loopId: string, path: string): string {
+  return store.key(`paths/${loopId}/${createHash('sha256').update(path).digest('hex')}.json`);
+}
+
+/** Records that `ref.path` has `ref`'s content (its bytes are in the store already). */
+export async function putPathRef(store: ObjectStore, loopId: string, ref: FileRef): Promise<void> {
+  await store.putText(pathRefKey(store, loopId, ref.path), `${JSON.stringify(ref)}\n`);
+}
+
+/** The content the store has for a loop's file at `path`, or null when no host put one there. */
+export async function getPathRef(store: ObjectStore, loopId: string, path: string): Promise<FileRef | null> {
+  const text = await store.getText(pathRefKey(store, loopId, path));
+  if (text === null) return null;
+  const ref = JSON.parse(text) as FileRef;
+  return ref.path === path ? ref : null;
+}

@@ -107,6 +107,8 @@ export interface TeacherRow {
   readonly members: readonly { run_id: string; checkpoint_name: string }[];
   readonly started: string;
   readonly finished: string;
+  /** Not a seed field, loop.yaml `artifacts:` only, a built teacher: its file in the store by content. */
+  readonly files?: readonly FileRef[];
 }
 
 /** One step of packaging a champion. */

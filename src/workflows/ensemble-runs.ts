@@ -36,7 +36,7 @@ function ensembleRow(
 export function teacherEnsembleRun(
   generation: number,
   afterRound: number,
-  manifest: { path: string; sha256: string },
+  manifest: { path: string; sha256: string; files?: readonly FileRef[] },
   members: readonly unknown[],
   now: string,
 ): RunRow {
@@ -49,6 +49,7 @@ export function teacherEnsembleRun(
     config_sha256: manifest.sha256,
     checkpoints: [MANIFEST_NAME],
     members,
+    ...(manifest.files === undefined ? {} : { files: manifest.files }),
     started: now,
   });
 }

@@ -40,6 +40,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
       teacherPath: input.teacherPath,
       members: input.members,
       ...(input.reuseTeacherPreparation === true ? { reuseTeacherPreparation: true } : {}),
+      ...(input.artifacts === undefined ? {} : { store: { settings: input.artifacts, loopId: input.loopId } }),
     });
     row = {
       type: 'teacher',
@@ -50,6 +51,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
       members: outcome.members.map((member) => ({ run_id: member.run_id, checkpoint_name: member.checkpoint_name })),
       started: outcome.started,
       finished: outcome.finished,
+      ...(outcome.files === undefined ? {} : { files: outcome.files }),
     };
     if (outcome.error) log.warn('teacher build failed', { generation: input.generation, error: outcome.error });
   } catch (error) {

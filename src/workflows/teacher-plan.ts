@@ -36,7 +36,15 @@ export function teacherRunFinal(plan: TeacherPlan, run: RunRow): TeacherPlan {
   const pending = plan.pending.filter((id) => id !== run.run_id);
   const members =
     run.status === 'trained'
-      ? [...plan.members, { run_id: run.run_id, config_path: run.config_path, config_sha256: run.config_sha256 }]
+      ? [
+          ...plan.members,
+          {
+            run_id: run.run_id,
+            config_path: run.config_path,
+            config_sha256: run.config_sha256,
+            ...(run.files === undefined ? {} : { files: run.files }),
+          },
+        ]
       : plan.members;
   return { ...plan, pending, members };
 }

@@ -1,8 +1,9 @@
 // A fleet without a shared disk (docs/artifacts.md): two lane hosts and a package host, each
 // with a `loops/` of its own (a private mount namespace and tmpfs, so a read of another host's
 // state dir or runs root fails), the orchestrator on this process's disk; nothing shared but
-// Temporal, the store, the data and the stack. Real dev server, worker processes, fixture stack
-// and S3 server (SeaweedFS).
+// Temporal, the store, the data and the stack: through rounds, a teacher build and its students,
+// the teacher and round ensembles, a reserve check and packages. Real dev server, worker
+// processes, fixture stack and S3 server (SeaweedFS).
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,13 @@ import { expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
 import { startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
-const CANDIDATES = [{ name: 'base' }, { name: 'wide', overrides: { fixture_quality: 0.7 } }];
+// The teacher file under `loops/`, so that it too is on each host's own disk.
+const TEACHER = 'loops/fleet/teachers/gen-{generation}/insample.jsonl';
+const CANDIDATES = [
+  { name: 'base' },
+  { name: 'wide', overrides: { fixture_quality: 0.7 } },
+  { name: 'student', overrides: { gate_soft_targets: TEACHER } },
+];
 
 describe('a fleet without a shared disk: two lane hosts and a package host, each with a disk of its own', () => {
   let server: ObjectStoreServer;
@@ -39,11 +46,17 @@ describe('a fleet without a shared disk: two lane hosts and a package host, each
     await server?.dispose();
   });
 
-  it('trains, scores, ensembles and checks the reserve on the lanes, packages on its own host, every file another host wrote coming through the store', async () => {
+  it('trains, scores, builds a teacher, ensembles and checks the reserve on the lanes, packages on its own host, every file another host wrote coming through the store', async () => {
     const loopId = 'fleet';
     loop = await createProcessLoop({ candidates: CANDIDATES, lanes: 2, privateHosts: true });
-    // Six test evals a round: the reserve check comes after round 4, once round 3's ensemble was scored.
-    await loop.startWith(loopId, { artifacts, saturation_evals: 24, max_reserve_checks: 1 });
+    // A teacher after round 2 (its students wait for it); the reserve check once round 3's ensemble was scored.
+    await loop.startWith(loopId, {
+      artifacts,
+      saturation_evals: 30,
+      max_reserve_checks: 1,
+      teacher_after_round: 2,
+      teacher_path: TEACHER,
+    });
     await loop.waitFor(loopId, (view) => view.generation >= 2 && view.round >= 1, 480_000);
     await loop.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     await loop.result(loopId);
@@ -95,6 +108,19 @@ describe('a fleet without a shared disk: two lane hosts and a package host, each
         expect(rowsOf(rows, 'eval').filter((row) => row.run_id === run.run_id && row.status === 'ok')).not.toEqual([]);
       }
       expect(rowsOf(rows, 'reserve_check').map((row) => row.status)).toEqual(['ok']);
+
+      // The teacher was built on a lane from its members' files; the orchestrator fetched it to see
+      // it exists, its students trained on lanes with it (a job input), and its ensemble was scored.
+      const teachers = rowsOf(rows, 'teacher');
+      expect(teachers.map((row) => row.status)).toEqual(['ok']);
+      const teacherFile = teachers[0]?.files?.[0];
+      expect(teacherFile?.path).toBe(teachers[0]?.path);
+      expect(teacherFile?.sha256).toBe(teachers[0]?.sha256);
+      const students = trained.filter((row) => row.candidate === 'student');
+      expect(students.length).toBeGreaterThan(0);
+      for (const run of students) expect(run.files?.map((ref) => ref.sha256)).toContain(teacherFile?.sha256);
+      const teacherEnsemble = ensembles.filter((row) => row.candidate === 'ensemble_teacher_members');
+      expect(teacherEnsemble.length).toBe(1);
 
       // The package host fetched the champion's checkpoint, config and report, and its package is
       // in the store: its provenance names the checkpoint's sha256 as the lane's report gave it.

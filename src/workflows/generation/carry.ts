@@ -1,5 +1,6 @@
 // What one run of the generation workflow hands the next (continue-as-new) and what a stopped
 // loop returns to be resumed with. Adding a carried field: the interface and `firstCarry` below.
+import type { FileRef } from '../../artifacts/file-ref.js';
 import type { Candidate, PackageChampion } from '../../activities/types.js';
 import type { LoopConfig } from '../../config/loop-config.js';
 import type { CandidatePeaks } from '../../rules/gpu-needs.js';
@@ -30,7 +31,7 @@ export interface GenerationCarry {
   readonly progress: RoundProgress;
   readonly teacher: TeacherPlan;
   /** Members of the teacher-member ensemble, set by a successful build until it is dispatched. */
-  readonly teacherEnsemble: { config: string; checkpoint: string }[] | null;
+  readonly teacherEnsemble: { config: string; checkpoint: string; files?: readonly FileRef[] }[] | null;
   readonly roundEnsembles: RoundEnsembleState;
   /** Teacher files students wait for, each reported once per generation. */
   readonly waitsReported: string[];

@@ -97,7 +97,9 @@ async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Pro
     const target = teacherTarget(candidate, generation);
     return target === null ? [] : [{ name: candidate.name, file: inWorkdir(config.workdir, target) }];
   });
-  const missing = targets.length > 0 ? await cpu.missingFiles({ files: targets.map((target) => target.file) }) : [];
+  const store = config.artifacts === undefined ? {} : { store: { settings: config.artifacts, loopId: gen.loopId } };
+  const missing =
+    targets.length > 0 ? await cpu.missingFiles({ files: targets.map((target) => target.file), ...store }) : [];
   for (const file of missing) {
     if (gen.waitsReported.includes(file)) continue;
     gen.waitsReported.push(file);
@@ -139,7 +141,8 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
     gen.teacher = { ...gen.teacher, offered: true };
     const file = inWorkdir(config.workdir, expandGeneration(config.teacher_path, generation));
     // An existing teacher file means no build.
-    if ((await cpu.missingFiles({ files: [file] })).length > 0) {
+    const store = config.artifacts === undefined ? {} : { store: { settings: config.artifacts, loopId: gen.loopId } };
+    if ((await cpu.missingFiles({ files: [file], ...store })).length > 0) {
       gen.builds.push({
         kind: 'teacher',
         jobId: `teacher-g${padGeneration(generation)}`,
@@ -150,9 +153,16 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
     }
   }
   if (gen.teacherEnsemble !== null) {
-    const members = gen.teacherEnsemble;
+    const members = gen.teacherEnsemble.map(({ files: _files, ...member }) => member);
+    const files = gen.teacherEnsemble.flatMap((member) => member.files ?? []);
     gen.teacherEnsemble = null;
-    const manifest = await cpu.writeEnsembleManifest({ paths, generation, name: MANIFEST_NAME, members });
+    const manifest = await cpu.writeEnsembleManifest({
+      paths,
+      generation,
+      name: MANIFEST_NAME,
+      members,
+      ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts, files }),
+    });
     gen.builds.push(ensembleJob(teacherEnsembleRun(generation, config.teacher_after_round, manifest, members, now())));
   }
   const folded = foldFinishedRounds(gen.roundEnsembles, (r) => roundFinished(gen.progress, r, gen.round));

@@ -224,11 +224,17 @@ export function onTeacherReport(gen: Generation, signal: string, report: Teacher
     });
     // Right after a successful build its members are scored as one ensemble on the test role.
     if (report.row.status === 'ok' && report.row.generation === gen.state.generation) {
-      const configs = new Map(flight.job.members.map((member) => [member.run_id, member.config_path]));
-      gen.teacherEnsemble = report.row.members.map((member) => ({
-        config: configs.get(member.run_id) ?? '',
-        checkpoint: `${gen.paths.runsRoot}/${member.run_id}/${member.checkpoint_name}`,
-      }));
+      const built = new Map(flight.job.members.map((member) => [member.run_id, member]));
+      gen.teacherEnsemble = report.row.members.map((member) => {
+        const runDir = `${gen.paths.runsRoot}/${member.run_id}`;
+        const checkpoint = `${runDir}/${member.checkpoint_name}`;
+        const files = built.get(member.run_id)?.files;
+        return {
+          config: built.get(member.run_id)?.config_path ?? '',
+          checkpoint,
+          ...(files === undefined ? {} : { files: memberFiles(files, runDir, checkpoint) }),
+        };
+      });
     }
   }
   gen.dirty = true;
