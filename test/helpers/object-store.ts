@@ -29,6 +29,9 @@ export interface ObjectStoreServer {
   kill(): Promise<void>;
   /** Starts it again on the same ports and data. */
   restart(): Promise<void>;
+  /** Stops it answering without closing a connection (SIGSTOP: a store that hangs), until resume(). */
+  pause(): void;
+  resume(): void;
   dispose(): Promise<void>;
 }
 
@@ -148,6 +151,8 @@ export async function startObjectStore(options: { weed?: string; readyMs?: numbe
     client,
     kill: stop,
     restart: start,
+    pause: () => void child?.kill('SIGSTOP'),
+    resume: () => void child?.kill('SIGCONT'),
     async dispose() {
       await stop();
       await rm(dir, { recursive: true, force: true });
