@@ -19,6 +19,7 @@ import { runFleet } from './sections/fleet.js';
 import { runLedgerCopy } from './sections/ledger-copy.js';
 import { runPacking } from './sections/packing.js';
 import { runUtilisation } from './sections/utilisation.js';
+import { runStore } from './sections/store.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(usage());
@@ -106,6 +107,7 @@ if (options.sections.includes('ledger-copy')) await section('ledger-copy', () =>
 if (options.sections.includes('growth')) await section('growth', () => runGrowth(ctx));
 if (options.sections.includes('fleet')) await section('fleet', () => runFleet(ctx));
 if (options.sections.includes('packing')) await section('packing', () => Promise.resolve(runPacking(ctx)));
+if (options.sections.includes('store')) await section('store', () => runStore(ctx));
 
 const calibrationAtEnd = calibrate();
 log(describeCalibration('machine at the end', calibrationAtEnd));

@@ -7,6 +7,7 @@
 // figures, and report (notes and details).
 import { processStartBaseline } from '../lib/baseline.js';
 import { withBenchSession, type BenchSession } from '../lib/bench-session.js';
+import type { ArtifactSettings } from '../../src/artifacts/store-settings.js';
 import type { BenchContext } from '../lib/context.js';
 import type { Figure } from '../lib/figures.js';
 import { runMeasured, startWorkers, stopWorkers } from './utilisation/bounded-run.js';
@@ -27,8 +28,13 @@ export interface UtilisationOutcome {
 }
 
 /** Run the loop on its lanes, then read the traces, the histories and the policy simulation off it. */
-async function measure(ctx: BenchContext, session: BenchSession, placement: Placement): Promise<UtilisationMeasures> {
-  const plan = await planLoop(ctx, placement, session.server.dir);
+async function measure(
+  ctx: BenchContext,
+  session: BenchSession,
+  placement: Placement,
+  store: ArtifactSettings | undefined,
+): Promise<UtilisationMeasures> {
+  const plan = await planLoop(ctx, placement, session.server.dir, store);
   const workers = await startWorkers(session, plan, ctx.log);
   const measured = await runMeasured(ctx, session.client, plan);
   const memory = await stopWorkers(workers);
@@ -41,10 +47,15 @@ async function measure(ctx: BenchContext, session: BenchSession, placement: Plac
   return { plan, measured, memory, jobs, makespan, breakdown, seed, baseline };
 }
 
-export async function runUtilisation(ctx: BenchContext, placement: Placement): Promise<UtilisationOutcome> {
+/** With `store`, the loop keeps its working files in that artifact store (the `store` section). */
+export async function runUtilisation(
+  ctx: BenchContext,
+  placement: Placement,
+  store?: ArtifactSettings,
+): Promise<UtilisationOutcome> {
   return withBenchSession(ctx, serverName(placement), {}, async (session) => {
     try {
-      const measures = await measure(ctx, session, placement);
+      const measures = await measure(ctx, session, placement, store);
       const figures = utilisationFigures(measures, ctx.options);
       ctx.log(doneLine(measures));
       const tables = stageTables(measures);

@@ -2,6 +2,7 @@
 // its candidates (the fixture stack's training sleeps a seeded duration per candidate), its
 // folder, and the step trace files its lanes write.
 import path from 'node:path';
+import type { ArtifactSettings } from '../../../src/artifacts/store-settings.js';
 import type { BenchContext } from '../../lib/context.js';
 import { drawDurations } from '../../lib/durations.js';
 import { createLoopFolder, type LaneSpec, type LoopFolder } from '../../lib/loop-folder.js';
@@ -45,8 +46,13 @@ function traceFile(dir: string, device: number | null): string {
   return path.join(dir, device === null ? 'trace.jsonl' : `trace-lane-${device}.jsonl`);
 }
 
-/** The lanes, the candidates and the loop folder (under the server's `dir`) of a run. */
-export async function planLoop(ctx: BenchContext, placement: Placement, dir: string): Promise<LoopPlan> {
+/** The lanes, the candidates and the loop folder (under the server's `dir`) of a run; with `store`, the loop's artifact store. */
+export async function planLoop(
+  ctx: BenchContext,
+  placement: Placement,
+  dir: string,
+  store?: ArtifactSettings,
+): Promise<LoopPlan> {
   const { options } = ctx;
   const lanes = lanesOf(options.lanes, placement);
   const durations = drawDurations(options.candidates, options.seed, options.jobMinMs, options.jobMaxMs);
@@ -59,15 +65,16 @@ export async function planLoop(ctx: BenchContext, placement: Placement, dir: str
     items: options.items,
     base: { fixture_epochs: 1, fixture_quality: 0.5 },
   });
+  const where = placement === null ? 'in-process' : `${placement} lane processes`;
   return {
     placement,
-    label: placement === null ? 'in-process' : `${placement} lane processes`,
-    section: placement === null ? 'dispatch' : `scale-out ${placement}p`,
+    label: store === undefined ? where : `${where}, artifact store`,
+    section: store !== undefined ? 'store' : placement === null ? 'dispatch' : `scale-out ${placement}p`,
     lanes,
     names,
     durations,
     jobs: options.rounds * options.candidates,
-    folder,
+    folder: store === undefined ? folder : { ...folder, config: { ...folder.config, artifacts: store } },
     traceFiles: placement === null ? [traceFile(dir, null)] : lanes.map((lane) => traceFile(dir, lane.device)),
   };
 }
