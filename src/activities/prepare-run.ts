@@ -6,8 +6,13 @@ import { dumpPyYaml, fromJsonSafe, loadPyYaml, type PyMap } from '../config/pyya
 import { expandGeneration } from '../rules/ids.js';
 import { exists, moveAside } from './support/move-aside.js';
 import { isStale } from './support/owner.js';
-import { configFile, trainLog } from './support/paths.js';
-import { uploadStepFiles } from './support/step-files.js';
+import { configFile } from './support/paths.js';
+import { ApplicationFailure } from '@temporalio/common';
+import type { FileRef } from '../artifacts/file-ref.js';
+import { ArtifactStoreError } from '../artifacts/object-store.js';
+import { uploadOnce } from './support/step-files.js';
+import type { ArtifactSettings } from '../artifacts/store-settings.js';
+import { STORE_UNAVAILABLE } from '../workflows/messages.js';
 import { dataFingerprint } from '../artifacts/data-fingerprint.js';
 import { badInput, CONFIG_ERROR, SPLIT_MISSING } from './support/step-errors.js';
 import type { Candidate, PrepareRunInput, PreparedRun } from './types.js';
@@ -34,11 +39,11 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
     input.artifacts === undefined
       ? {}
       : {
-          inputs: await uploadStepFiles(
-            input.artifacts,
-            [path, input.split, ...teacherFile(candidate, generation, paths.workdir)],
-            trainLog(paths.stateDir, input.runId),
-          ),
+          inputs: await uploadInputs(input.artifacts, [
+            path,
+            input.split,
+            ...teacherFile(candidate, generation, paths.workdir),
+          ]),
           data: await dataFingerprint(paths.dataRoot),
         };
   return {
@@ -47,6 +52,20 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
     stale: await isStale(paths, input.runId, input.owner),
     ...inputs,
   };
+}
+
+/**
+ * The job's inputs in the store, once: a store that fails is the workflow's to wait for
+ * (StoreUnavailable), as a local activity must not hold its workflow task for long.
+ */
+async function uploadInputs(settings: ArtifactSettings, paths: readonly string[]): Promise<FileRef[]> {
+  try {
+    return await uploadOnce(settings, paths);
+  } catch (error) {
+    if (error instanceof ArtifactStoreError)
+      throw ApplicationFailure.create({ message: error.message, type: STORE_UNAVAILABLE, nonRetryable: true });
+    throw error;
+  }
 }
 
 /** A student's teacher file (its overrides name it; the orchestrator has it, fetched when it waited for it). */

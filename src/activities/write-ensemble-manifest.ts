@@ -3,8 +3,10 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { padGeneration } from '../rules/ids.js';
 import { exists } from './support/move-aside.js';
-import { logsDir } from './support/paths.js';
-import { uploadStepFiles } from './support/step-files.js';
+import type { FileRef } from '../artifacts/file-ref.js';
+import { ArtifactStoreError } from '../artifacts/object-store.js';
+import { activityHooks } from './support/activity-context.js';
+import { uploadOnce } from './support/step-files.js';
 import type { EnsembleManifest, EnsembleManifestInput } from './types.js';
 
 /**
@@ -22,8 +24,15 @@ export async function writeEnsembleManifest(input: EnsembleManifestInput): Promi
     .update(await readFile(path))
     .digest('hex');
   if (input.artifacts === undefined) return { path, sha256 };
-  const log = join(logsDir(input.paths.stateDir), `ensemble-gen-${padGeneration(input.generation)}.log`);
-  const [manifest] = await uploadStepFiles(input.artifacts, [path], log);
+  let manifest: FileRef | undefined;
+  try {
+    [manifest] = await uploadOnce(input.artifacts, [path]);
+  } catch (error) {
+    // The store down: the manifest stays on this host, and a lane elsewhere scores the ensemble as failed.
+    if (!(error instanceof ArtifactStoreError)) throw error;
+    activityHooks().warn(`${error.message}; the ensemble's manifest ${path} is not in the store`);
+    return { path, sha256 };
+  }
   // Members share their split (and may share configs): each file once.
   const files = [...(manifest === undefined ? [] : [manifest]), ...(input.files ?? [])];
   return {

@@ -60,6 +60,8 @@ export class ObjectStore {
       // (the loop checks each object's sha256 itself).
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // A store that hangs (accepts, then says nothing) fails a request rather than holding its step for ever.
+      requestHandler: { connectionTimeout: 5_000, requestTimeout: 20_000 },
     });
   }
 

@@ -161,5 +161,8 @@ export const STALE_RUN_DIR = 'StaleRunDir';
 /** A lane host's data_root is not the orchestrator's (a fleet without a shared disk, docs/artifacts.md). */
 export const DATA_MISMATCH = 'DataMismatch';
 
+/** The artifact store did not take a job's inputs (down, refusing): the run waits for it and tries again. */
+export const STORE_UNAVAILABLE = 'StoreUnavailable';
+
 /** A candidates file the generation cannot start from (the loop fails, naming the problem). */
 export const CANDIDATES_INVALID = 'CandidatesInvalid';

@@ -5,6 +5,7 @@ import {
   log,
   proxyActivities,
   proxyLocalActivities,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
@@ -20,6 +21,7 @@ import {
   CONTRACT_ERROR,
   runReportedSignal,
   SPLIT_MISSING,
+  STORE_UNAVAILABLE,
   type RunReport,
 } from './messages.js';
 import { splitActivityOptions } from './queues.js';
@@ -135,7 +137,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   // A cancellation (an immediate stop) propagates: nothing is reported, so no half result is recorded.
   if (run === null) {
     let prepared: PreparedRun | null = null;
-    const prepare = () =>
+    const prepareOnce = () =>
       local.prepareRun({
         paths,
         candidate: plan.candidate,
@@ -147,6 +149,22 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
         owner,
         ...store,
       });
+    // A store that does not take the job's inputs is waited for (5 s doubling to a minute), however long it is down.
+    const prepare = async (): Promise<PreparedRun> => {
+      for (let wait = 5_000; ; wait = Math.min(60_000, wait * 2)) {
+        try {
+          return await prepareOnce();
+        } catch (error) {
+          if (!failureOfType(error, STORE_UNAVAILABLE)) throw error;
+          log.warn('the artifact store does not take the job inputs; the run waits for it', {
+            runId: plan.runId,
+            error: failureText(error),
+            retryInSeconds: wait / 1000,
+          });
+          await sleep(wait);
+        }
+      }
+    };
     try {
       prepared = await prepare();
     } catch (error) {

@@ -12,7 +12,7 @@ import type { LedgerRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { copyCaughtUp, copyHoldsHistory } from '../helpers/bounded-loop.js';
-import { expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
+import { expectEachRunAndEvalOnce, processesMentioning, rowsOf } from '../helpers/loop-checks.js';
 import { championLoopAt } from '../client/champion-loop-cli.js';
 import { fetchPackage } from '../../src/artifacts/package-store.js';
 import path from 'node:path';
@@ -101,9 +101,18 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
 
   it('with the store down, a made package waits for it, status says so, and it lands once the store is back', async () => {
     const loopId = 'storeless';
+    // The package command takes 5 s: the store goes away while it runs, after the champion's
+    // training and evaluation went through the store (with the store down no run trains).
+    process.env.FIXTURE_PACKAGE_SLEEP_MS = '5000';
     third = await createLoopHarness({ candidates: CANDIDATES });
-    // Started, the store goes away before the first champion is packaged (a round takes seconds).
     expect((await third.startWith(loopId, { ...SETTINGS, artifacts })).kind).toBe('started');
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await processesMentioning(`loops/${loopId}/`)).filter((found) => found.cmdline.includes('package.mjs')),
+        ).not.toEqual([]),
+      { timeout: 180_000, interval: 100 },
+    );
     await server.kill();
     // A loop with no history and no copy is not started afresh while the store cannot say whether it mirrors one.
     await expect(third.startWith('another', { ...SETTINGS, artifacts })).rejects.toThrow(

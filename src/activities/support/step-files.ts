@@ -6,6 +6,7 @@ import { readdir } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import type { FileRef } from '../../artifacts/file-ref.js';
 import { fetchFiles, publishFiles } from '../../artifacts/file-store.js';
+import { ObjectStore } from '../../artifacts/object-store.js';
 import type { ArtifactSettings } from '../../artifacts/store-settings.js';
 import { evalScoresPath } from '../../ledger/eval-row.js';
 import type { EvalRow } from '../../rules/types.js';
@@ -33,6 +34,19 @@ export async function uploadStepFiles(
   const { refs, traffic } = await withStore(settings, log, 'upload', (store) => publishFiles(store, paths));
   await appendLogLine(log, `artifacts: ${paths.length} files in the store (${traffic.uploaded} bytes uploaded)`);
   return refs;
+}
+
+/**
+ * Uploads files by content once, for a step that must not wait for the store itself (the
+ * orchestrator's short activities): a store that fails throws its ArtifactStoreError.
+ */
+export async function uploadOnce(settings: ArtifactSettings, paths: readonly string[]): Promise<FileRef[]> {
+  const store = new ObjectStore(settings);
+  try {
+    return (await publishFiles(store, paths)).refs;
+  } finally {
+    store.close();
+  }
 }
 
 /** Every file under a run directory, sorted: its checkpoints and what the trainer wrote beside them. */
