@@ -1,4 +1,4 @@
-// A fleet without a shared disk under faults (docs/artifacts.md): a lane host killed in the middle
+// A fleet without a shared disk under faults (docs/fleetStore.artifacts.md): a lane host killed in the middle
 // of uploading a run it trained (the store made to hang first, so the kill is sure to land there),
 // then started again on a new, empty disk. Real dev server, worker processes in private mount
 // namespaces, fixture stack and S3 server (SeaweedFS).
@@ -6,39 +6,27 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { blobKey } from '../../src/artifacts/file-store.js';
 import { ObjectStore } from '../../src/artifacts/object-store.js';
-import type { ArtifactSettings } from '../../src/artifacts/store-settings.js';
 import { loopWorkflowId, trainingRunWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { expectEachRunAndEvalOnce, processesMentioning, rowsOf } from '../helpers/loop-checks.js';
-import { startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
+import { storeForFile } from '../helpers/object-store.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 import { killWorker } from '../helpers/worker-processes.js';
 
 describe('a fleet without a shared disk, a lane host killed mid-upload', () => {
-  let server: ObjectStoreServer;
   let loop: ProcessLoop | undefined;
-  let artifacts: ArtifactSettings;
-  let hold: string;
-  const saved = { ...process.env };
+  let hold: string | undefined;
+  const fleetStore = storeForFile(async () => {
+    await loop?.dispose();
+    if (hold !== undefined) await rm(path.dirname(hold), { recursive: true, force: true });
+  });
 
   beforeAll(async () => {
-    server = await startObjectStore();
-    await server.bucket('fleet');
-    Object.assign(process.env, server.env);
-    artifacts = { url: 's3://fleet/gate', endpoint: server.endpoint };
     // Outside `loops/`, so every host sees it: the held trainer finishes once it exists.
     hold = path.join(await mkdtemp(path.join(tmpdir(), 'champion-loop-hold-')), 'release');
-  }, 180_000);
-
-  afterAll(async () => {
-    server?.resume();
-    await loop?.dispose();
-    process.env = saved;
-    await server?.dispose();
-    await rm(path.dirname(hold), { recursive: true, force: true });
   });
 
   it('trains the run again on the new disk: recorded once, with every file in the store whole', async () => {
@@ -48,15 +36,15 @@ describe('a fleet without a shared disk, a lane host killed mid-upload', () => {
       lanes: 2,
       privateHosts: true,
     });
-    await loop.startWith(loopId, { artifacts });
+    await loop.startWith(loopId, { artifacts: fleetStore.artifacts });
     const held = 'champ-g001-r0001-held';
     // Its trainer runs on a lane (so its job config and split were fetched): the store hangs from now on.
     await vi.waitFor(async () => expect(await processesMentioning(held)).not.toEqual([]), {
       timeout: 120_000,
       interval: 200,
     });
-    server.pause();
-    await writeFile(hold, '');
+    fleetStore.server.pause();
+    await writeFile(hold ?? '', '');
     // The trainer ends and the lane starts the upload, which cannot finish: its heartbeat says so.
     const child = loop.client.workflow.getHandle(trainingRunWorkflowId(loopId, 1, 1, 'held', 1));
     const uploading = await vi.waitFor(
@@ -76,7 +64,7 @@ describe('a fleet without a shared disk, a lane host killed mid-upload', () => {
     const device = loop.lanes.findIndex((lane) => lane.pid === pid);
     expect(device, `a lane process with pid ${pid}`).toBeGreaterThanOrEqual(0);
     await killWorker(loop.lanes[device] as (typeof loop.lanes)[number]);
-    server.resume();
+    fleetStore.server.resume();
     // The host comes back with a disk of its own that never saw the run.
     await loop.restart(device);
 
@@ -89,7 +77,7 @@ describe('a fleet without a shared disk, a lane host killed mid-upload', () => {
     expect(run?.status).toBe('trained');
     // The kill counts as a lost lane, apart from retries.train (a slow restart may add a second).
     expect(run?.lost_lanes).toBeGreaterThanOrEqual(1);
-    const store = new ObjectStore(artifacts);
+    const store = new ObjectStore(fleetStore.artifacts);
     try {
       expect(run?.files?.length).toBeGreaterThan(2);
       for (const ref of run?.files ?? [])

@@ -1,4 +1,4 @@
-// A fleet without a shared disk (docs/artifacts.md): two lane hosts and a package host, each
+// A fleet without a shared disk (docs/fleetStore.artifacts.md): two lane hosts and a package host, each
 // with a `loops/` of its own (a private mount namespace and tmpfs, so a read of another host's
 // state dir or runs root fails), the orchestrator on this process's disk; nothing shared but
 // Temporal, the store, the data and the stack: through rounds, a teacher build and its students,
@@ -7,15 +7,14 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { blobKey } from '../../src/artifacts/file-store.js';
 import { ObjectStore } from '../../src/artifacts/object-store.js';
 import { fetchPackage } from '../../src/artifacts/package-store.js';
-import type { ArtifactSettings } from '../../src/artifacts/store-settings.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
-import { startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
+import { storeForFile } from '../helpers/object-store.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
 // The teacher file under `loops/`, so that it too is on each host's own disk.
@@ -27,31 +26,15 @@ const CANDIDATES = [
 ];
 
 describe('a fleet without a shared disk: two lane hosts and a package host, each with a disk of its own', () => {
-  let server: ObjectStoreServer;
   let loop: ProcessLoop | undefined;
-  let artifacts: ArtifactSettings;
-  const saved = { ...process.env };
-
-  beforeAll(async () => {
-    server = await startObjectStore();
-    await server.bucket('fleet');
-    // Every worker process takes the store's credentials from its environment, as on a real host.
-    Object.assign(process.env, server.env);
-    artifacts = { url: 's3://fleet/gate', endpoint: server.endpoint };
-  }, 180_000);
-
-  afterAll(async () => {
-    await loop?.dispose();
-    process.env = saved;
-    await server?.dispose();
-  });
+  const fleetStore = storeForFile(async () => loop?.dispose());
 
   it('trains, scores, builds a teacher, ensembles and checks the reserve on the lanes, packages on its own host, every file another host wrote coming through the store', async () => {
     const loopId = 'fleet';
     loop = await createProcessLoop({ candidates: CANDIDATES, lanes: 2, privateHosts: true });
     // A teacher after round 2 (its students wait for it); the reserve check once round 3's ensemble was scored.
     await loop.startWith(loopId, {
-      artifacts,
+      artifacts: fleetStore.artifacts,
       saturation_evals: 30,
       max_reserve_checks: 1,
       teacher_after_round: 2,
@@ -73,7 +56,7 @@ describe('a fleet without a shared disk: two lane hosts and a package host, each
     expect(await here(path.join(config.state_dir, 'evals'))).toEqual([]);
     expect(await here(path.join(config.state_dir, 'packages'))).toEqual([]);
 
-    const store = new ObjectStore(artifacts);
+    const store = new ObjectStore(fleetStore.artifacts);
     try {
       const stored = async (ref: { sha256: string }) => store.storedSha256(blobKey(store, ref.sha256));
       // Every trained run names its job config, split and checkpoints, each in the store by content.

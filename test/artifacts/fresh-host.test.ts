@@ -2,10 +2,9 @@
 // host that never saw it: another Temporal server (no history of the loop at all), an empty
 // state dir, the first host's folders deleted. Real dev servers, workers, fixture stack and store.
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { mirrorKeys } from '../../src/artifacts/ledger-mirror.js';
 import { ObjectStore } from '../../src/artifacts/object-store.js';
-import type { ArtifactSettings } from '../../src/artifacts/store-settings.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import { ledgerCopyPath, readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
@@ -17,39 +16,26 @@ import { championLoopAt } from '../client/champion-loop-cli.js';
 import { fetchPackage } from '../../src/artifacts/package-store.js';
 import path from 'node:path';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
-import { startObjectStore, type ObjectStoreServer } from '../helpers/object-store.js';
+import { storeForFile } from '../helpers/object-store.js';
 
 const CANDIDATES = [{ name: 'base' }, { name: 'wide', overrides: { fixture_quality: 0.7 } }];
 /** Generation 2 opens once generation 1 had its one reserve check (after 8 test evals). */
 const SETTINGS: Partial<LoopConfig> = { saturation_evals: 8, max_reserve_checks: 1 };
 
 describe('a loop mirrored to the artifact store, started on a host that never saw it', () => {
-  let server: ObjectStoreServer;
   let first: LoopHarness | undefined;
   let second: LoopHarness | undefined;
   let third: LoopHarness | undefined;
-  let artifacts: ArtifactSettings;
-  const saved = { ...process.env };
-
-  beforeAll(async () => {
-    server = await startObjectStore();
-    await server.bucket('fleet');
-    Object.assign(process.env, server.env);
-    artifacts = { url: 's3://fleet/gate', endpoint: server.endpoint };
-  }, 180_000);
-
-  afterAll(async () => {
+  const fleetStore = storeForFile(async () => {
     await first?.dispose();
     await second?.dispose();
     await third?.dispose();
-    process.env = saved;
-    await server?.dispose();
   });
 
   it('fetches the mirrored ledger copy into its empty state dir and goes on in the same generation with the same champion', async () => {
     const loopId = 'fleet';
     first = await createLoopHarness({ candidates: CANDIDATES });
-    expect((await first.startWith(loopId, { ...SETTINGS, artifacts })).kind).toBe('started');
+    expect((await first.startWith(loopId, { ...SETTINGS, artifacts: fleetStore.artifacts })).kind).toBe('started');
     await first.waitFor(loopId, (view) => view.generation === 2 && view.round >= 1, 180_000);
     await first.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const stopped = await first.result(loopId);
@@ -57,7 +43,7 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
     await copyCaughtUp(first, loopId, stateDir);
 
     // The store's copy catches up with the local one (mirrored at most every 10 s).
-    const store = new ObjectStore(artifacts);
+    const store = new ObjectStore(fleetStore.artifacts);
     const keys = mirrorKeys(store, loopId);
     // The keeper may still append (a last package row): each poll compares the store with the copy as it is then.
     await vi.waitFor(
@@ -73,7 +59,7 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
     first = undefined;
 
     second = await createLoopHarness({ candidates: CANDIDATES });
-    const again = await second.startWith(loopId, { ...SETTINGS, artifacts });
+    const again = await second.startWith(loopId, { ...SETTINGS, artifacts: fleetStore.artifacts });
     expect(again.kind).toBe('resumed');
     expect(again.kind === 'resumed' && again.from).toMatch(
       new RegExp(
@@ -105,7 +91,7 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
     // training and evaluation went through the store (with the store down no run trains).
     process.env.FIXTURE_PACKAGE_SLEEP_MS = '5000';
     third = await createLoopHarness({ candidates: CANDIDATES });
-    expect((await third.startWith(loopId, { ...SETTINGS, artifacts })).kind).toBe('started');
+    expect((await third.startWith(loopId, { ...SETTINGS, artifacts: fleetStore.artifacts })).kind).toBe('started');
     await vi.waitFor(
       async () =>
         expect(
@@ -113,9 +99,9 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
         ).not.toEqual([]),
       { timeout: 180_000, interval: 100 },
     );
-    await server.kill();
+    await fleetStore.server.kill();
     // A loop with no history and no copy is not started afresh while the store cannot say whether it mirrors one.
-    await expect(third.startWith('another', { ...SETTINGS, artifacts })).rejects.toThrow(
+    await expect(third.startWith('another', { ...SETTINGS, artifacts: fleetStore.artifacts })).rejects.toThrow(
       /cannot look up s3:\/\/fleet\/gate\/ledgers\/another\/ledger.jsonl.*start looks in the artifact store .* Nothing started/,
     );
     const status = await vi.waitFor(
@@ -135,7 +121,7 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
     const waiting = rowsOf((await third.ledger(loopId)).rows, 'package');
     expect(waiting.filter((row) => row.run_id === run && row.checkpoint_name === checkpoint)).toEqual([]);
 
-    await server.restart();
+    await fleetStore.server.restart();
     const finished = await vi.waitFor(
       async () => {
         const rows = rowsOf((await third!.ledger(loopId)).rows, 'package').filter((row) => row.event === 'finished');
@@ -147,7 +133,7 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
     expect(finished[0]?.exit_code).toBe(0);
     const uri = finished[0]?.package_uri ?? '';
     expect(uri).toMatch(new RegExp(`^s3://fleet/gate/packages/${loopId}/g001/`));
-    const store = new ObjectStore(artifacts);
+    const store = new ObjectStore(fleetStore.artifacts);
     expect((await fetchPackage(store, uri, path.join(third.dir, 'fetched'))).files).toBeGreaterThan(0);
     store.close();
     await third.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
