@@ -1,5 +1,6 @@
 // Damage done to a running loop's ledger copy at random (issue 24's fault drill): each kind an
 // operator, a crash or a bad restore can do to the state dir. Seeded, so that a drill repeats.
+import { existsSync } from 'node:fs';
 import { readFile, rm, truncate, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { expect, vi } from 'vitest';
@@ -13,13 +14,21 @@ import type { LoopDriver } from './loop-harness.js';
 const KINDS = ['truncate', 'garbage', 'duplicate', 'delete-line', 'swap', 'delete-file', 'delete-state-dir'] as const;
 export type CopyFault = (typeof KINDS)[number];
 
-/** Do one kind of damage to the copy in `stateDir`; `draw` picks the kind (unless given) and where. */
-async function damageCopy(stateDir: string, draw: () => number, kind?: CopyFault): Promise<CopyFault> {
+/**
+ * Do one kind of damage to the copy in `stateDir`; `draw` picks the kind (unless given) and where.
+ * A state dir that is not there (an earlier fault deleted it, and the loop has not made it again
+ * yet) holds no copy to edit: the editing kinds then do nothing and say so (`none`), as writing
+ * there would fail, or make the folder without its owner file. A copy not written yet is edited
+ * as an empty one (garbage makes a file of one torn line).
+ */
+async function damageCopy(stateDir: string, draw: () => number, kind?: CopyFault): Promise<CopyFault | 'none'> {
   const fault = kind ?? KINDS[Math.floor(draw() * KINDS.length)] ?? 'garbage';
   const file = ledgerCopyPath(stateDir);
   const text = await readFile(file, 'utf8').catch(() => '');
   const lines = text.split('\n').filter((line) => line !== '');
   const at = Math.floor(draw() * Math.max(1, lines.length));
+  const editing = fault !== 'delete-file' && fault !== 'delete-state-dir';
+  if (editing && !existsSync(stateDir)) return 'none';
   const write = (changed: string[]) => writeFile(file, changed.map((line) => `${line}\n`).join(''));
   switch (fault) {
     case 'truncate':
@@ -59,8 +68,12 @@ async function damageCopy(stateDir: string, draw: () => number, kind?: CopyFault
 }
 
 /** `count` faults one after another, 0-3 s apart (some before the keeper repaired the one before). */
-export async function damageAtRandom(stateDir: string, draw: () => number, count: number): Promise<CopyFault[]> {
-  const done: CopyFault[] = [];
+export async function damageAtRandom(
+  stateDir: string,
+  draw: () => number,
+  count: number,
+): Promise<(CopyFault | 'none')[]> {
+  const done: (CopyFault | 'none')[] = [];
   for (let fault = 0; fault < count; fault += 1) {
     done.push(await damageCopy(stateDir, draw));
     await sleep(Math.floor(draw() * 3_000));
