@@ -1,5 +1,5 @@
 import { fetchFiles, getPathRef } from '../artifacts/file-store.js';
-import { ArtifactStoreError, ObjectStore } from '../artifacts/object-store.js';
+import { ArtifactStoreError, usingStore } from '../artifacts/object-store.js';
 import { activityHooks } from './support/activity-context.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
 import { exists } from './support/move-aside.js';
@@ -18,12 +18,12 @@ export async function missingFiles(input: MissingFilesInput): Promise<string[]> 
   const missing: string[] = [];
   for (const file of input.files) if (!(await exists(file))) missing.push(file);
   if (missing.length === 0 || input.store === undefined) return missing;
-  const store = new ObjectStore(input.store.settings);
-  try {
+  const { loopId } = input.store;
+  return usingStore(input.store.settings, async (store) => {
     const left: string[] = [];
     for (const file of missing) {
       try {
-        const ref = await getPathRef(store, input.store.loopId, file);
+        const ref = await getPathRef(store, loopId, file);
         if (ref === null) left.push(file);
         else await fetchFiles(store, [ref]);
       } catch (error) {
@@ -34,7 +34,5 @@ export async function missingFiles(input: MissingFilesInput): Promise<string[]> 
       }
     }
     return left;
-  } finally {
-    store.close();
-  }
+  });
 }

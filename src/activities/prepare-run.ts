@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { teacherTarget } from '../config/candidate.js';
+import { teacherFile } from '../config/candidate.js';
 import { dumpPyYaml, fromJsonSafe, loadPyYaml, type PyMap } from '../config/pyyaml/index.js';
 import { expandGeneration } from '../rules/ids.js';
 import { exists, moveAside } from './support/move-aside.js';
@@ -34,16 +34,13 @@ export async function prepareRun(input: PrepareRunInput): Promise<PreparedRun> {
   const text = configText(await readBaseConfig(candidate), candidate, generation, input.split, input.seed);
   const path = configFile(paths.stateDir, generation, round, candidate.name);
   await writeConfig(path, text);
-  // With a store the lane may be another host: its job config and split go there by content.
+  // With a store the lane may be another host: its job config and split (a student's teacher file too) go there by content.
+  const student = teacherFile(candidate, generation, paths.workdir);
   const inputs =
     input.artifacts === undefined
       ? {}
       : {
-          inputs: await uploadInputs(input.artifacts, [
-            path,
-            input.split,
-            ...teacherFile(candidate, generation, paths.workdir),
-          ]),
+          inputs: await uploadInputs(input.artifacts, [path, input.split, ...(student === null ? [] : [student])]),
           data: await dataFingerprint(paths.dataRoot),
         };
   return {
@@ -66,13 +63,6 @@ async function uploadInputs(settings: ArtifactSettings, paths: readonly string[]
       throw ApplicationFailure.create({ message: error.message, type: STORE_UNAVAILABLE, nonRetryable: true });
     throw error;
   }
-}
-
-/** A student's teacher file (its overrides name it; the orchestrator has it, fetched when it waited for it). */
-function teacherFile(candidate: Candidate, generation: number, workdir: string): string[] {
-  const target = teacherTarget(candidate, generation);
-  // As the generation names the file it waits for (workflows/generation/state.ts, inWorkdir).
-  return target === null ? [] : [target.startsWith('/') ? target : `${workdir}/${target}`];
 }
 
 /**

@@ -7,3 +7,11 @@ export interface FileRef {
   readonly sha256: string;
   readonly bytes: number;
 }
+
+/**
+ * Of a run's files, what another host needs to use some of its checkpoints: the run's inputs
+ * (every file outside its run directory: job config, split, teacher file) and `kept` of the files inside it.
+ */
+export function runFilesFor(files: readonly FileRef[], runDir: string, kept: readonly string[]): FileRef[] {
+  return files.filter((ref) => kept.includes(ref.path) || !ref.path.startsWith(`${runDir}/`));
+}

@@ -174,3 +174,13 @@ export class ObjectStore {
     this.client.destroy();
   }
 }
+
+/** Runs `work` with a client of the store, closed after it whatever happens. */
+export async function usingStore<T>(settings: ArtifactSettings, work: (store: ObjectStore) => Promise<T>): Promise<T> {
+  const store = new ObjectStore(settings);
+  try {
+    return await work(store);
+  } finally {
+    store.close();
+  }
+}

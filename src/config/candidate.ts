@@ -19,3 +19,18 @@ export function teacherTarget(candidate: Pick<Candidate, 'overrides'>, generatio
   const value = candidate.overrides[TEACHER_OVERRIDE];
   return typeof value === 'string' ? expandGeneration(value, generation) : null;
 }
+
+/** A path as the loop's subprocesses see it: relative ones resolve against the workdir. */
+export function inWorkdir(workdir: string, file: string): string {
+  return file.startsWith('/') ? file : `${workdir}/${file}`;
+}
+
+/** teacherTarget's file as the loop names it (in the workdir): the one the generation waits for. */
+export function teacherFile(
+  candidate: Pick<Candidate, 'overrides'>,
+  generation: number,
+  workdir: string,
+): string | null {
+  const target = teacherTarget(candidate, generation);
+  return target === null ? null : inWorkdir(workdir, target);
+}

@@ -20,11 +20,6 @@ export interface EnsembleMember {
   readonly files?: readonly FileRef[];
 }
 
-/** Of a run's files, what an ensemble of its checkpoint needs on another host: the checkpoint and the run's inputs. */
-export function memberFiles(files: readonly FileRef[], runDir: string, checkpoint: string): FileRef[] {
-  return files.filter((ref) => ref.path === checkpoint || !ref.path.startsWith(`${runDir}/`));
-}
-
 export interface RoundEnsembleState {
   /** The best members of every round already folded in. */
   readonly pool: readonly EnsembleMember[];

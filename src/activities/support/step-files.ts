@@ -3,10 +3,10 @@
 // host lacks are fetched; after, the files a later step on another host reads are uploaded, by
 // content, before the step's outcome is returned (a row recorded done names files in the store).
 import { readdir } from 'node:fs/promises';
-import { join, sep } from 'node:path';
-import type { FileRef } from '../../artifacts/file-ref.js';
+import { join } from 'node:path';
+import { runFilesFor, type FileRef } from '../../artifacts/file-ref.js';
 import { fetchFiles, publishFiles } from '../../artifacts/file-store.js';
-import { ObjectStore } from '../../artifacts/object-store.js';
+import { usingStore } from '../../artifacts/object-store.js';
 import type { ArtifactSettings } from '../../artifacts/store-settings.js';
 import { evalScoresPath } from '../../ledger/eval-row.js';
 import type { EvalRow } from '../../rules/types.js';
@@ -41,12 +41,7 @@ export async function uploadStepFiles(
  * orchestrator's short activities): a store that fails throws its ArtifactStoreError.
  */
 export async function uploadOnce(settings: ArtifactSettings, paths: readonly string[]): Promise<FileRef[]> {
-  const store = new ObjectStore(settings);
-  try {
-    return (await publishFiles(store, paths)).refs;
-  } finally {
-    store.close();
-  }
+  return (await usingStore(settings, (store) => publishFiles(store, paths))).refs;
 }
 
 /** Every file under a run directory, sorted: its checkpoints and what the trainer wrote beside them. */
@@ -71,13 +66,11 @@ export async function evalRowFiles(
   runDir: string,
   log: string,
 ): Promise<FileRef[]> {
-  const inRunDir = (ref: FileRef) => ref.path.startsWith(runDir + sep);
   // An ensemble's "checkpoint" is its manifest: it has no validation files of its own.
   const validation = isCheckpointName(row.checkpoint_name)
     ? [validationFile(runDir, row.checkpoint_name, 'json'), validationFile(runDir, row.checkpoint_name, 'scores.jsonl')]
     : [];
-  const own = new Set([row.checkpoint, ...validation]);
-  const kept = runFiles.filter((ref) => !inRunDir(ref) || own.has(ref.path));
+  const kept = runFilesFor(runFiles, runDir, [row.checkpoint, ...validation]);
   const scores = evalScoresPath(stateDir, row.run_id, row.checkpoint_name, row.role);
   const outputs = [row.eval_json, ...((await exists(scores)) ? [scores] : [])];
   return [...kept, ...(await uploadStepFiles(settings, outputs, log))];

@@ -20,7 +20,8 @@ import { onChildLost, onReportOf } from './reports.js';
 import { adoptChild } from './adoption.js';
 import { compareKeyFor } from '../../rules/champion.js';
 import { reserveChildDetails, runChildDetails, teacherChildDetails } from './child-details.js';
-import { inWorkdir, now, type Generation } from './state.js';
+import { now, type Generation } from './state.js';
+import { inWorkdir } from '../../config/candidate.js';
 
 interface JobByKind {
   run: RunJob;

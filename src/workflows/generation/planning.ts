@@ -8,7 +8,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { teacherTarget } from '../../config/candidate.js';
+import { inWorkdir, teacherFile, teacherTarget } from '../../config/candidate.js';
 import { reserveDue } from '../../ledger/loop-state.js';
 import { MANIFEST_NAME } from '../../rules/constants.js';
 import { expandGeneration, padGeneration, roundManifestName, runIdFor } from '../../rules/ids.js';
@@ -31,7 +31,7 @@ import {
 import type { GenerationActivities } from './activities.js';
 import { pausing } from './hand-over.js';
 import { ensembleJob, newRunJob, reserveJob, type Job } from './jobs.js';
-import { inWorkdir, now, type Generation } from './state.js';
+import { now, type Generation } from './state.js';
 
 /** The next job to dispatch, or null when there is none (the loop is idle). */
 export async function nextJob(gen: Generation, { cpu }: GenerationActivities): Promise<Job | null> {
@@ -94,12 +94,11 @@ async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Pro
   const generation = gen.state.generation;
   // Students sit the round out while their teacher file does not exist (each path reported once).
   const targets = all.flatMap((candidate) => {
-    const target = teacherTarget(candidate, generation);
-    return target === null ? [] : [{ name: candidate.name, file: inWorkdir(config.workdir, target) }];
+    const file = teacherFile(candidate, generation, config.workdir);
+    return file === null ? [] : [{ name: candidate.name, file }];
   });
-  const store = config.artifacts === undefined ? {} : { store: { settings: config.artifacts, loopId: gen.loopId } };
   const missing =
-    targets.length > 0 ? await cpu.missingFiles({ files: targets.map((target) => target.file), ...store }) : [];
+    targets.length > 0 ? await cpu.missingFiles({ files: targets.map((target) => target.file), ...storeOf(gen) }) : [];
   for (const file of missing) {
     if (gen.waitsReported.includes(file)) continue;
     gen.waitsReported.push(file);
@@ -133,6 +132,14 @@ async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Pro
   return true;
 }
 
+/** With loop.yaml `artifacts:`: where a file another host made may be found (missingFiles fetches it). */
+function storeOf(gen: Generation): {
+  store?: { settings: NonNullable<Generation['config']['artifacts']>; loopId: string };
+} {
+  const settings = gen.config.artifacts;
+  return settings === undefined ? {} : { store: { settings, loopId: gen.loopId } };
+}
+
 /** Due builds: the teacher build once its runs are final, then due ensembles (docs/behaviour.md, section 7). */
 async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu']): Promise<void> {
   const { config, paths } = gen;
@@ -141,8 +148,7 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
     gen.teacher = { ...gen.teacher, offered: true };
     const file = inWorkdir(config.workdir, expandGeneration(config.teacher_path, generation));
     // An existing teacher file means no build.
-    const store = config.artifacts === undefined ? {} : { store: { settings: config.artifacts, loopId: gen.loopId } };
-    if ((await cpu.missingFiles({ files: [file], ...store })).length > 0) {
+    if ((await cpu.missingFiles({ files: [file], ...storeOf(gen) })).length > 0) {
       gen.builds.push({
         kind: 'teacher',
         jobId: `teacher-g${padGeneration(generation)}`,

@@ -31,7 +31,8 @@ import {
   isRunReport,
   isTeacherReport,
 } from '../report-shapes.js';
-import { addMember, memberFiles, type EnsembleMember } from '../round-ensembles.js';
+import { addMember, type EnsembleMember } from '../round-ensembles.js';
+import { runFilesFor } from '../../artifacts/file-ref.js';
 import { runFinal } from '../round-progress.js';
 import { teacherRunFinal } from '../teacher-plan.js';
 import { SPLIT_FAILED_MEMO } from '../split-failure.js';
@@ -89,7 +90,7 @@ function runIsFinal(gen: Generation, job: RunJob, report: Pick<RunReport, 'run' 
       validation_gate_auc: selected.validationGateAuc,
       validation_fail_to_pass: selected.falseNegatives ?? 0,
       round: run.round,
-      ...(run.files === undefined ? {} : { files: memberFiles(run.files, runDir, checkpoint) }),
+      ...(run.files === undefined ? {} : { files: runFilesFor(run.files, runDir, [checkpoint]) }),
     };
     gen.roundEnsembles = addMember(gen.roundEnsembles, member);
   }
@@ -232,7 +233,7 @@ export function onTeacherReport(gen: Generation, signal: string, report: Teacher
         return {
           config: built.get(member.run_id)?.config_path ?? '',
           checkpoint,
-          ...(files === undefined ? {} : { files: memberFiles(files, runDir, checkpoint) }),
+          ...(files === undefined ? {} : { files: runFilesFor(files, runDir, [checkpoint]) }),
         };
       });
     }

@@ -263,8 +263,3 @@ export function laneDown(gen: Generation, lane: string): void {
   gen.lanesDownUntil[lane] = Date.now() + durationMs(gen.config.timeouts.schedule_to_start);
   log.warn('lane did not start work in time; sending its jobs elsewhere for a while', { lane });
 }
-
-/** A path as the loop's subprocesses see it: relative ones resolve against the workdir. */
-export function inWorkdir(workdir: string, file: string): string {
-  return file.startsWith('/') ? file : `${workdir}/${file}`;
-}
