@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isEnsembleRun } from '../ledger/eval-row.js';
 import { isCheckpointName } from '../contract/selection.js';
 import type { EvalRow } from '../rules/types.js';
@@ -7,7 +8,12 @@ import { bandScores, evaluateMany } from './support/evaluator.js';
 import { badInput, CONTRACT_ERROR } from './support/step-errors.js';
 import type { EvaluateRunInput } from './types.js';
 import { batchEvalLog, runDir } from './support/paths.js';
-import { evalRowFiles, fetchStepFiles } from './support/step-files.js';
+import { evalRowFiles, fetchStepFiles, uploadStepFiles } from './support/step-files.js';
+import { manifestMembers, manifestText, writeManifestFile } from './support/manifest-file.js';
+import { exists } from './support/move-aside.js';
+import type { ArtifactSettings } from '../artifacts/store-settings.js';
+import type { FileRef } from '../artifacts/file-ref.js';
+import type { RunRow } from '../ledger/rows.js';
 
 /**
  * Scores the given checkpoints of a run on one role and returns one eval row each
@@ -29,7 +35,11 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
   }
   const log = batchEvalLog(paths.stateDir, run.run_id, role);
   // With a store the run may have trained on another host: its files are fetched here unless present.
-  if (input.artifacts !== undefined) await fetchStepFiles(input.artifacts, run.files ?? [], log);
+  let runFiles = run.files ?? [];
+  if (input.artifacts !== undefined) {
+    await fetchStepFiles(input.artifacts, runFiles, log);
+    if (isEnsembleRun(run)) runFiles = await restoredManifest(input.artifacts, run, runFiles, log);
+  }
   const bands = new Map<string, string | null>();
   for (const name of checkpoints) {
     bands.set(name, await bandScores(input, run, name));
@@ -53,7 +63,7 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
                 input.artifacts,
                 paths.stateDir,
                 judged,
-                run.files ?? [],
+                runFiles,
                 runDir(paths, run.run_id),
                 log,
               ),
@@ -62,4 +72,35 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
     }
   }
   return rows;
+}
+
+/**
+ * An ensemble whose manifest the store did not take when it was written (its row's files lack
+ * it) and that this host does not have: the manifest is written again from the row's members,
+ * checked by the row's sha256, and uploaded, so the eval rows name it for the hosts after this one.
+ */
+async function restoredManifest(
+  settings: ArtifactSettings,
+  run: RunRow,
+  files: readonly FileRef[],
+  log: string,
+): Promise<readonly FileRef[]> {
+  if (files.some((ref) => ref.path === run.config_path) || (await exists(run.config_path))) return files;
+  const members = manifestMembers(run.members);
+  if (members === null) {
+    throw badInput(
+      `ensemble ${run.run_id}: manifest ${run.config_path} is not here and its row names no members`,
+      CONTRACT_ERROR,
+    );
+  }
+  // Checked before it is written: a file that differs is never left where the next attempt would take it.
+  const sha256 = createHash('sha256').update(manifestText(members)).digest('hex');
+  if (sha256 !== run.config_sha256) {
+    throw badInput(
+      `ensemble ${run.run_id}: manifest ${run.config_path} written again from the row's members would have sha256 ${sha256}, the row says ${run.config_sha256}`,
+      CONTRACT_ERROR,
+    );
+  }
+  await writeManifestFile(run.config_path, members);
+  return [...(await uploadStepFiles(settings, [run.config_path], log)), ...files];
 }

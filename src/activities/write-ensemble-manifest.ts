@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { padGeneration } from '../rules/ids.js';
-import { exists } from './support/move-aside.js';
 import type { FileRef } from '../artifacts/file-ref.js';
 import { ArtifactStoreError } from '../artifacts/object-store.js';
 import { activityHooks } from './support/activity-context.js';
+import { writeManifestFile } from './support/manifest-file.js';
 import { uploadOnce } from './support/step-files.js';
 import type { EnsembleManifest, EnsembleManifestInput } from './types.js';
 
@@ -15,29 +13,19 @@ import type { EnsembleManifest, EnsembleManifestInput } from './types.js';
  */
 export async function writeEnsembleManifest(input: EnsembleManifestInput): Promise<EnsembleManifest> {
   const path = join(input.paths.stateDir, 'ensembles', `gen-${padGeneration(input.generation)}`, input.name);
-  if (!(await exists(path))) {
-    await mkdir(dirname(path), { recursive: true });
-    const members = input.members.map((member) => ({ config: member.config, checkpoint: member.checkpoint }));
-    await writeFile(path, `${JSON.stringify({ members }, null, 2)}\n`, { flag: 'wx' });
-  }
-  const sha256 = createHash('sha256')
-    .update(await readFile(path))
-    .digest('hex');
+  const sha256 = await writeManifestFile(path, input.members);
   if (input.artifacts === undefined) return { path, sha256 };
-  let manifest: FileRef | undefined;
-  try {
-    [manifest] = await uploadOnce(input.artifacts, [path]);
-  } catch (error) {
-    // The store down: the manifest stays on this host, and a lane elsewhere scores the ensemble as failed.
-    if (!(error instanceof ArtifactStoreError)) throw error;
-    activityHooks().warn(`${error.message}; the ensemble's manifest ${path} is not in the store`);
-    return { path, sha256 };
-  }
   // Members share their split (and may share configs): each file once.
-  const files = [...(manifest === undefined ? [] : [manifest]), ...(input.files ?? [])];
-  return {
-    path,
-    sha256,
-    files: files.filter((ref, index) => files.findIndex((other) => other.path === ref.path) === index),
-  };
+  const unique = (files: readonly FileRef[]) =>
+    files.filter((ref, index) => files.findIndex((other) => other.path === ref.path) === index);
+  try {
+    const [manifest] = await uploadOnce(input.artifacts, [path]);
+    return { path, sha256, files: unique([...(manifest === undefined ? [] : [manifest]), ...(input.files ?? [])]) };
+  } catch (error) {
+    // The store down: the manifest stays on this host; the lane that scores the ensemble writes
+    // the same bytes from the run row's members (checked by its sha256) and uploads them itself.
+    if (!(error instanceof ArtifactStoreError)) throw error;
+    activityHooks().warn(`${error.message}; the ensemble's manifest ${path} is written again where it is scored`);
+    return { path, sha256, files: unique(input.files ?? []) };
+  }
 }
