@@ -23,6 +23,7 @@ import {
   endIdlePackaging,
   loopState,
   packagingLines,
+  storeWaitLines,
   packagingView,
   startLoop,
   stopLoop,
@@ -325,6 +326,7 @@ connectionOptions(
       const registry = packaging?.registry;
       const registered = registryLine(registry);
       const { ended: packagingEnded, upload } = await packagingLines(client, loopId);
+      const storeWaits = await storeWaitLines(client, status.view);
       console.log(
         options.json
           ? JSON.stringify(
@@ -337,6 +339,7 @@ connectionOptions(
                 ...(registry ? { registry } : {}),
                 ...(packagingEnded ? { packaging_ended: packagingEnded } : {}),
                 ...(upload ? { package_upload: upload } : {}),
+                ...(storeWaits.length > 0 ? { store_waits: storeWaits } : {}),
               },
               null,
               2,
@@ -349,6 +352,7 @@ connectionOptions(
               ...(registered ? [registered] : []),
               ...(packagingEnded ? [packagingEnded] : []),
               ...(upload ? [upload] : []),
+              ...storeWaits,
             ].join('\n'),
       );
       return;

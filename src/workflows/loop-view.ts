@@ -16,6 +16,8 @@ export interface LoopView extends StateJson {
   readonly loop_id: string;
   /** Where the loop keeps its state (ledger copy, splits, notify.json); absent on older workers. */
   readonly state_dir?: string;
+  /** loop.yaml `artifacts:` url (never credentials): `status` then asks in-flight jobs whether they wait for the store. */
+  readonly artifact_store?: string;
   readonly round: number;
   readonly stopping: boolean;
   readonly split_ready: boolean;

@@ -164,5 +164,8 @@ export const DATA_MISMATCH = 'DataMismatch';
 /** The artifact store did not take a job's inputs (down, refusing): the run waits for it and tries again. */
 export const STORE_UNAVAILABLE = 'StoreUnavailable';
 
+/** How a training run's current details begin while it waits for the store to take its job inputs. */
+export const STORE_WAIT_DETAILS = "the run's job inputs wait for the artifact store";
+
 /** A candidates file the generation cannot start from (the loop fails, naming the problem). */
 export const CANDIDATES_INVALID = 'CandidatesInvalid';

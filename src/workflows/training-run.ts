@@ -5,6 +5,7 @@ import {
   log,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -22,6 +23,7 @@ import {
   runReportedSignal,
   SPLIT_MISSING,
   STORE_UNAVAILABLE,
+  STORE_WAIT_DETAILS,
   type RunReport,
 } from './messages.js';
 import { splitActivityOptions } from './queues.js';
@@ -153,7 +155,9 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     const prepare = async (): Promise<PreparedRun> => {
       for (let wait = 5_000; ; wait = Math.min(60_000, wait * 2)) {
         try {
-          return await prepareOnce();
+          const prepared = await prepareOnce();
+          setCurrentDetails('');
+          return prepared;
         } catch (error) {
           if (!failureOfType(error, STORE_UNAVAILABLE)) throw error;
           log.warn('the artifact store does not take the job inputs; the run waits for it', {
@@ -161,6 +165,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
             error: failureText(error),
             retryInSeconds: wait / 1000,
           });
+          // The Web UI's "current details", and `status` (STORE_WAIT_DETAILS).
+          setCurrentDetails(`${STORE_WAIT_DETAILS}: ${failureText(error)}; trying again in ${wait / 1000} s`);
           await sleep(wait);
         }
       }

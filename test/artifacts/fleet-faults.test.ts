@@ -1,4 +1,4 @@
-// A fleet without a shared disk under faults (docs/fleetStore.artifacts.md): a lane host killed in the middle
+// A fleet without a shared disk under faults (docs/artifacts.md): a lane host killed in the middle
 // of uploading a run it trained (the store made to hang first, so the kill is sure to land there),
 // then started again on a new, empty disk. Real dev server, worker processes in private mount
 // namespaces, fixture stack and S3 server (SeaweedFS).

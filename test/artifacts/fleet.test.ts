@@ -1,9 +1,10 @@
-// A fleet without a shared disk (docs/fleetStore.artifacts.md): two lane hosts and a package host, each
+// A fleet without a shared disk (docs/artifacts.md): two lane hosts and a package host, each
 // with a `loops/` of its own (a private mount namespace and tmpfs, so a read of another host's
 // state dir or runs root fails), the orchestrator on this process's disk; nothing shared but
 // Temporal, the store, the data and the stack: through rounds, a teacher build and its students,
-// the teacher and round ensembles, a reserve check and packages. Real dev server, worker
-// processes, fixture stack and S3 server (SeaweedFS).
+// the teacher and round ensembles, a reserve check and packages; then the same loop on one box at
+// the same paths, whose ledger it must equal. Real dev server, worker processes, fixture stack and
+// S3 server (SeaweedFS).
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,7 +14,8 @@ import { ObjectStore } from '../../src/artifacts/object-store.js';
 import { fetchPackage } from '../../src/artifacts/package-store.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
-import { expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
+import type { LedgerRow } from '../../src/ledger/rows.js';
+import { evalKey, expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
 import { storeForFile } from '../helpers/object-store.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 
@@ -25,25 +27,70 @@ const CANDIDATES = [
   { name: 'student', overrides: { gate_soft_targets: TEACHER } },
 ];
 
+/** The loop.yaml settings of both runs: a teacher after round 2, a reserve check once round 3's ensemble was scored. */
+const SETTINGS = {
+  saturation_evals: 30,
+  max_reserve_checks: 1,
+  teacher_after_round: 2,
+  teacher_path: TEACHER,
+};
+
+/** Stopped once generation 2 planned its first round: generation 1 is whole in both runs. */
+async function runUntilGeneration2(loop: ProcessLoop, loopId: string, settings: Record<string, unknown>) {
+  await loop.startWith(loopId, { ...SETTINGS, ...settings });
+  await loop.waitFor(loopId, (view) => view.generation >= 2 && view.round >= 1, 480_000);
+  await loop.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+  await loop.result(loopId);
+  return (await loop.ledger(loopId)).rows;
+}
+
+/**
+ * The rows that name no host and no time, by identity: runs, evaluations, teachers and splits,
+ * without their times, the store's `files` and `package_uri`, GPU figures and lost lanes. (Champions,
+ * fronts, reserve checks, packages and generations follow from the order evaluations arrive in,
+ * which no two runs of two lanes share.)
+ */
+type Comparable = Map<string, Record<string, unknown>>;
+
+function comparable(rows: readonly LedgerRow[]): Comparable {
+  const hostOrTime = new Set([
+    'started',
+    'finished',
+    'time',
+    'files',
+    'package_uri',
+    'gpu_seconds',
+    'gpu_peak_mib',
+    'gpu_usd',
+    'lost_lanes',
+  ]);
+  const keyOf = (row: LedgerRow): string | null => {
+    if (row.type === 'run') return `run ${row.run_id}`;
+    if (row.type === 'eval') return `eval ${evalKey(row)}`;
+    if (row.type === 'teacher') return `teacher ${row.generation}`;
+    if (row.type === 'split') return `split ${row.generation}`;
+    return null;
+  };
+  const out: Comparable = new Map();
+  for (const row of rows) {
+    const key = keyOf(row);
+    if (key === null) continue;
+    out.set(key, Object.fromEntries(Object.entries(row).filter(([field]) => !hostOrTime.has(field))));
+  }
+  return out;
+}
+
 describe('a fleet without a shared disk: two lane hosts and a package host, each with a disk of its own', () => {
   let loop: ProcessLoop | undefined;
+  // What the fleet recorded, for the one-box run at the same paths to be compared with.
+  let fleet: { rows: readonly LedgerRow[]; dir: string } | undefined;
   const fleetStore = storeForFile(async () => loop?.dispose());
 
   it('trains, scores, builds a teacher, ensembles and checks the reserve on the lanes, packages on its own host, every file another host wrote coming through the store', async () => {
     const loopId = 'fleet';
     loop = await createProcessLoop({ candidates: CANDIDATES, lanes: 2, privateHosts: true });
-    // A teacher after round 2 (its students wait for it); the reserve check once round 3's ensemble was scored.
-    await loop.startWith(loopId, {
-      artifacts: fleetStore.artifacts,
-      saturation_evals: 30,
-      max_reserve_checks: 1,
-      teacher_after_round: 2,
-      teacher_path: TEACHER,
-    });
-    await loop.waitFor(loopId, (view) => view.generation >= 2 && view.round >= 1, 480_000);
-    await loop.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
-    await loop.result(loopId);
-    const { rows } = await loop.ledger(loopId);
+    const rows = await runUntilGeneration2(loop, loopId, { artifacts: fleetStore.artifacts });
+    fleet = { rows, dir: loop.dir };
     expectEachRunAndEvalOnce(rows, 'the fleet');
     const config = loop.configFor(loopId);
 
@@ -127,5 +174,28 @@ describe('a fleet without a shared disk: two lane hosts and a package host, each
     } finally {
       store.close();
     }
+  }, 600_000);
+
+  it('records what a one-box run at the same paths records, in every row that names no host and no time', async () => {
+    if (fleet === undefined) throw new Error('the fleet run comes first');
+    await loop?.dispose();
+    loop = await createProcessLoop({ candidates: CANDIDATES, lanes: 2, dir: fleet.dir });
+    const oneBoxRows = await runUntilGeneration2(loop, 'fleet', {});
+    const [inFleet, oneBox] = [fleet.rows, oneBoxRows].map(comparable) as [Comparable, Comparable];
+    // The advance cuts generation 1's last rounds wherever it lands: a round ensemble it folded
+    // early has fewer members in one run, and it with its evaluations is left out (only those).
+    const members = (rows: Comparable, runId: unknown) =>
+      JSON.stringify(((rows.get(`run ${String(runId)}`)?.members ?? []) as { run_id?: string }[]).map((m) => m.run_id));
+    const cut = (row: Record<string, unknown>) =>
+      String(row.run_id).startsWith('ens-') && members(inFleet, row.run_id) !== members(oneBox, row.run_id);
+    const both = [...inFleet.entries()].filter(([key, row]) => oneBox.has(key) && !cut(row));
+    for (const [key, row] of both) expect(oneBox.get(key), key).toEqual(row);
+    // Every row of the rounds before the reserve check (the teacher's and its students' included) is in both, the same.
+    const early = (rows: Comparable) =>
+      [...rows.entries()].filter(([, row]) => row.generation === 1 && Number(row.round ?? 0) <= 3).map(([key]) => key);
+    expect(early(oneBox).sort()).toEqual(early(inFleet).sort());
+    expect(both.map(([key]) => key)).toEqual(expect.arrayContaining(early(inFleet)));
+    expect(early(inFleet).length).toBeGreaterThan(15);
+    expect(both.length).toBeGreaterThan(early(inFleet).length);
   }, 600_000);
 });

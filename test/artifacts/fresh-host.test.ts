@@ -114,6 +114,17 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
       },
       { timeout: 120_000, interval: 1_000 },
     );
+    // Each job in flight waits for the store, and status names it: a lane step to take its files,
+    // or (a run dispatched after the store went) the run's workflow to take its job inputs.
+    await vi.waitFor(
+      async () => {
+        const out = await championLoopAt(third?.server ?? { address: '', namespace: '' }, ['status', loopId]);
+        expect(out.stdout).toMatch(
+          /^store: champ-g001-r\d{4}-\w+(?: on champion-loop\.test\.gpu\d waits to (?:upload|fetch)|: the run's job inputs wait for the artifact store): artifact store: .*trying again in \d+ s$/m,
+        );
+      },
+      { timeout: 120_000, interval: 1_000 },
+    );
     const [, run, checkpoint] =
       new RegExp(`s3://fleet/gate/packages/${loopId}/g001/([^/]+)/([^/:]+)/`).exec(status) ?? [];
     expect(run).toBeDefined();

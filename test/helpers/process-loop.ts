@@ -31,6 +31,8 @@ export interface ProcessLoopOptions extends HarnessOptions {
    * process's. Only the data and the stack are shared, as on hosts that sync them.
    */
   readonly privateHosts?: boolean;
+  /** The loop's folder (made if missing; removed by `dispose`), for a run at the same paths as one before; default a fresh temporary one. */
+  readonly dir?: string;
 }
 
 export interface ProcessLoop extends LoopDriver {
@@ -62,7 +64,8 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
   let server = options.server
     ? await options.server()
     : await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
-  const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-faults-'));
+  const dir = options.dir ?? (await mkdtemp(path.join(tmpdir(), 'champion-loop-faults-')));
+  await mkdir(dir, { recursive: true });
   const { config } = await writeLoopFolder(dir, options);
   const laneCount = options.lanes ?? 2;
   const at = { address: server.address, namespace: server.namespace };

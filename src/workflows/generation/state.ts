@@ -142,6 +142,7 @@ export function view(gen: Generation): LoopView {
     ...stateJson(gen.state, gen.paths.stateDir, now()),
     loop_id: gen.loopId,
     state_dir: gen.paths.stateDir,
+    ...(gen.config.artifacts === undefined ? {} : { artifact_store: gen.config.artifacts.url }),
     round: gen.round,
     stopping: gen.stopping,
     split_ready: gen.split !== null,
