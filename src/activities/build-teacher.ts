@@ -11,7 +11,8 @@ import { lineageKey } from './support/teacher-lineage.js';
 import type { TeacherInput, TeacherMember, TeacherOutcome } from './types.js';
 import type { FileRef } from '../artifacts/file-ref.js';
 import { putPathRef } from '../artifacts/file-store.js';
-import { fetchStepFiles, uploadStepFiles } from './support/step-files.js';
+import { uploadStepFiles } from './support/step-files.js';
+import { withStepFiles } from './support/run-dir-cache.js';
 import { withStore } from './support/store-retry.js';
 
 /** One member scored on the development role: its selected checkpoint and where its report and scores go. */
@@ -49,69 +50,73 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
   const namespace = `teacher-g${padGeneration(input.generation)}`;
   const log = join(logsDir(paths.stateDir), `${namespace}.log`);
   try {
-    // With a store the members trained on other hosts: their run directories and configs are fetched here unless present.
-    if (input.store !== undefined)
-      await fetchStepFiles(
-        input.store.settings,
-        input.members.flatMap((member) => member.files ?? []),
-        log,
-      );
-    const folder = join(dirname(teacherPath), 'members');
-    const jobs: MemberJob[] = [];
-    for (const member of input.members) {
-      const selection = await readSelection(join(runDir(paths, member.run_id), 'selection.json'));
-      const checkpoint = join(runDir(paths, member.run_id), selection.checkpoint);
-      members.push({
-        run_id: member.run_id,
-        checkpoint_name: selection.checkpoint,
-        config: member.config_path,
-        checkpoint,
-      });
-      jobs.push({
-        member,
-        checkpointName: selection.checkpoint,
-        report: join(folder, `${member.run_id}.dev.json`),
-        scores: join(folder, `${member.run_id}.dev.scores.jsonl`),
-      });
-    }
-    // A member whose report exists was scored by an earlier attempt.
-    const pending: MemberJob[] = [];
-    for (const job of jobs) {
-      if (await exists(job.report)) continue;
-      const text = await readFile(job.member.config_path, 'utf8');
-      if (sha256(text) !== job.member.config_sha256) {
-        return done('failed', {
-          error: `teacher member config ${job.member.config_path} changed since ${job.member.run_id} trained (sha256 differs)`,
+    const build = async (): Promise<TeacherOutcome> => {
+      const folder = join(dirname(teacherPath), 'members');
+      const jobs: MemberJob[] = [];
+      for (const member of input.members) {
+        const selection = await readSelection(join(runDir(paths, member.run_id), 'selection.json'));
+        const checkpoint = join(runDir(paths, member.run_id), selection.checkpoint);
+        members.push({
+          run_id: member.run_id,
+          checkpoint_name: selection.checkpoint,
+          config: member.config_path,
+          checkpoint,
+        });
+        jobs.push({
+          member,
+          checkpointName: selection.checkpoint,
+          report: join(folder, `${member.run_id}.dev.json`),
+          scores: join(folder, `${member.run_id}.dev.scores.jsonl`),
         });
       }
-      pending.push(job);
-    }
-    const failure =
-      input.reuseTeacherPreparation === true
-        ? await scoreBatched(input, namespace, folder, pending)
-        : await scoreEach(input, namespace, folder, pending);
-    if (failure !== null) return done('failed', { error: failure });
-    for (const job of jobs) {
-      if (!(await exists(job.report)))
-        return done('failed', { error: `no development report for ${job.member.run_id} at ${job.report}` });
-    }
-    const tmp = `${teacherPath}.tmp`;
-    await mkdir(dirname(teacherPath), { recursive: true });
-    await moveAside(tmp);
-    const result = await runLoopStep(paths, {
-      step: 'teacher scores',
-      commandKey: 'teacher_scores',
-      command: [...commands.teacher_scores, '--inputs', ...jobs.map((job) => job.scores), '--output', tmp],
+      // A member whose report exists was scored by an earlier attempt.
+      const pending: MemberJob[] = [];
+      for (const job of jobs) {
+        if (await exists(job.report)) continue;
+        const text = await readFile(job.member.config_path, 'utf8');
+        if (sha256(text) !== job.member.config_sha256) {
+          return done('failed', {
+            error: `teacher member config ${job.member.config_path} changed since ${job.member.run_id} trained (sha256 differs)`,
+          });
+        }
+        pending.push(job);
+      }
+      const failure =
+        input.reuseTeacherPreparation === true
+          ? await scoreBatched(input, namespace, folder, pending)
+          : await scoreEach(input, namespace, folder, pending);
+      if (failure !== null) return done('failed', { error: failure });
+      for (const job of jobs) {
+        if (!(await exists(job.report)))
+          return done('failed', { error: `no development report for ${job.member.run_id} at ${job.report}` });
+      }
+      const tmp = `${teacherPath}.tmp`;
+      await mkdir(dirname(teacherPath), { recursive: true });
+      await moveAside(tmp);
+      const result = await runLoopStep(paths, {
+        step: 'teacher scores',
+        commandKey: 'teacher_scores',
+        command: [...commands.teacher_scores, '--inputs', ...jobs.map((job) => job.scores), '--output', tmp],
+        log,
+      });
+      if (result.exitCode !== 0)
+        return done('failed', { error: `teacher scores ended with ${describeEnd(result)} (log ${log})` });
+      await rename(tmp, teacherPath);
+      const built = sha256(await readFile(teacherPath));
+      if (input.store === undefined) return done('ok', { sha256: built });
+      // The students' lanes and the orchestrator (which waits for the file) find it by its path.
+      const files = await shareTeacherFile(input.store, teacherPath, log);
+      return done('ok', { sha256: built, files });
+    };
+    // With a store the members trained on other hosts: their run directories and configs are fetched here unless present.
+    if (input.store === undefined) return await build();
+    return await withStepFiles(
+      input.store.settings,
+      paths.runsRoot,
+      input.members.flatMap((member) => member.files ?? []),
       log,
-    });
-    if (result.exitCode !== 0)
-      return done('failed', { error: `teacher scores ended with ${describeEnd(result)} (log ${log})` });
-    await rename(tmp, teacherPath);
-    const built = sha256(await readFile(teacherPath));
-    if (input.store === undefined) return done('ok', { sha256: built });
-    // The students' lanes and the orchestrator (which waits for the file) find it by its path.
-    const files = await shareTeacherFile(input.store, teacherPath, log);
-    return done('ok', { sha256: built, files });
+      build,
+    );
   } catch (error) {
     // Cancellation and a command that cannot start are not a failed build: the workflow hears them.
     if (activityHooks().signal?.aborted || (error as { nonRetryable?: boolean }).nonRetryable) throw error;

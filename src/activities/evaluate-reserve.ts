@@ -4,7 +4,7 @@ import { bandScores, evaluateOne } from './support/evaluator.js';
 import { laneAdmission } from './support/lane-admission.js';
 import type { ReserveInput, ReserveOutcome, LaneAdmission } from './types.js';
 import { batchEvalLog } from './support/paths.js';
-import { fetchStepFiles } from './support/step-files.js';
+import { withStepFiles } from './support/run-dir-cache.js';
 
 /**
  * Scores the champion once on the reserve role with its band scores (the evaluation part of a
@@ -14,12 +14,19 @@ import { fetchStepFiles } from './support/step-files.js';
 export async function evaluateReserve(input: ReserveInput): Promise<ReserveOutcome> {
   const run = evalSourceOf(input.champion);
   // With a store the champion was trained and scored on another host: its files are fetched here unless present.
-  if (input.artifacts !== undefined)
-    await fetchStepFiles(
-      input.artifacts,
-      input.champion.files ?? [],
-      batchEvalLog(input.paths.stateDir, run.run_id, 'reserve'),
-    );
+  if (input.artifacts === undefined) return scoreReserve(input);
+  return withStepFiles(
+    input.artifacts,
+    input.paths.runsRoot,
+    input.champion.files ?? [],
+    batchEvalLog(input.paths.stateDir, run.run_id, 'reserve'),
+    () => scoreReserve(input),
+  );
+}
+
+/** The champion scored on the reserve role (its files on this host). */
+async function scoreReserve(input: ReserveInput): Promise<ReserveOutcome> {
+  const run = evalSourceOf(input.champion);
   const band = await bandScores(input, run, input.checkpointName);
   // How the lane admitted the reserve evaluator (not its band scores'): the check's dispatch rows.
   let admission: LaneAdmission | undefined;

@@ -8,7 +8,8 @@ import { bandScores, evaluateMany } from './support/evaluator.js';
 import { badInput, CONTRACT_ERROR } from './support/step-errors.js';
 import type { EvaluateRunInput } from './types.js';
 import { batchEvalLog, runDir } from './support/paths.js';
-import { evalRowFiles, fetchStepFiles, uploadStepFiles } from './support/step-files.js';
+import { evalRowFiles, uploadStepFiles } from './support/step-files.js';
+import { withStepFiles } from './support/run-dir-cache.js';
 import { manifestMembers, manifestText, writeManifestFile } from './support/manifest-file.js';
 import { exists } from './support/move-aside.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
@@ -34,12 +35,21 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
     }
   }
   const log = batchEvalLog(paths.stateDir, run.run_id, role);
+  if (input.artifacts === undefined) return scoreRun(input, run.files ?? [], log);
   // With a store the run may have trained on another host: its files are fetched here unless present.
-  let runFiles = run.files ?? [];
-  if (input.artifacts !== undefined) {
-    await fetchStepFiles(input.artifacts, runFiles, log);
-    if (isEnsembleRun(run)) runFiles = await restoredManifest(input.artifacts, run, runFiles, log);
-  }
+  const settings = input.artifacts;
+  return withStepFiles(settings, paths.runsRoot, run.files ?? [], log, async () =>
+    scoreRun(
+      input,
+      isEnsembleRun(run) ? await restoredManifest(settings, run, run.files ?? [], log) : (run.files ?? []),
+      log,
+    ),
+  );
+}
+
+/** Scores the checkpoints (their files on this host); with a store, each ok row names what another host needs. */
+async function scoreRun(input: EvaluateRunInput, runFiles: readonly FileRef[], log: string): Promise<EvalRow[]> {
+  const { paths, run, checkpoints, role } = input;
   const bands = new Map<string, string | null>();
   for (const name of checkpoints) {
     bands.set(name, await bandScores(input, run, name));

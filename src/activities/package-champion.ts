@@ -7,7 +7,7 @@ import { logsDir } from './support/paths.js';
 import { appendLogLine } from './support/reports.js';
 import { isCommandNotFound } from './support/step-errors.js';
 import { returnCode } from './support/subprocess.js';
-import { fetchStepFiles } from './support/step-files.js';
+import { withStepFiles } from './support/run-dir-cache.js';
 import type { StoredPackage } from '../artifacts/package-store.js';
 import type { PackageChampion, PackageInput, PackageOutcome } from './types.js';
 
@@ -23,7 +23,15 @@ export async function packageChampion(input: PackageInput): Promise<PackageOutco
   const command = packageCommand(input.command, champion, paths.stateDir);
   const log = packageLog(paths.stateDir, champion);
   // With a store the champion was trained and scored on another host: its files are fetched here unless present.
-  if (input.store !== undefined) await fetchStepFiles(input.store.settings, champion.files ?? [], log);
+  if (input.store === undefined) return runPackage(input, command, log);
+  return withStepFiles(input.store.settings, paths.runsRoot, champion.files ?? [], log, () =>
+    runPackage(input, command, log),
+  );
+}
+
+/** Runs the package command (the champion's files on this host); with a store, uploads what it made. */
+async function runPackage(input: PackageInput, command: string[], log: string): Promise<PackageOutcome> {
+  const { paths } = input;
   try {
     const result = await runLoopStep(paths, { step: 'package', commandKey: 'package', command, log });
     const exitCode = returnCode(result);

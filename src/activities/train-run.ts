@@ -10,6 +10,7 @@ import { evalsDir, runDir, scoreCacheArgs, trainLog } from './support/paths.js';
 import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type ResumePoint } from './support/run-dir.js';
 import { laneAdmission } from './support/lane-admission.js';
 import { fetchStepFiles, runDirFiles, uploadStepFiles } from './support/step-files.js';
+import { markInStore, trimAfterStep, unmarkInStore } from './support/run-dir-cache.js';
 import { badInput, DATA_MISMATCH, STALE_RUN_DIR } from './support/step-errors.js';
 import { dataFingerprint, dataMismatch } from '../artifacts/data-fingerprint.js';
 import { returnCode, type StepGpuUse } from './support/subprocess.js';
@@ -37,6 +38,8 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   }
   const started = new Date().toISOString();
   const dir = runDir(paths, runId);
+  // Trained here again: nothing of its directory is the host cache's to delete until it is uploaded again.
+  if (input.artifacts !== undefined) await unmarkInStore(dir);
   const marked = await readOwner(paths.stateDir, runId);
   let resume: ResumePoint | null = null;
   if (await exists(dir)) {
@@ -105,12 +108,14 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
       };
     }
     // With a store: the run directory goes up before the run is recorded trained, for evaluations elsewhere.
-    const files =
-      input.artifacts === undefined
-        ? {}
-        : {
-            files: [...(input.inputs ?? []), ...(await uploadStepFiles(input.artifacts, await runDirFiles(dir), log))],
-          };
+    let files = {};
+    if (input.artifacts !== undefined) {
+      const uploaded = await uploadStepFiles(input.artifacts, await runDirFiles(dir), log);
+      // The directory is now a copy of the store's: the host keeps it while it fits (keep_local_gib).
+      await markInStore(dir, uploaded);
+      await trimAfterStep(input.artifacts, paths.runsRoot, log);
+      files = { files: [...(input.inputs ?? []), ...uploaded] };
+    }
     return {
       ...common,
       status: 'trained',

@@ -44,11 +44,17 @@ export const artifactsSchema = z.strictObject(
     // Bucket in the path (http://host/bucket/key) rather than the host name: what most
     // S3-compatible servers need. Absent: true with an endpoint, false for AWS S3.
     path_style: z.boolean({ error: 'true or false' }).optional(),
+    // What each host keeps of run directories whose files are in the store, in GiB (the used
+    // longest ago go first; activities/support/run-dir-cache.ts). Absent: 50.
+    keep_local_gib: z
+      .number({ error: 'a number of GiB, e.g. 50' })
+      .min(0, { error: 'a number of GiB, 0 or more' })
+      .optional(),
   },
   {
     error: (issue) =>
       issue.code === 'invalid_type'
-        ? 'a mapping: {url: s3://bucket/prefix, endpoint?, region?, path_style?}'
+        ? 'a mapping: {url: s3://bucket/prefix, endpoint?, region?, path_style?, keep_local_gib?}'
         : undefined,
   },
 );

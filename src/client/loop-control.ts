@@ -40,6 +40,7 @@ import {
   loopQueues,
   startInputOf,
   queuesWithoutPoller,
+  runsStartedActivity,
   type LoopQueue,
 } from './pollers.js';
 import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
@@ -309,14 +310,28 @@ async function lookAt(
   } catch (error) {
     return unanswered(error, deadline);
   }
+  // A worker whose slots are all taken does not poll until one frees: a lane running as many jobs
+  // as it has slots is not asked about while one of its jobs' activities is started and
+  // heartbeating (a live worker runs it), nor the package worker while it runs a package.
   const packages = config ? config.commands.package !== null : false;
+  const served = async (workflowIds: readonly string[]) =>
+    (await Promise.all(workflowIds.map((id) => runsStartedActivity(client, id)))).some(Boolean);
+  const lanes = await Promise.all(
+    view.lanes.map(async (lane) =>
+      lane.busy >= lane.slots &&
+      (await served(view.in_flight.filter((flight) => flight.lane === lane.queue).map((flight) => flight.childId)))
+        ? null
+        : lane.queue,
+    ),
+  );
+  const packaging = packages && (await served([packagingWorkflowId(loopId)]));
   return {
     view,
     noPoller: await queuesWithoutPoller(
       client,
       loopQueues(
-        view.lanes.map((lane) => lane.queue),
-        packages,
+        lanes.filter((queue) => queue !== null),
+        packages && !packaging,
       ),
     ),
   };

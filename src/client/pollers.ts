@@ -134,3 +134,21 @@ export async function waitForPollers(
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * Whether a workflow has an activity a worker started and heartbeats (or started) within
+ * POLLER_FRESH_MS: that worker lives, though with every slot taken it does not poll.
+ */
+export async function runsStartedActivity(client: Client, workflowId: string, now = Date.now()): Promise<boolean> {
+  const { PendingActivityState } = proto.temporal.api.enums.v1;
+  try {
+    const pending = (await client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [];
+    return pending.some(
+      (activity) =>
+        activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
+        now - Math.max(millis(activity.lastHeartbeatTime), millis(activity.lastStartedTime)) < POLLER_FRESH_MS,
+    );
+  } catch {
+    return false;
+  }
+}

@@ -1,7 +1,10 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { expect, inject } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { expect, inject, vi } from 'vitest';
+import { packagingWorkflowId } from '../../src/workflows/ids.js';
+import { packagingQuery } from '../../src/workflows/messages.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { rowTime } from '../../src/ledger/ledger-lines.js';
 import type { EvalRow } from '../../src/rules/types.js';
@@ -170,4 +173,17 @@ export async function ledgerUntil(
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+/** Waits until the loop's packaging workflow has nothing running or queued (its step's files then settled too). */
+export async function packagingIdle(client: Client, loopId: string): Promise<void> {
+  const handle = client.workflow.getHandle(packagingWorkflowId(loopId));
+  await vi.waitFor(
+    async () => {
+      const view = await handle.query(packagingQuery).catch((error: unknown) => String(error));
+      if (typeof view === 'string' || view.running !== null || view.queued !== null)
+        throw new Error(`packaging did not settle: ${JSON.stringify(view)}`);
+    },
+    { timeout: 60_000, interval: 250 },
+  );
 }

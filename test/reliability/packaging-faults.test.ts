@@ -4,7 +4,7 @@ import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { ChampionRow, LedgerRow, PackageRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
 import { advanceSignal, packagingQuery, stopNowSignal, stopSignal } from '../../src/workflows/messages.js';
-import { processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
+import { packagingIdle, processesMentioning, rowsOf, stateOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 
 // The package command failing, hanging, and champions arriving faster than it packages them:
@@ -35,24 +35,11 @@ describe('packaging faults', () => {
     package: ['env', ...variables, ...FIXTURE_COMMANDS.package],
   });
 
-  /** Wait until the loop's packaging workflow has nothing running or queued. */
-  async function packagingIdle(loopId: string): Promise<void> {
-    const handle = harness.client.workflow.getHandle(packagingWorkflowId(loopId));
-    await vi.waitFor(
-      async () => {
-        const view = await handle.query(packagingQuery).catch((error: unknown) => String(error));
-        if (typeof view === 'string' || view.running !== null || view.queued !== null)
-          throw new Error(`packaging did not settle: ${JSON.stringify(view)}`);
-      },
-      { timeout: 60_000, interval: 250 },
-    );
-  }
-
   /** Stop the loop, wait for packaging to settle, and read the ledger. */
   async function stopAndRead(loopId: string) {
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
-    await packagingIdle(loopId);
+    await packagingIdle(harness.client, loopId);
     const { rows, state } = await harness.ledger(loopId);
     expect(stateOf(state)).toEqual(stateOf(result.view));
     return rows;

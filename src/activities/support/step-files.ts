@@ -4,6 +4,7 @@
 // content, before the step's outcome is returned (a row recorded done names files in the store).
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isCacheFile } from '../../artifacts/cache-policy.js';
 import { runFilesFor, type FileRef } from '../../artifacts/file-ref.js';
 import { fetchFiles, publishFiles } from '../../artifacts/file-store.js';
 import { usingStore } from '../../artifacts/object-store.js';
@@ -44,11 +45,11 @@ export async function uploadOnce(settings: ArtifactSettings, paths: readonly str
   return (await usingStore(settings, (store) => publishFiles(store, paths))).refs;
 }
 
-/** Every file under a run directory, sorted: its checkpoints and what the trainer wrote beside them. */
+/** Every file under a run directory, sorted: its checkpoints and what the trainer wrote beside them (not the host cache's markers). */
 export async function runDirFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && !isCacheFile(entry.name))
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
 }
