@@ -1,7 +1,10 @@
 // Section 10: the artifact store's cost (docs/artifacts.md, "A fleet without a shared disk"). The
-// dispatch run of section 1 twice, side by side in this run: without a store, then with every
-// working file going through a real S3 server (SeaweedFS on localhost); the dispatch p50 of each
-// and their ratio, and the bytes the loop put in the store per training run.
+// dispatch run of section 1 three times, side by side in this run: without a store; with every
+// working file going through a real S3 server (SeaweedFS on localhost); and with the store and
+// `keep_local_gib: 0`, so that each step after a training fetches what it reads again, as on a
+// fleet where no step runs on the host that wrote its files. The dispatch p50 of each and their
+// ratios, the bytes the loop put in the store per training run, and the bytes uploaded and
+// fetched per training run (the steps' logs).
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { ensureWeed } from '../../scripts/object-store/provision.js';
 import { startObjectStore, type ObjectStoreServer } from '../../scripts/object-store/server.js';
@@ -60,9 +63,17 @@ export async function runStore(
     ctx.log('store: the same run with every working file in the artifact store');
     const withStore = await runUtilisation(ctx, null, store);
     const blobs = await stored(server, `${PREFIX}blobs/`);
+    ctx.log('store: the same run keeping no run directory past its step (keep_local_gib: 0)');
+    // A prefix of its own: under the first one `start` would go on from the mirrored ledger copy of the run before.
+    const elsewhere = await runUtilisation(ctx, null, {
+      url: `s3://${BUCKET}/elsewhere/`,
+      endpoint: server.endpoint,
+      keep_local_gib: 0,
+    });
     const runs = ctx.options.rounds * ctx.options.candidates;
     const plain = dispatchP50(without.figures);
     const through = dispatchP50(withStore.figures);
+    const remote = dispatchP50(elsewhere.figures);
     const section = 'store';
     const figures = [
       figure(section, 'dispatch latency p50 without a store', plain, 'ms'),
@@ -75,14 +86,40 @@ export async function runStore(
       ),
       figure(section, `bytes put in the store per training run (${runs} runs)`, blobs.bytes / runs, 'B'),
       figure(section, 'objects put in the store per training run', blobs.objects / runs, ''),
+      figure(
+        section,
+        'bytes the lanes uploaded per training run, one host',
+        (withStore.traffic?.uploaded ?? 0) / runs,
+        'B',
+      ),
+      figure(
+        section,
+        'bytes the lanes fetched per training run, one host',
+        (withStore.traffic?.fetched ?? 0) / runs,
+        'B',
+      ),
+      figure(
+        section,
+        'bytes the lanes fetched per training run, each step on another host (keep_local_gib: 0)',
+        (elsewhere.traffic?.fetched ?? 0) / runs,
+        'B',
+      ),
+      figure(section, 'dispatch latency p50, each step on another host', remote, 'ms'),
+      figure(
+        section,
+        'dispatch p50 each step on another host / without the store',
+        plain === null || remote === null || plain === 0 ? null : remote / plain,
+        'x',
+      ),
     ];
     const notes = [
       `store: ${blobs.objects} objects, ${blobs.bytes} bytes under blobs/ for ${runs} training runs; ` +
-        'on one host every lane finds its inputs where they were written, so nothing is fetched',
+        'on one host every lane finds its inputs where they were written, so nothing is fetched; ' +
+        'with keep_local_gib: 0 each evaluation fetches its run directory back after the training deleted it',
     ];
     return {
       figures,
-      details: { without: without.details, withStore: withStore.details, blobs, runs },
+      details: { without: without.details, withStore: withStore.details, elsewhere: elsewhere.details, blobs, runs },
       notes,
     };
   } finally {

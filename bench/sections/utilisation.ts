@@ -8,6 +8,7 @@
 import { processStartBaseline } from '../lib/baseline.js';
 import { withBenchSession, type BenchSession } from '../lib/bench-session.js';
 import type { ArtifactSettings } from '../../src/artifacts/store-settings.js';
+import { storeTraffic, type StoreTraffic } from '../lib/store-traffic.js';
 import type { BenchContext } from '../lib/context.js';
 import type { Figure } from '../lib/figures.js';
 import { runMeasured, startWorkers, stopWorkers } from './utilisation/bounded-run.js';
@@ -25,6 +26,8 @@ export interface UtilisationOutcome {
   readonly details: Record<string, unknown>;
   /** Text printed after the figures: where the dispatch time goes. */
   readonly notes: string[];
+  /** With a store: what the steps uploaded and fetched (their logs). */
+  readonly traffic?: StoreTraffic;
 }
 
 /** Run the loop on its lanes, then read the traces, the histories and the policy simulation off it. */
@@ -61,7 +64,8 @@ export async function runUtilisation(
       const tables = stageTables(measures);
       const notes = stageNotes(measures, tables);
       const details = utilisationDetails(measures, tables, await session.server.historyWarnings());
-      return { figures, notes, details };
+      if (store === undefined) return { figures, notes, details };
+      return { figures, notes, details, traffic: await storeTraffic(measures.plan.folder.config.state_dir) };
     } finally {
       // The in-process lanes' steps inherit it: no later section's should.
       delete process.env.FIXTURE_TRACE;

@@ -5,6 +5,7 @@ import { loadDevServerConfig, type DevServerConfig } from './dev-config.js';
 import { serverAnswers, startDevServer } from './dev-server.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { ensureTemporalCli } from './provision.js';
+import { processAlive } from '../support/process-alive.js';
 
 /** The project's own dev server, as temporal-dev.yaml describes it. */
 const DEV_CONFIG_FILE = path.join(PROJECT_ROOT, 'temporal-dev.yaml');
@@ -78,24 +79,15 @@ export async function ensureBackgroundDevServer(
   return { ...where, started: true };
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Stop the background dev server this project started; false when none was running. */
 export async function stopBackgroundDevServer(): Promise<boolean> {
   const { pidFile } = await devServerFiles();
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
   await rm(pidFile, { force: true }).catch(() => undefined);
-  if (!pid || !alive(pid)) return false;
+  if (!pid || !processAlive(pid)) return false;
   process.kill(-pid, 'SIGTERM');
-  for (let waited = 0; alive(pid) && waited < 15_000; waited += 200) await sleep(200);
-  if (alive(pid)) process.kill(-pid, 'SIGKILL');
+  for (let waited = 0; processAlive(pid) && waited < 15_000; waited += 200) await sleep(200);
+  if (processAlive(pid)) process.kill(-pid, 'SIGKILL');
   return true;
 }
 

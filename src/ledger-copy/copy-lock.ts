@@ -3,19 +3,11 @@
 import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { processAlive } from '../support/process-alive.js';
 
 const LOCK_FILE = 'ledger.jsonl.lock';
 /** A lock untouched for this long belongs to a writer that is gone. */
 const STALE_LOCK_MS = 60_000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Take (or keep) the lock of a state dir's copy; false while another live writer holds it. */
 export async function holdCopyLock(stateDir: string): Promise<boolean> {
@@ -35,7 +27,7 @@ export async function holdCopyLock(stateDir: string): Promise<boolean> {
   }
   const [host, pid] = holder.split(' ');
   const age = Date.now() - (await stat(file).catch(() => ({ mtimeMs: 0 }))).mtimeMs;
-  const gone = (host === hostname() && !alive(Number(pid))) || age > STALE_LOCK_MS;
+  const gone = (host === hostname() && !processAlive(Number(pid))) || age > STALE_LOCK_MS;
   if (!gone) return false;
   await rm(file, { force: true });
   try {

@@ -3,6 +3,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
+import { processAlive } from '../support/process-alive.js';
 
 /** The pid file of the lane worker serving `queue` on this host (in $XDG_RUNTIME_DIR, else the temp dir). */
 export function lanePidFile(queue: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -17,14 +18,7 @@ export async function writeLanePid(file: string, pid = process.pid): Promise<voi
 /** The pid in the file, if that process still runs; null when there is none (no file, or a stale one). */
 export async function runningLanePid(file: string): Promise<number | null> {
   const pid = Number((await readFile(file, 'utf8').catch(() => '')).trim());
-  if (!Number.isSafeInteger(pid) || pid <= 0) return null;
-  try {
-    process.kill(pid, 0);
-    return pid;
-  } catch (error) {
-    // EPERM: it runs, as another user.
-    return (error as NodeJS.ErrnoException).code === 'EPERM' ? pid : null;
-  }
+  return processAlive(pid) ? pid : null;
 }
 
 /** Removes the file if it still names `pid` (a newer worker's file is left alone). */

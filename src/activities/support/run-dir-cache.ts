@@ -14,6 +14,7 @@ import type { ArtifactSettings } from '../../artifacts/store-settings.js';
 import { activityHooks } from './activity-context.js';
 import { appendLogLine } from './reports.js';
 import { fetchStepFiles } from './step-files.js';
+import { processAlive } from '../../support/process-alive.js';
 
 /** What a host keeps of marked run directories when loop.yaml says nothing. */
 export const DEFAULT_KEEP_LOCAL_GIB = 50;
@@ -61,21 +62,12 @@ export async function unmarkInStore(dir: string): Promise<void> {
   await rm(join(dir, IN_STORE_MARKER), { force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Whether a live process of this host holds the directory (holds of dead ones are removed). */
 async function held(dir: string): Promise<boolean> {
   const names = await readdir(dir).catch(() => [] as string[]);
   let live = false;
   for (const name of names.filter((entry) => entry.startsWith(HOLD_PREFIX))) {
-    if (alive(Number(name.slice(HOLD_PREFIX.length).split('-')[0]))) live = true;
+    if (processAlive(Number(name.slice(HOLD_PREFIX.length).split('-')[0]))) live = true;
     else await rm(join(dir, name), { force: true });
   }
   return live;

@@ -17,12 +17,32 @@ import { isCheckpointName } from '../../contract/selection.js';
 import { appendLogLine } from './reports.js';
 import { withStore } from './store-retry.js';
 
+/** A step log's line for the files it fetched from the store. */
+export function fetchedLine(bytes: number, files: number): string {
+  return `artifacts: fetched ${bytes} bytes of ${files} files from the store`;
+}
+
+/** A step log's line for the files it put in the store (bytes actually sent: the store had the rest). */
+export function uploadedLine(files: number, bytes: number): string {
+  return `artifacts: ${files} files in the store (${bytes} bytes uploaded)`;
+}
+
+/** What a step log's lines say it moved through the store, in bytes (the bench's figures). */
+export function logTraffic(text: string): { uploaded: number; fetched: number } {
+  let uploaded = 0;
+  let fetched = 0;
+  for (const match of text.matchAll(/ artifacts: fetched (\d+) bytes of \d+ files from the store$/gm))
+    fetched += Number(match[1]);
+  for (const match of text.matchAll(/ artifacts: \d+ files in the store \((\d+) bytes uploaded\)$/gm))
+    uploaded += Number(match[1]);
+  return { uploaded, fetched };
+}
+
 /** Fetches the files a step reads onto this host (a store that is down is waited for). */
 export async function fetchStepFiles(settings: ArtifactSettings, refs: readonly FileRef[], log: string): Promise<void> {
   if (refs.length === 0) return;
   const traffic = await withStore(settings, log, 'fetch', (store) => fetchFiles(store, refs));
-  if (traffic.fetched > 0)
-    await appendLogLine(log, `artifacts: fetched ${traffic.fetched} bytes of ${refs.length} files from the store`);
+  if (traffic.fetched > 0) await appendLogLine(log, fetchedLine(traffic.fetched, refs.length));
 }
 
 /** Uploads files by content; their refs, in order. */
@@ -33,7 +53,7 @@ export async function uploadStepFiles(
 ): Promise<FileRef[]> {
   if (paths.length === 0) return [];
   const { refs, traffic } = await withStore(settings, log, 'upload', (store) => publishFiles(store, paths));
-  await appendLogLine(log, `artifacts: ${paths.length} files in the store (${traffic.uploaded} bytes uploaded)`);
+  await appendLogLine(log, uploadedLine(paths.length, traffic.uploaded));
   return refs;
 }
 
