@@ -70,6 +70,15 @@ describe('parseLoopConfig', () => {
       'artifacts.endpoint: a URL without credentials: they come from AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE',
     );
     expect(problemWith(`${MINIMAL}artifacts: {url: s3://bkt/p, bucket: b}\n`).message).toContain('bucket');
+    expect(
+      parseLoopConfig(`${MINIMAL}artifacts: {url: s3://bkt/p, keep_local_gib: 0}\n`, 'loop.yaml').artifacts,
+    ).toEqual({ url: 's3://bkt/p', keep_local_gib: 0 });
+    expect(problemWith(`${MINIMAL}artifacts: {url: s3://bkt/p, keep_local_gib: -1}\n`).message).toContain(
+      'artifacts.keep_local_gib: a number of GiB, 0 or more',
+    );
+    expect(problemWith(`${MINIMAL}artifacts: {url: s3://bkt/p, keep_local_gib: lots}\n`).message).toContain(
+      'artifacts.keep_local_gib: a number of GiB, e.g. 50',
+    );
   });
 
   it('gives timeouts Temporal takes as they are', () => {
