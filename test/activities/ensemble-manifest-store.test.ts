@@ -10,6 +10,7 @@ import { evaluateRun } from '../../src/activities/evaluate-run.js';
 import { CONTRACT_ERROR } from '../../src/activities/support/step-errors.js';
 import { trainRun } from '../../src/activities/train-run.js';
 import type { LoopPaths } from '../../src/activities/types.js';
+import type { RunRow } from '../../src/ledger/rows.js';
 import { writeEnsembleManifest } from '../../src/activities/write-ensemble-manifest.js';
 import { blobKey } from '../../src/artifacts/file-store.js';
 import { ObjectStore } from '../../src/artifacts/object-store.js';
@@ -38,6 +39,16 @@ async function members(paths: LoopPaths) {
 
 describe('an ensemble manifest the store did not take', () => {
   const fleetStore = storeForFile(() => Promise.resolve());
+  /** The ensemble scored on test by a lane of the fleet. */
+  const scoreOnLane = (paths: LoopPaths, run: RunRow, name: string) =>
+    evaluateRun({
+      paths,
+      commands: fixtureCommands,
+      run,
+      checkpoints: [name],
+      role: 'test',
+      artifacts: fleetStore.artifacts,
+    });
 
   it('is written again from the run row on the host that scores it, checked by sha256, and uploaded there', async () => {
     const paths = await fixtureLoop();
@@ -50,14 +61,7 @@ describe('an ensemble manifest the store did not take', () => {
     // The lane is another host: it has no manifest.
     await rm(written.path);
     const run = roundEnsembleRun(1, 1, written, pairs, 'now');
-    const [row] = await evaluateRun({
-      paths,
-      commands: fixtureCommands,
-      run,
-      checkpoints: [name],
-      role: 'test',
-      artifacts: fleetStore.artifacts,
-    });
+    const [row] = await scoreOnLane(paths, run, name);
     expect(row?.status).toBe('ok');
     const ref = row?.files?.find((file) => file.path === written.path);
     expect(ref?.sha256).toBe(written.sha256);
@@ -79,14 +83,7 @@ describe('an ensemble manifest the store did not take', () => {
     const written = await writeEnsembleManifest({ paths, generation: 1, name, members: pairs });
     await rm(written.path);
     const run = roundEnsembleRun(1, 1, written, [...pairs].reverse(), 'now');
-    const failure = await evaluateRun({
-      paths,
-      commands: fixtureCommands,
-      run,
-      checkpoints: [name],
-      role: 'test',
-      artifacts: fleetStore.artifacts,
-    }).catch((error: unknown) => error);
+    const failure = await scoreOnLane(paths, run, name).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect((failure as ApplicationFailure).type).toBe(CONTRACT_ERROR);
     expect((failure as ApplicationFailure).message).toContain(`the row says ${written.sha256}`);
