@@ -75,15 +75,12 @@ export async function runStore(
     const through = dispatchP50(withStore.figures);
     const remote = dispatchP50(elsewhere.figures);
     const section = 'store';
+    /** A p50 against the one without a store. */
+    const againstPlain = (p50: number | null) => (plain === null || p50 === null || plain === 0 ? null : p50 / plain);
     const figures = [
       figure(section, 'dispatch latency p50 without a store', plain, 'ms'),
       figure(section, 'dispatch latency p50 with the store', through, 'ms'),
-      figure(
-        section,
-        'dispatch p50 with / without the store',
-        plain === null || through === null || plain === 0 ? null : through / plain,
-        'x',
-      ),
+      figure(section, 'dispatch p50 with / without the store', againstPlain(through), 'x'),
       figure(section, `bytes put in the store per training run (${runs} runs)`, blobs.bytes / runs, 'B'),
       figure(section, 'objects put in the store per training run', blobs.objects / runs, ''),
       figure(
@@ -105,12 +102,7 @@ export async function runStore(
         'B',
       ),
       figure(section, 'dispatch latency p50, each step on another host', remote, 'ms'),
-      figure(
-        section,
-        'dispatch p50 each step on another host / without the store',
-        plain === null || remote === null || plain === 0 ? null : remote / plain,
-        'x',
-      ),
+      figure(section, 'dispatch p50 each step on another host / without the store', againstPlain(remote), 'x'),
     ];
     const notes = [
       `store: ${blobs.objects} objects, ${blobs.bytes} bytes under blobs/ for ${runs} training runs; ` +

@@ -46,6 +46,10 @@ async function readMarker(dir: string): Promise<Marker | null> {
   }
 }
 
+function markedBytes(marker: Marker): number {
+  return marker.files.reduce((sum, file) => sum + file.bytes, 0);
+}
+
 /** Records that these of a directory's files are in the store (beside what its marker listed). */
 export async function markInStore(dir: string, refs: readonly FileRef[]): Promise<void> {
   const ours = refs.filter((ref) => inside(dir, ref.path));
@@ -108,14 +112,13 @@ async function pruneEmpty(dir: string): Promise<void> {
  * fits in `keepBytes` (held ones are kept); what went.
  */
 export async function trimRunsRoot(runsRoot: string, keepBytes: number): Promise<{ dirs: number; bytes: number }> {
-  const entries: (CachedRunDir & { readonly marker: Marker })[] = [];
+  const entries: CachedRunDir[] = [];
   for (const name of await readdir(runsRoot).catch(() => [] as string[])) {
     const dir = join(runsRoot, name);
     const marker = await readMarker(dir);
     if (marker === null) continue;
     const usedAt = (await stat(join(dir, IN_STORE_MARKER)).catch(() => null))?.mtimeMs ?? 0;
-    const bytes = marker.files.reduce((sum, file) => sum + file.bytes, 0);
-    entries.push({ dir, bytes, usedAt, held: await held(dir), marker });
+    entries.push({ dir, bytes: markedBytes(marker), usedAt, held: await held(dir) });
   }
   let gone = { dirs: 0, bytes: 0 };
   for (const dir of dirsToEvict(entries, keepBytes)) {
@@ -128,7 +131,7 @@ export async function trimRunsRoot(runsRoot: string, keepBytes: number): Promise
       if (inside(dir, join(dir, file.name))) await rm(join(dir, file.name), { force: true });
     }
     await pruneEmpty(dir);
-    gone = { dirs: gone.dirs + 1, bytes: gone.bytes + marker.files.reduce((sum, file) => sum + file.bytes, 0) };
+    gone = { dirs: gone.dirs + 1, bytes: gone.bytes + markedBytes(marker) };
   }
   return gone;
 }
