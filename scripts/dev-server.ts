@@ -6,15 +6,18 @@
 import path from 'node:path';
 import { Command } from 'commander';
 import {
+  databaseFile,
   devServerAddress,
   devServerFiles,
   ensureBackgroundDevServer,
   type PortOverrides,
+  refuseSecondServer,
   stopBackgroundDevServer,
 } from '../src/devserver/background.js';
 import { DevServerPortTakenError, serverAnswers, startDevServer } from '../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
+import { devServerOnDatabase } from '../src/devserver/running-server.js';
 
 const provisionLog = (line: string) => console.error(`[provision] ${line}`);
 
@@ -46,7 +49,9 @@ async function foreground(command: string | undefined, options: { port?: string;
     console.log(`A Temporal server already answers at ${where.address} (namespace ${where.namespace}); using it.`);
     return;
   }
-  const { config, logFile } = await devServerFiles(overrides);
+  const files = await devServerFiles(overrides);
+  const { config, logFile } = files;
+  await refuseSecondServer(files);
   const cli = await ensureTemporalCli(provisionLog);
   const server = await startDevServer({ cli: cli.path, config, projectRoot: PROJECT_ROOT, logFile });
   console.log(`Temporal dev server ${cli.version} at ${server.address}, namespace ${server.namespace}`);
@@ -94,10 +99,30 @@ program
 
 program
   .command('stop')
-  .description('stop the background server')
-  .action(async () => {
+  .description("stop the background server (the one on the config's database, whatever its ports)")
+  .option(
+    '--port <port>',
+    'the gRPC port it was started with (checked: a server on the database at another port is not stopped)',
+  )
+  .option('--ui-port <port>', 'the Web UI port it was started with (accepted as start takes it; not needed)')
+  .action(async (options: { port?: string; uiPort?: string }) => {
+    const overrides = portOverrides(options);
+    if (overrides.port !== undefined) {
+      // `stop --port N` after `start --port N` (issue 47): the server on this database, if it is the one at N.
+      const files = await devServerFiles(overrides);
+      const where = await devServerAddress(overrides);
+      const running = await devServerOnDatabase(databaseFile(files), files.pidFile);
+      if (running?.address !== undefined && running.address !== where.address) {
+        console.error(
+          `npm run dev-server: no dev server of this project runs at ${where.address}; the one on its database ` +
+            `(${databaseFile(files)}) runs at ${running.address}, pid ${running.pid}. Stop that one with: ` +
+            `npm run dev-server -- stop --port ${running.address.split(':').pop()}. Nothing was stopped.`,
+        );
+        process.exit(1);
+      }
+    }
     console.log(
-      (await stopBackgroundDevServer())
+      (await stopBackgroundDevServer(overrides))
         ? 'Stopped the dev server.'
         : 'No background dev server started by this project is running.',
     );
@@ -106,8 +131,9 @@ program
 program
   .command('status')
   .description('say whether it answers')
-  .action(async () => {
-    const where = await devServerAddress();
+  .option('--port <port>', "gRPC port (default: temporal-dev.yaml's port, 7233)")
+  .action(async (options: { port?: string }) => {
+    const where = await devServerAddress(portOverrides(options));
     console.log(
       (await serverAnswers(where.address, where.namespace))
         ? `up at ${where.address}`

@@ -5,6 +5,7 @@ import { loadDevServerConfig, type DevServerConfig } from './dev-config.js';
 import { serverAnswers, startDevServer } from './dev-server.js';
 import { PROJECT_ROOT } from './project-root.js';
 import { ensureTemporalCli } from './provision.js';
+import { devServerOnDatabase, type DevServerProcess, isDevServerOnDatabase } from './running-server.js';
 import { processAlive } from '../support/process-alive.js';
 
 /** The project's own dev server, as temporal-dev.yaml describes it. */
@@ -55,6 +56,40 @@ function addressOf(files: DevServerFiles): Omit<DevServerAddress, 'started'> {
   };
 }
 
+/** A dev server runs on this database already, at other ports: a second one is refused (issue 48). */
+class DevServerDatabaseInUseError extends Error {
+  constructor(
+    readonly dbFile: string,
+    readonly running: DevServerProcess,
+  ) {
+    const where = running.address
+      ? `at ${running.address}${running.uiUrl ? ` (Web UI ${running.uiUrl})` : ''}, pid ${running.pid}`
+      : `pid ${running.pid}`;
+    super(
+      `a dev server already runs on the database ${dbFile}: ${where}. One database, one server: ` +
+        (running.address
+          ? `use that one (--address ${running.address} for every champion-loop command and worker), or stop it first`
+          : 'stop it first') +
+        ` (npm run dev-server -- stop), or give this one a database of its own (db_filename in a config named by ${DEV_CONFIG_ENV}). Nothing was started.`,
+    );
+    this.name = 'DevServerDatabaseInUseError';
+  }
+}
+
+/** The database file of a dev-server config, as an absolute path. */
+export function databaseFile(files: DevServerFiles): string {
+  return path.resolve(PROJECT_ROOT, files.config.db_filename);
+}
+
+/**
+ * Refuse to start a second server on a database a server runs on already: two servers on one
+ * SQLite file, and the second overwriting the first's pid file (so `stop` stops the wrong one).
+ */
+export async function refuseSecondServer(files: DevServerFiles): Promise<void> {
+  const running = await devServerOnDatabase(databaseFile(files), files.pidFile);
+  if (running) throw new DevServerDatabaseInUseError(databaseFile(files), running);
+}
+
 /**
  * Reuse the dev server if it answers, else start it in the background: detached in its own
  * process group, its output in the log file, its pid in the pid file. It outlives this process,
@@ -67,6 +102,7 @@ export async function ensureBackgroundDevServer(
   const files = await devServerFiles(overrides);
   const where = addressOf(files);
   if (await serverAnswers(where.address, files.config.namespace)) return { ...where, started: false };
+  await refuseSecondServer(files);
   const cli = await ensureTemporalCli(log);
   const server = await startDevServer({
     cli: cli.path,
@@ -79,12 +115,17 @@ export async function ensureBackgroundDevServer(
   return { ...where, started: true };
 }
 
-/** Stop the background dev server this project started; false when none was running. */
-export async function stopBackgroundDevServer(): Promise<boolean> {
-  const { pidFile } = await devServerFiles();
+/**
+ * Stop the background dev server this project started on the config's database; false when none
+ * was running. A pid file whose process is no dev server on that database (its number reused since)
+ * is removed, and nothing is signalled.
+ */
+export async function stopBackgroundDevServer(overrides: PortOverrides = {}): Promise<boolean> {
+  const files = await devServerFiles(overrides);
+  const { pidFile } = files;
   const pid = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
   await rm(pidFile, { force: true }).catch(() => undefined);
-  if (!pid || !processAlive(pid)) return false;
+  if (!pid || !(await isDevServerOnDatabase(pid, databaseFile(files)))) return false;
   process.kill(-pid, 'SIGTERM');
   for (let waited = 0; processAlive(pid) && waited < 15_000; waited += 200) await sleep(200);
   if (processAlive(pid)) process.kill(-pid, 'SIGKILL');
