@@ -13,5 +13,12 @@ export function registryLine(registry: RegistryView | undefined): string | null 
   const champion = `${last.run_id} ${last.checkpoint_name} (generation ${last.generation})`;
   if (last.status === 'registered')
     return `model registry: ${last.model} version ${last.version} is '${last.alias}': ${champion}${waiting}`;
-  return `model registry: registering ${champion} gave up: ${last.error}; register that package by hand${waiting}`;
+  // A later champion still being tried is said apart from the one given up on; an attempt's error as
+  // histories from before issue 48 hold it ends "; retrying", which the given-up line must not repeat.
+  const error = last.error.replace(/;\s*retrying\s*$/, '');
+  const later = registry.pending === 1 ? '1 later champion' : `${registry.pending} later champions`;
+  return (
+    `model registry: gave up registering ${champion}: ${error}. Its package is kept: register it by hand` +
+    (registry.pending > 0 ? `; still trying to register ${later}` : '')
+  );
 }

@@ -69,7 +69,8 @@ export function mlflowClient(settings: MlflowSettings, env: NodeJS.ProcessEnv = 
     } catch (error) {
       // Refused, reset, unresolvable, timed out: the registry is down or unreachable, which may pass.
       const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-      throw new Error(`MLflow at ${base} did not answer ${method} ${path} (${cause}); retrying`);
+      // The activity's retry policy decides whether it is tried again; the error says only what happened.
+      throw new Error(`MLflow at ${base} did not answer ${method} ${path} (${cause})`);
     }
     const text = await response.text();
     let parsed: unknown = null;

@@ -47,11 +47,35 @@ export function startTracing(role: string): void {
   tracing = { provider, processor, resource };
 }
 
-/** Send what is left and stop: a command calls it before it exits, a worker when it has stopped. */
+/** Where the spans go: the variable that says it, and its value. */
+function collectorEndpoint(env: NodeJS.ProcessEnv = process.env): string {
+  return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+    ? `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=${env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT}`
+    : `OTEL_EXPORTER_OTLP_ENDPOINT=${env.OTEL_EXPORTER_OTLP_ENDPOINT ?? ''}`;
+}
+
+/** The one line a collector that took no spans gets: tracing is an aside, never the command's outcome. */
+function collectorWarning(error: unknown, env: NodeJS.ProcessEnv = process.env): string {
+  const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+  return (
+    `champion-loop: warning: the spans were not sent to the OpenTelemetry collector (${collectorEndpoint(env)}): ${reason}. ` +
+    'The command itself is not affected; start the collector, or unset the variable to turn tracing off.'
+  );
+}
+
+/**
+ * Send what is left and stop: a command calls it before it exits, a worker when it has stopped. A
+ * collector that is down or refuses (issue 48: an uncaught ECONNREFUSED and exit 1 after the
+ * command had done its work) gives one warning line, never the command's exit code.
+ */
 export async function stopTracing(): Promise<void> {
   const stopping = tracing;
   tracing = null;
-  await stopping?.provider.shutdown();
+  try {
+    await stopping?.provider.shutdown();
+  } catch (error) {
+    console.error(collectorWarning(error));
+  }
 }
 
 /** A client's interceptors that start a trace's Temporal spans and carry it in the headers (none when off). */

@@ -20,7 +20,23 @@ describe("status's line on MLflow registrations", () => {
   it('says why the last registration gave up and what to do', () => {
     const line = registryLine({ pending: 1, last: { ...champion, status: 'failed', error: 'connect ECONNREFUSED' } });
     expect(line).toBe(
-      'model registry: registering champ-g002-r0003-wide checkpoint-0004.pt (generation 2) gave up: connect ECONNREFUSED; register that package by hand; 1 waiting or retrying',
+      'model registry: gave up registering champ-g002-r0003-wide checkpoint-0004.pt (generation 2): connect ECONNREFUSED. ' +
+        'Its package is kept: register it by hand; still trying to register 1 later champion',
+    );
+  });
+
+  it('a registry that was down: the line says it gave up, never "gave up ... retrying" (issue 48)', () => {
+    // The last attempt's error as histories before the fix hold it, ending "; retrying".
+    const error =
+      'Activity task timed out: MLflow at http://127.0.0.1:5999 did not answer POST registered-models/create (ECONNREFUSED); retrying';
+    const line = registryLine({ pending: 0, last: { ...champion, status: 'failed', error } }) ?? '';
+    expect(line).not.toMatch(/retrying/);
+    expect(line).toBe(
+      'model registry: gave up registering champ-g002-r0003-wide checkpoint-0004.pt (generation 2): Activity task timed out: ' +
+        'MLflow at http://127.0.0.1:5999 did not answer POST registered-models/create (ECONNREFUSED). Its package is kept: register it by hand',
+    );
+    expect(registryLine({ pending: 2, last: { ...champion, status: 'failed', error } })).toMatch(
+      /register it by hand; still trying to register 2 later champions$/,
     );
   });
 
