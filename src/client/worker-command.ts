@@ -11,7 +11,15 @@ import { readGpuMemory } from '../workers/gpu-memory.js';
 import { admissionLine, laneCapacity, type LaneCapacity } from '../workers/lane-capacity.js';
 import { createLaneWorker, type LaneWorker } from '../workers/lane-worker.js';
 import { tellLoops } from '../workers/lane-notices.js';
-import { lanePidFile, removeLanePid, runningLanePid, writeLanePid } from '../workers/lane-pid-file.js';
+import {
+  type LaneEnd,
+  lanePidFile,
+  readLaneEnd,
+  removeLanePid,
+  runningLanePid,
+  writeLaneEnd,
+  writeLanePid,
+} from '../workers/lane-pid-file.js';
 import { laneQueue } from '../config/lanes.js';
 import { installMetrics, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker, flushLedgerCopies, runOrchestrator } from '../workers/orchestrator-worker.js';
@@ -81,9 +89,12 @@ async function laneSettings(options: WorkerCommandOptions): Promise<LaneSettings
  * job, the running ones finish, then it exits). The SDK's own handlers shut the worker down on
  * each of them too, which for a lane waits for its jobs.
  */
-function stopLaneOnSignals(lane: LaneWorker): void {
+function stopLaneOnSignals(lane: LaneWorker): { readonly stoppedBy: () => Extract<LaneEnd, { how: 'signal' }> | null } {
+  // The first signal that stopped it, and how many jobs were running then (they are cancelled).
+  let stoppedBy: { signal: string; running: number } | null = null;
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGQUIT'] as const) {
     process.on(signal, () => {
+      stoppedBy ??= { signal, running: lane.worker.getStatus().numInFlightActivities };
       console.log(
         `[lane] ${signal}: stopping ${lane.queue} now; running steps get SIGTERM, then SIGKILL after the kill grace`,
       );
@@ -96,6 +107,26 @@ function stopLaneOnSignals(lane: LaneWorker): void {
       `[lane] SIGUSR2: draining ${lane.queue}: it takes no new job; ${running} running job${running === 1 ? '' : 's'} finish${running === 1 ? 'es' : ''}, then the worker exits (SIGTERM stops ${running === 1 ? 'it' : 'them'} now)`,
     );
   });
+  return { stoppedBy: () => (stoppedBy === null ? null : { pid: process.pid, how: 'signal', ...stoppedBy }) };
+}
+
+/** What the drain says once the worker `pid` has gone, from the end it recorded; an error when it did not drain. */
+function drainOutcome(queue: string, pid: number, end: LaneEnd | null, seconds: number): string {
+  if (end?.how === 'drained') return `${queue} drained: its worker exited after ${seconds} s`;
+  const notDrained = `${queue} did not drain: its worker (pid ${pid})`;
+  if (end === null)
+    throw new Error(
+      `${notDrained} ended without saying how, ${seconds} s into the drain (killed with SIGKILL, or it crashed): ` +
+        'jobs it was running were lost and run again (on another lane, or on this one once its worker is back); see its log',
+    );
+  if (end.how === 'failed')
+    throw new Error(`${notDrained} failed ${seconds} s into the drain: ${end.error}; its running jobs run again`);
+  const jobs =
+    end.running === 0
+      ? 'no job was running then'
+      : `${end.running === 1 ? '1 running job was' : `${end.running} running jobs were`} stopped and run${end.running === 1 ? 's' : ''} ` +
+        'again (on another lane, or on this one once its worker is back), not finished here';
+  throw new Error(`${notDrained} was stopped by ${end.signal} ${seconds} s into the drain: ${jobs}`);
 }
 
 /**
@@ -121,7 +152,7 @@ async function drainLane(options: WorkerCommandOptions): Promise<void> {
       console.log(`still draining ${queue}: ${Math.round((said - sinceMs) / 60_000)} min`);
     }
   }
-  console.log(`${queue} drained: its worker exited after ${Math.round((Date.now() - sinceMs) / 1000)} s`);
+  console.log(drainOutcome(queue, pid, await readLaneEnd(file, pid), Math.round((Date.now() - sinceMs) / 1000)));
 }
 
 /** Run one worker until SIGINT/SIGTERM; on either, running subprocesses are killed and the worker drains. */
@@ -158,6 +189,8 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   let worker: Worker;
   let what: string;
   let pidFile: string | null = null;
+  let laneSignals: ReturnType<typeof stopLaneOnSignals> | null = null;
+  let failure: string | null = null;
   switch (kind) {
     case 'orchestrator':
       worker = await createOrchestratorWorker(common);
@@ -178,7 +211,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
         log: (message) => console.log(`[lane] ${message}`),
         tellLoops: tellLoops(client, (message) => console.warn(`[lane] ${message}`)),
       });
-      stopLaneOnSignals(created);
+      laneSignals = stopLaneOnSignals(created);
       // `worker gpu --drain` on this machine finds it here.
       pidFile = lanePidFile(created.queue);
       await writeLanePid(pidFile);
@@ -208,8 +241,20 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
         if (was !== version.buildId) console.log(currentVersionLine(was, version));
       });
     else await worker.run();
+  } catch (error) {
+    failure = (error as Error).message;
+    throw error;
   } finally {
-    if (pidFile !== null) await removeLanePid(pidFile);
+    if (pidFile !== null) {
+      // How it ended, for a `worker gpu --drain` waiting on it: drained, stopped by a signal, failed.
+      await writeLaneEnd(
+        pidFile,
+        failure !== null
+          ? { pid: process.pid, how: 'failed', error: failure }
+          : (laneSignals?.stoppedBy() ?? { pid: process.pid, how: 'drained' }),
+      );
+      await removeLanePid(pidFile);
+    }
   }
   // The loop's last rows reach the ledger copy before the connection goes.
   if (kind === 'orchestrator') await flushLedgerCopies(worker);

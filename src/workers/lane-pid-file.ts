@@ -26,3 +26,32 @@ export async function removeLanePid(file: string, pid = process.pid): Promise<vo
   const text = await readFile(file, 'utf8').catch(() => '');
   if (Number(text.trim()) === pid) await rm(file, { force: true });
 }
+
+/**
+ * How a lane's worker ended, left beside its pid file for `worker gpu --drain` (issue 48): a drain
+ * that saw the worker go must say whether it drained or was stopped (its running jobs cancelled).
+ */
+export type LaneEnd = { readonly pid: number } & (
+  | { readonly how: 'drained' }
+  | { readonly how: 'signal'; readonly signal: string; readonly running: number }
+  | { readonly how: 'failed'; readonly error: string }
+);
+
+function laneEndFile(pidFile: string): string {
+  return pidFile.replace(/\.pid$/, '.end.json');
+}
+
+/** Written by the worker just before it removes its pid file. */
+export async function writeLaneEnd(pidFile: string, end: LaneEnd): Promise<void> {
+  await writeFile(laneEndFile(pidFile), `${JSON.stringify(end)}\n`).catch(() => undefined);
+}
+
+/** The end the worker `pid` recorded, or null (none, another worker's, or unreadable: a kill -9, a crash). */
+export async function readLaneEnd(pidFile: string, pid: number): Promise<LaneEnd | null> {
+  try {
+    const end = JSON.parse(await readFile(laneEndFile(pidFile), 'utf8')) as LaneEnd;
+    return end.pid === pid ? end : null;
+  } catch {
+    return null;
+  }
+}
