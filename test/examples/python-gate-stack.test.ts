@@ -197,7 +197,7 @@ describe.skipIf(unavailable !== null)('the python-gate commands', () => {
       step('train', ['--config', configPath, '--output-root', join(dir, 'runs'), '--run-id', id]);
     const unknown = await train('tpu', await config('tpu', { device: 'tpu' }));
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toContain('device must be one of cpu, cuda, got');
+    expect(unknown.stderr).toContain('device must be one of cpu, cuda, sim, got');
     const cuda = await train('cuda', await config('cuda', { device: 'cuda' }));
     const hasGpu = cuda.exitCode === 0;
     // Where this box has PyTorch with a GPU it trains there; elsewhere it says what is missing.

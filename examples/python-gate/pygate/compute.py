@@ -1,23 +1,51 @@
-"""Where a job computes: numpy on the CPU (config `device: cpu`, the default), or PyTorch on the
+"""Where a job computes: numpy on the CPU (config `device: cpu`, the default), PyTorch on the
 lane's GPU (`device: cuda`): `cuda:0`, which is the physical GPU the lane's CUDA_VISIBLE_DEVICES
-names, since CUDA numbers only the devices it lets a process see.
+names, since CUDA numbers only the devices it lets a process see; or numpy beside a simulated card
+(`device: sim`, pygate/simgpu.py: memory accounted in a pool file, for machines without a GPU).
 
-`gpu_ballast_gib` holds that much GPU memory for the job's whole life, a stand-in for a real
-model's weights and activations, so the lane's memory guard has something to see.
+A job holds ballast on its GPU for its whole life, a stand-in for a real model's weights and
+activations, so the lane's memory guard has something to see: training `gpu_ballast_gib`, an
+evaluation `gpu_eval_ballast_gib` (default: the same), an ensemble evaluation the sum of its
+members' eval ballasts, taken member by member as it loads them. With CHAMPION_LOOP_GPU_MEMORY_MIB
+set, a process that would hold more than that many MiB fails with PyTorch's CUDA OOM: on cuda
+through `torch.cuda.set_per_process_memory_fraction(cap / total)`, on sim by the pool.
 """
 
 import json
 import os
 from typing import Any
 
+from . import simgpu
 from .cli import StackError
 from .config import JobConfig
 
 
-class Gpu:
+def _cap_mib() -> float | None:
+    try:
+        return simgpu.cap_mib()
+    except simgpu.SimGpuError as error:
+        raise StackError(str(error)) from None
+
+
+class Ballast:
+    """What a job holds on its GPU: blocks taken one after another, kept for the job's life."""
+
+    held_gib = 0.0
+
+    def hold(self, gib: float) -> None:
+        """Take `gib` more (an OOM, as PyTorch raises it, when it does not fit)."""
+        raise NotImplementedError
+
+    def hold_at_least(self, gib: float) -> None:
+        """Hold `gib` in all, taking what is missing (a batch scoring configs of several sizes)."""
+        if gib > self.held_gib:
+            self.hold(gib - self.held_gib)
+
+
+class Gpu(Ballast):
     """The job's GPU, opened once: torch, its device, and the ballast it holds."""
 
-    def __init__(self, config: JobConfig) -> None:
+    def __init__(self, config: JobConfig, ballast_gib: float) -> None:
         try:
             import torch  # noqa: PLC0415 - optional: only a `device: cuda` job needs it
         except ImportError:
@@ -29,9 +57,18 @@ class Gpu:
             )
         self.torch = torch
         self.device = torch.device("cuda:0")
-        ballast = float(config["gpu_ballast_gib"])
-        elements = int(ballast * 2**30) // 4
-        self._ballast = torch.ones(elements, dtype=torch.float32, device=self.device) if elements > 0 else None
+        cap = _cap_mib()
+        if cap is not None:
+            total_mib = torch.cuda.get_device_properties(self.device).total_memory / 2**20
+            torch.cuda.set_per_process_memory_fraction(min(1.0, cap / total_mib), self.device)
+        self._ballast: list[Any] = []
+        self.hold(float(ballast_gib))
+
+    def hold(self, gib: float) -> None:
+        elements = simgpu.ballast_bytes(gib) // 4
+        if elements > 0:
+            self._ballast.append(self.torch.ones(elements, dtype=self.torch.float32, device=self.device))
+            self.held_gib += gib
 
     def tensor(self, values: Any) -> Any:
         return self.torch.as_tensor(values, dtype=self.torch.float64, device=self.device)
@@ -67,6 +104,45 @@ class Gpu:
         })
 
 
-def open_gpu(config: JobConfig) -> Gpu | None:
-    """The job's GPU when its config says `device: cuda`, else None (numpy on the CPU)."""
-    return Gpu(config) if config["device"] == "cuda" else None
+class SimGpu(Ballast):
+    """The simulated card (`device: sim`): the ballast is accounted in the pool file that
+    CHAMPION_LOOP_SIM_GPU names, under this process's pid; the model computes with numpy."""
+
+    def __init__(self, config: JobConfig, ballast_gib: float) -> None:
+        try:
+            self.card = simgpu.open_card()
+        except simgpu.SimGpuError as error:
+            raise StackError(f"config {config.path}: device: sim, but {error}") from None
+        self.hold(float(ballast_gib))
+
+    def hold(self, gib: float) -> None:
+        nbytes = simgpu.ballast_bytes(gib)
+        if nbytes > 0:
+            self.card.allocate(nbytes)
+            self.held_gib += gib
+
+    def memory_line(self, when: str) -> str:
+        """One `gpu {...}` log line, as Gpu's: what the pool says this process and its device hold."""
+        free, total = self.card.mem_get_info()
+        allocated = float(self.card.allocated_mib)
+        return "gpu " + json.dumps({
+            "when": when,
+            "pid": os.getpid(),
+            "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES"),
+            "name": f"{self.card.name} (simulated)",
+            "free_mib": float(free),
+            "total_mib": float(total),
+            "allocated_mib": allocated,
+            "reserved_mib": allocated,
+        })
+
+
+def open_gpu(config: JobConfig, ballast_gib: float | None = None) -> Gpu | SimGpu | None:
+    """The job's GPU holding `ballast_gib` (default: the config's gpu_ballast_gib, training's):
+    PyTorch's with `device: cuda`, the simulated card with `device: sim`; None on `device: cpu`."""
+    ballast = float(config["gpu_ballast_gib"] if ballast_gib is None else ballast_gib)
+    if config["device"] == "cuda":
+        return Gpu(config, ballast)
+    if config["device"] == "sim":
+        return SimGpu(config, ballast)
+    return None

@@ -20,11 +20,14 @@ DEFAULTS: dict[str, Any] = {
     "min_validation_auc": 0.0,  # epochs below it are not eligible for selection
     "epoch_sleep_s": 0.0,  # stand-in for a real epoch's duration
     "loader_workers": 1,  # batch-order processes, as a PyTorch DataLoader's workers
-    "gpu_ballast_gib": 0.0,  # with device: cuda, GPU memory held for the job's life (compute.py)
+    "gpu_ballast_gib": 0.0,  # with device: cuda or sim, GPU memory a training holds for its life (compute.py)
 }
+# An evaluation's ballast (an ensemble's: the sum of its members'); unset, the config's gpu_ballast_gib.
+EVAL_BALLAST = "gpu_eval_ballast_gib"
 
-# Where a job computes (compute.py): cpu (numpy) or cuda (PyTorch on the lane's GPU).
-DEVICES = ("cpu", "cuda")
+# Where a job computes (compute.py): cpu (numpy), cuda (PyTorch on the lane's GPU), or sim (numpy
+# beside a simulated card, pygate/simgpu.py, for machines without a GPU).
+DEVICES = ("cpu", "cuda", "sim")
 
 
 @dataclass(frozen=True)
@@ -53,13 +56,15 @@ def read_config(path: str | Path) -> JobConfig:
         raise StackError(f"config {path} is not a mapping")
     if "split" not in raw:
         raise StackError(f"config {path} has no split (the loop adds it to every job config)")
-    unknown = sorted(set(raw) - set(DEFAULTS) - {"split", "seed", "gate_soft_targets", "device"})
+    unknown = sorted(set(raw) - set(DEFAULTS) - {"split", "seed", "gate_soft_targets", "device", EVAL_BALLAST})
     if unknown:
         raise StackError(f"config {path} has keys this stack does not know: {', '.join(map(str, unknown))}")
     values = {**DEFAULTS, "seed": 0, "gate_soft_targets": None, "device": "cpu", **raw}
     if values["device"] not in DEVICES:
         raise StackError(f"config {path}: device must be one of {', '.join(DEVICES)}, got {values['device']!r}")
-    for key in DEFAULTS:
+    if values.get(EVAL_BALLAST) is None:
+        values[EVAL_BALLAST] = values["gpu_ballast_gib"]
+    for key in [*DEFAULTS, EVAL_BALLAST]:
         if isinstance(values[key], bool) or not isinstance(values[key], (int, float)):
             raise StackError(f"config {path}: {key} must be a number, got {values[key]!r}")
     return JobConfig(str(path), sha256_of(path), values)

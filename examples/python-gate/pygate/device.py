@@ -3,15 +3,19 @@
 import os
 
 
-def describe_device() -> str:
-    """One log line: the lane's CUDA_VISIBLE_DEVICES and what this process will compute on.
+def describe_device(device: str = "cpu") -> str:
+    """One log line: the device this process computes on (the config's `device`, compute.py) and
+    the lane's CUDA_VISIBLE_DEVICES.
 
-    The model is small enough that numpy on the CPU is the right place for it. A PyTorch trainer
-    would put its model on `cuda:0` here, which is the lane's physical GPU: CUDA numbers only the
-    devices CUDA_VISIBLE_DEVICES lets it see.
+    `cpu`: numpy on the CPU. `cuda`: PyTorch on `cuda:0`, which is the lane's physical GPU: CUDA
+    numbers only the devices CUDA_VISIBLE_DEVICES lets it see. `sim`: numpy, its GPU memory held
+    on the simulated card that CHAMPION_LOOP_SIM_GPU names (pygate/simgpu.py).
     """
     visible = os.environ.get("CUDA_VISIBLE_DEVICES")
     shown = "unset" if visible is None else repr(visible)
+    if device == "sim":
+        return (f"device: sim (numpy, simulated card {os.environ.get('CHAMPION_LOOP_SIM_GPU', '')}); "
+                f"CUDA_VISIBLE_DEVICES={shown}")
     try:
         import torch  # noqa: PLC0415 - optional, and slow to import
 
@@ -19,4 +23,5 @@ def describe_device() -> str:
         torch_note = f"torch {torch.__version__}, cuda available: {cuda}"
     except ImportError:
         torch_note = "torch not installed"
-    return f"device: cpu (numpy); CUDA_VISIBLE_DEVICES={shown}; {torch_note}"
+    where = "cuda:0 (PyTorch)" if device == "cuda" else "cpu (numpy)"
+    return f"device: {where}; CUDA_VISIBLE_DEVICES={shown}; {torch_note}"

@@ -2,12 +2,17 @@
 
 M is `{members: [{config, checkpoint}]}`; an item's margin is the mean of its members' margins,
 each member scored with its own config. The report's checkpoint_sha256 is the manifest's.
+
+A member whose config says `device: cuda` or `sim` holds its eval ballast (gpu_eval_ballast_gib)
+on the GPU from when it is loaded to the end, so the ensemble holds the sum of its members'
+(scoring itself is numpy: the model is tiny).
 """
 
 import numpy as np
 
 from .cli import Parser, StackError, main
-from .config import read_config
+from .compute import Gpu, SimGpu, open_gpu
+from .config import EVAL_BALLAST, read_config
 from .files import read_json, sha256_of
 from .model import margins, read_checkpoint
 from .scores import build_report, write_scored
@@ -36,6 +41,7 @@ def run(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     members = member_list(args.manifest)
     splits: dict[str, Split] = {}
+    gpus: dict[str, Gpu | SimGpu | None] = {}
     total: np.ndarray | None = None
     ids: list[str] = []
     targets = np.zeros(0)
@@ -47,6 +53,12 @@ def run(argv: list[str]) -> int:
             raise StackError(f"manifest {args.manifest}: members read different {args.role} items")
         ids, targets = member_ids, member_targets
         weights, bias = read_checkpoint(member["checkpoint"])
+        if config["device"] not in gpus:
+            gpus[config["device"]] = open_gpu(config, 0.0)
+        gpu = gpus[config["device"]]
+        if gpu is not None:
+            gpu.hold(float(config[EVAL_BALLAST]))
+            print(gpu.memory_line(f"loaded {member['checkpoint']}"), flush=True)
         margin = margins(weights, bias, features)
         total = margin if total is None else total + margin
     assert total is not None

@@ -12,8 +12,8 @@ import sys
 from typing import Any
 
 from .cli import Parser, StackError, main
-from .compute import Gpu, open_gpu
-from .config import JobConfig, read_config
+from .compute import Gpu, SimGpu, open_gpu
+from .config import EVAL_BALLAST, JobConfig, read_config
 from .files import read_json, sha256_of
 from .model import margins, read_checkpoint
 from .scores import build_report, write_scored
@@ -25,13 +25,17 @@ class Evaluator:
 
     def __init__(self) -> None:
         self._splits: dict[str, Split] = {}
-        self._gpus: dict[str, Gpu | None] = {}
+        self._gpus: dict[str, Gpu | SimGpu | None] = {}
 
-    def _gpu(self, config: JobConfig) -> "Gpu | None":
-        """The GPU a `device: cuda` config scores on, opened once per device setting."""
+    def _gpu(self, config: JobConfig) -> "Gpu | SimGpu | None":
+        """The GPU a `device: cuda` (or `sim`) config scores on, opened once per device setting,
+        holding the largest eval ballast (gpu_eval_ballast_gib) of the configs it has scored."""
         if config["device"] not in self._gpus:
-            self._gpus[config["device"]] = open_gpu(config)
-        return self._gpus[config["device"]]
+            self._gpus[config["device"]] = open_gpu(config, config[EVAL_BALLAST])
+        gpu = self._gpus[config["device"]]
+        if gpu is not None:
+            gpu.hold_at_least(float(config[EVAL_BALLAST]))
+        return gpu
 
     def evaluate(self, config_path: str, checkpoint: str, output: str, role: str, scores_output: str,
                  band_scores: str | None, config_sha256: str | None = None) -> None:
@@ -42,10 +46,11 @@ class Evaluator:
         ids, features, targets = split.role(role)
         weights, bias = read_checkpoint(checkpoint)
         gpu = self._gpu(config)
-        if gpu is None:
-            margin = margins(weights, bias, features)
-        else:
+        if isinstance(gpu, Gpu):
             margin = (gpu.tensor(features[:, : weights.size]) @ gpu.tensor(weights) + bias).cpu().numpy()
+        else:
+            margin = margins(weights, bias, features)
+        if gpu is not None:
             print(gpu.memory_line(f"scored {checkpoint}"), flush=True)
         report = build_report(role, checkpoint, sha256_of(checkpoint), margin, targets, band_scores)
         write_scored(scores_output, output, ids, margin, targets, report)

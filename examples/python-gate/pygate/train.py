@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from .cli import Parser, StackError, main, on_signal
-from .compute import open_gpu
+from .compute import Gpu, open_gpu
 from .config import JobConfig, read_config
 from .device import describe_device
 from .files import read_json, read_jsonl, sha256_of, write_json, write_jsonl
@@ -68,7 +68,7 @@ def run(argv: list[str]) -> int:
 
     run_dir = Path(args.output_root) / args.run_id
     run_dir.mkdir(parents=True, exist_ok=True)
-    print(describe_device(), flush=True)
+    print(describe_device(config["device"]), flush=True)
     print(f"run {args.run_id}: {len(ids)} development, {len(val_ids)} validation items, "
           f"{width} features, {epochs} epochs, seed {seed}", flush=True)
 
@@ -78,7 +78,9 @@ def run(argv: list[str]) -> int:
     x = features[:, :width]
     item_weight = np.where(labels == 1, 1.0, fail_weight)
     gpu = open_gpu(config)
-    on_gpu = None if gpu is None else (gpu.tensor(x), gpu.tensor(targets), gpu.tensor(item_weight))
+    # PyTorch computes on cuda; on the simulated card (sim) numpy computes, as on cpu.
+    torch_gpu = gpu if isinstance(gpu, Gpu) else None
+    on_gpu = None if torch_gpu is None else (torch_gpu.tensor(x), torch_gpu.tensor(targets), torch_gpu.tensor(item_weight))
     if gpu is not None:
         print(gpu.memory_line("start"), flush=True)
     order = BatchOrder(seed, len(ids), epochs, int(config["loader_workers"]))
@@ -96,9 +98,8 @@ def run(argv: list[str]) -> int:
         for epoch in range(len(history) + 1, epochs + 1):
             time.sleep(float(config["epoch_sleep_s"]))
             visit = np.array(order.next_epoch())
-            if gpu is not None and on_gpu is not None:
-                weights, bias = gpu.epoch(on_gpu, visit, batch, weights, bias, rate, l2)
-                print(gpu.memory_line(f"epoch {epoch}"), flush=True)
+            if torch_gpu is not None and on_gpu is not None:
+                weights, bias = torch_gpu.epoch(on_gpu, visit, batch, weights, bias, rate, l2)
             else:
                 for start in range(0, visit.size, batch):
                     rows = visit[start : start + batch]
@@ -106,6 +107,8 @@ def run(argv: list[str]) -> int:
                     error = (p - targets[rows]) * item_weight[rows]
                     weights -= rate * (x[rows].T @ error / rows.size + l2 * weights)
                     bias -= rate * float(error.mean())
+            if gpu is not None:
+                print(gpu.memory_line(f"epoch {epoch}"), flush=True)
             history.append(finish_epoch(run_dir, epoch, weights, bias, about, val_ids, val_features, val_labels))
     finally:
         order.stop()
