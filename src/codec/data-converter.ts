@@ -1,12 +1,50 @@
-import type { DataConverter } from '@temporalio/common';
-import { AesGcmCodec } from './aes-gcm-codec.js';
+import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
+import { AesGcmCodec, ENCRYPTED_ENCODING, KEY_ID_METADATA } from './aes-gcm-codec.js';
 import { codecKeysFrom } from './codec-keys.js';
+
+const words = new TextDecoder();
+
+/**
+ * A process without codec keys met a payload the loop's codec sealed. Without this the SDK says only
+ * "Unknown encoding: binary/encrypted" (issue 48): every command, and every job a lane took.
+ */
+class MissingCodecKeyError extends Error {
+  override readonly name = 'MissingCodecKeyError';
+}
+
+/**
+ * The codec of a process without keys: payloads pass as they are, and a sealed one is refused
+ * naming what it is and which variable gives the key.
+ */
+export class NoKeyCodec implements PayloadCodec {
+  encode(payloads: Payload[]): Promise<Payload[]> {
+    return Promise.resolve(payloads);
+  }
+
+  decode(payloads: Payload[]): Promise<Payload[]> {
+    return new Promise((resolve) => {
+      for (const payload of payloads) {
+        const encoding = payload.metadata?.encoding;
+        if (encoding instanceof Uint8Array && words.decode(encoding) === ENCRYPTED_ENCODING) {
+          const keyId = payload.metadata?.[KEY_ID_METADATA];
+          throw new MissingCodecKeyError(
+            `this loop's payloads are encrypted${keyId ? ` (key '${words.decode(keyId)}')` : ''} and this process has no codec key: ` +
+              'set CHAMPION_LOOP_CODEC_KEYS or CHAMPION_LOOP_CODEC_KEY_FILE to the keys its workers use ' +
+              '(docs/operating.md, "Encrypting payloads")',
+          );
+        }
+      }
+      resolve(payloads);
+    });
+  }
+}
 
 /**
  * The data converter every client and worker of the loop uses: the default one, with the AES-GCM
- * payload codec when the environment sets keys (docs/operating.md, "Encrypting payloads").
+ * payload codec when the environment sets keys (docs/operating.md, "Encrypting payloads"), else
+ * one that only says so when it meets a sealed payload.
  */
 export function loopDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter {
   const keys = codecKeysFrom(env);
-  return keys === null ? {} : { payloadCodecs: [new AesGcmCodec(keys)] };
+  return { payloadCodecs: [keys === null ? new NoKeyCodec() : new AesGcmCodec(keys)] };
 }

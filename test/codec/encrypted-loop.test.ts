@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
@@ -118,6 +119,33 @@ describe('a loop with payload encryption', () => {
     expect(none.stderr).toMatch(
       /history is encrypted \(key '2026-12'\) and this process has no codec key: set CHAMPION_LOOP_CODEC_KEYS/,
     );
+    await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+    await harness.result(loopId);
+  });
+
+  it('every command run without the key says the payloads are encrypted and which variable gives the key (issue 48)', async () => {
+    const loopId = 'sealed-cli';
+    await harness.startWith(loopId, {});
+    await harness.waitFor(loopId, (view) => view.round >= 1);
+    const out = await mkdtemp(path.join(tmpdir(), 'champion-loop-nokey-'));
+    try {
+      for (const args of [
+        ['status', loopId],
+        ['status', loopId, '--json'],
+        ['ledger', loopId, '--out', out],
+        ['report', loopId, '--out', path.join(out, 'report.html')],
+      ]) {
+        const run = await championLoopAt(harness.server, args, { env: { CHAMPION_LOOP_CODEC_KEYS: '' } });
+        const said = `champion-loop ${args.join(' ')}: ${String(run.stderr)}`;
+        expect(run.exitCode, said).not.toBe(0);
+        expect(run.stderr, said).toContain(
+          "this loop's payloads are encrypted (key '2026-12') and this process has no codec key: set CHAMPION_LOOP_CODEC_KEYS or CHAMPION_LOOP_CODEC_KEY_FILE",
+        );
+        expect(run.stderr, said).not.toMatch(/^\s+at /m);
+      }
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     await harness.result(loopId);
   });
