@@ -626,6 +626,10 @@ connectionOptions(
       'gpu: drain the lane worker of this --host and --device running on this machine (it takes no new job, its running ones finish, then it exits), and wait until it has',
     )
     .option(
+      '--make-current',
+      "orchestrator, with Worker Versioning: make this build the deployment's current version even when a newer build is (a rollback on purpose); without it an older build restarted serves only the runs started on it",
+    )
+    .option(
       '--metrics-port <port>',
       'serve Prometheus metrics (temporal_*) at http://0.0.0.0:PORT/metrics (default: CHAMPION_LOOP_METRICS_PORT; off)',
     ),

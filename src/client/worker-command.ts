@@ -41,6 +41,8 @@ export interface WorkerCommandOptions extends ConnectionFlags {
   readonly minFreePids: string;
   readonly cpu?: boolean;
   readonly drain?: boolean;
+  /** orchestrator, versioned: take the current version even from a newer build. */
+  readonly makeCurrent?: boolean;
   readonly metricsPort?: string;
 }
 
@@ -159,6 +161,8 @@ async function drainLane(options: WorkerCommandOptions): Promise<void> {
 export async function runWorker(kind: string, options: WorkerCommandOptions): Promise<void> {
   if (!['orchestrator', 'gpu', 'package'].includes(kind))
     throw new Error(`unknown worker kind '${kind}': use orchestrator, gpu or package`);
+  if (options.makeCurrent === true && kind !== 'orchestrator')
+    throw new Error(`--make-current is for the orchestrator (with Worker Versioning), not the ${kind} worker`);
   if (options.drain === true) {
     if (kind !== 'gpu')
       throw new Error(`--drain is for a GPU lane (worker gpu --drain --device N), not the ${kind} worker`);
@@ -237,9 +241,15 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   try {
     if (kind === 'orchestrator')
       // New workflows, and generations continuing as new, run on this build from now on.
-      await runOrchestrator(worker, connection, settings.namespace, (was, version) => {
-        if (was !== version.buildId) console.log(currentVersionLine(was, version));
-      });
+      await runOrchestrator(
+        worker,
+        connection,
+        settings.namespace,
+        (was, version) => {
+          if (was !== version.buildId) console.log(currentVersionLine(was, version));
+        },
+        { makeCurrent: options.makeCurrent === true, onLeft: (line) => console.warn(line) },
+      );
     else await worker.run();
   } catch (error) {
     failure = (error as Error).message;

@@ -139,19 +139,41 @@ export async function runOrchestrator(
   connection: NativeConnection,
   namespace: string,
   onCurrent: (was: string | null, version: WorkerDeploymentVersion) => void = () => undefined,
+  {
+    makeCurrent = false,
+    onLeft = () => undefined,
+  }: {
+    /** Take the current version even from a newer build (`worker orchestrator --make-current`: a rollback on purpose). */
+    readonly makeCurrent?: boolean;
+    /** An older build left the current one as it is: why, and what it does meanwhile. */
+    readonly onLeft?: (line: string) => void;
+  } = {},
 ): Promise<void> {
   const running = worker.run();
   const deployment = worker.options.workerDeploymentOptions;
   if (deployment?.useWorkerVersioning !== true) return running;
   try {
-    onCurrent(
-      await becomeCurrent({ workflowService: connection.workflowService, namespace }, deployment.version),
+    const outcome = await becomeCurrent(
+      { workflowService: connection.workflowService, namespace },
       deployment.version,
+      { makeCurrent },
     );
+    if (outcome.current) onCurrent(outcome.was, deployment.version);
+    else onLeft(leftLine(deployment.version, outcome.holder, outcome.why));
   } catch (error) {
     worker.shutdown();
     await running.catch(() => undefined);
     throw error;
   }
   await running;
+}
+
+/** What an older build that left the current version alone says: why it waits, and how to roll back on purpose. */
+function leftLine(version: WorkerDeploymentVersion, holder: string, why: string): string {
+  return (
+    `build ${version.buildId} does not take the current version of worker deployment ${version.deploymentName} ` +
+    `back from ${holder}: ${why}. It serves the runs started on ${version.buildId} until they are done ` +
+    `(new workflows and generations run on ${holder}). To roll back to ${version.buildId} on purpose, ` +
+    `restart it with: champion-loop worker orchestrator --make-current`
+  );
 }
