@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import ToolsLastSequencer from './test/tools-last-sequencer.js';
 
 export default defineConfig({
   test: {
@@ -11,6 +12,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     globalSetup: ['test/global-setup.ts'],
+    // The tracing test waits for Jaeger's background build: it runs last.
+    sequence: { sequencer: ToolsLastSequencer },
     setupFiles: ['test/setup.ts'],
   },
 });

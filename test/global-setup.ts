@@ -2,15 +2,13 @@ import { spawnSync } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
 import { ensureWeed } from '../scripts/object-store/provision.js';
-import { ensureJaeger } from '../scripts/tracing/provision.js';
+import { startBackgroundBuilds } from '../scripts/tools/build.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalCli: string;
     /** SeaweedFS's `weed`: the artifact store tests' S3 server (test/helpers/object-store.ts). */
     weedBinary: string;
-    /** Jaeger v2: the tracing test's OTLP receiver and trace store (test/helpers/jaeger.ts). */
-    jaegerBinary: string;
   }
 }
 
@@ -40,12 +38,17 @@ function provisionPythonModules(): void {
   else console.error(`[provision] installed in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-/** Provision the Temporal CLI and the Python modules once for every test file (each file starts its own servers). */
+/**
+ * Provision the Temporal CLI, weed and the Python modules once for every test file (each file
+ * starts its own servers). Jaeger, built from source, is not waited for here: its build runs in
+ * the background (started by `npm test` before type-checking, or here when vitest is run alone) and
+ * the tracing test, run last (test/tools-last-sequencer.ts), waits for it (test/helpers/jaeger.ts).
+ */
 export default async function setup(project: TestProject): Promise<void> {
+  await startBackgroundBuilds({ cluster: false });
   provisionPythonModules();
   const say = (line: string) => console.error(`[provision] ${line}`);
   const cli = await ensureTemporalCli(say);
   project.provide('temporalCli', cli.path);
   project.provide('weedBinary', await ensureWeed(say));
-  project.provide('jaegerBinary', await ensureJaeger(say));
 }

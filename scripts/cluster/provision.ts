@@ -1,18 +1,17 @@
 // What the cluster tests need beyond the Temporal CLI: the Temporal server and its SQL schema
-// tool built from the Go module proxy (cached under .tools, as the CLI is), the server's
+// tool built from the Go module proxy (no registry ships them prebuilt; kept in the machine's tool
+// cache, ../lib/tool-cache.ts, shared by every clone), the server's
 // PostgreSQL schema files, and PostgreSQL itself (Debian's, installed with apt-get when absent).
 import { cp, mkdir, readdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 import { executable } from '../lib/go-program.js';
+import { toolDir, withToolLock } from '../lib/tool-cache.js';
 
 /** The server release the cluster tests run; its module needs a newer Go than most boxes have. */
 const TEMPORAL_SERVER_VERSION = 'v1.32.2';
 const GO_TOOLCHAIN = 'go1.27.3';
 const MODULE = 'go.temporal.io/server';
-
-const TOOLS = path.join(PROJECT_ROOT, '.tools', 'temporal-server', TEMPORAL_SERVER_VERSION);
 
 export interface ClusterTools {
   /** `temporal-server`: the server (cmd/server). */
@@ -25,16 +24,35 @@ export interface ClusterTools {
   readonly postgresBin: string;
 }
 
-/** Build the server and its SQL tool with `go install`, unless a build is cached; copy the schema beside them. */
-async function ensureServer(log: (line: string) => void): Promise<Omit<ClusterTools, 'postgresBin'>> {
-  const bin = path.join(TOOLS, 'bin');
+/**
+ * Build the server and its SQL tool with `go install` into the machine's tool cache, unless a build
+ * is there (one under way in another process, such as `npm test`'s background build, is waited
+ * for); copy the schema beside them.
+ */
+export async function ensureServer(log: (line: string) => void): Promise<Omit<ClusterTools, 'postgresBin'>> {
+  const dir = toolDir('temporal-server', TEMPORAL_SERVER_VERSION);
+  const bin = path.join(dir, 'bin');
   const tools = {
     server: path.join(bin, 'server'),
     sqlTool: path.join(bin, 'sql'),
-    schemaDir: path.join(TOOLS, 'schema'),
+    schemaDir: path.join(dir, 'schema'),
   };
-  if ((await executable(tools.server)) && (await executable(tools.sqlTool)) && (await executable(tools.schemaDir)))
-    return tools;
+  return withToolLock(
+    dir,
+    async () =>
+      (await executable(tools.server)) && (await executable(tools.sqlTool)) && (await executable(tools.schemaDir))
+        ? tools
+        : undefined,
+    () => buildServer(bin, tools, log),
+    (holder) => log(`waiting for process ${holder}, which is building the Temporal server into ${dir}`),
+  );
+}
+
+async function buildServer(
+  bin: string,
+  tools: Omit<ClusterTools, 'postgresBin'>,
+  log: (line: string) => void,
+): Promise<Omit<ClusterTools, 'postgresBin'>> {
   if ((await execa('go', ['version'], { reject: false })).exitCode !== 0)
     throw new Error(
       `the cluster tests build the Temporal server ${TEMPORAL_SERVER_VERSION} with Go, and no 'go' is on PATH: install Go (any recent release; it fetches ${GO_TOOLCHAIN} itself)`,

@@ -1,11 +1,12 @@
-// A Go program the tests need (SeaweedFS's `weed`, Jaeger), built from the Go module proxy and
-// cached under .tools as the Temporal CLI and server are. Their go.mod files hold replace
+// A Go program the tests need (Jaeger; SeaweedFS's `weed` where PyPI's wheel cannot be had), built
+// from the Go module proxy into the machine's tool cache (./tool-cache.ts:
+// ~/.cache/champion-loop/tools/<tools>-<version>/bin), shared by every clone. Their go.mod files hold replace
 // directives, which `go install module@version` refuses, so the module's source is downloaded
 // (`go mod download`), copied out of the read-only module cache and built there as the main module.
 import { access, constants, cp, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { execa } from 'execa';
-import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
+import { toolDir, withToolLock } from './tool-cache.js';
 
 export interface GoProgram {
   /** What it is, for messages: `SeaweedFS weed`. */
@@ -16,7 +17,7 @@ export interface GoProgram {
   readonly version: string;
   /** The package to build, relative to the module's root: `./weed`. */
   readonly main: string;
-  /** The binary's name under .tools/<tools>/<version>/bin. */
+  /** The binary's name under <tool cache>/<tools>-<version>/bin. */
   readonly binary: string;
   readonly tools: string;
   /** How long the first build takes, for the message: `6.5 minutes`. */
@@ -31,11 +32,33 @@ export async function executable(file: string): Promise<boolean> {
   );
 }
 
-/** The program's binary, built once; its path. Throws saying what to do when Go is missing or the build fails. */
+/** Where the program's binary is once built. */
+function goProgramBinary(program: Pick<GoProgram, 'tools' | 'version' | 'binary'>): string {
+  return path.join(toolDir(program.tools, program.version), 'bin', program.binary);
+}
+
+/**
+ * The program's binary, built once per machine (a build another process is making is waited for);
+ * its path. Throws saying what to do when Go is missing or the build fails.
+ */
 export async function ensureGoProgram(program: GoProgram, log: (line: string) => void): Promise<string> {
-  const tools = path.join(PROJECT_ROOT, '.tools', program.tools, program.version);
-  const binary = path.join(tools, 'bin', program.binary);
-  if (await executable(binary)) return binary;
+  const tools = toolDir(program.tools, program.version);
+  const binary = goProgramBinary(program);
+  return withToolLock(
+    tools,
+    async () => ((await executable(binary)) ? binary : undefined),
+    () => buildGoProgram(program, tools, binary, log),
+    (holder) =>
+      log(`waiting for process ${holder}, which is building ${program.name} ${program.version} into ${tools}`),
+  );
+}
+
+async function buildGoProgram(
+  program: GoProgram,
+  tools: string,
+  binary: string,
+  log: (line: string) => void,
+): Promise<string> {
   if ((await execa('go', ['version'], { reject: false })).exitCode !== 0)
     throw new Error(
       `${program.neededBy} build ${program.name} (${program.module}) with Go, and no 'go' is on PATH: install Go 1.26 or newer`,
@@ -63,6 +86,6 @@ export async function ensureGoProgram(program: GoProgram, log: (line: string) =>
   await execa('mv', [partial, binary]);
   // The source is only needed to build; the binary is what is kept.
   await rm(source, { recursive: true, force: true });
-  log(`built ${program.binary} in ${Math.round((Date.now() - started) / 1000)} s`);
+  log(`built ${program.binary} in ${Math.round((Date.now() - started) / 1000)} s: ${binary}`);
   return binary;
 }

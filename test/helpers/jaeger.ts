@@ -1,14 +1,14 @@
-// A real OTLP receiver and trace store for a test file: Jaeger v2 (built by the test set-up,
-// scripts/tracing/provision.ts) on localhost ports of its own, traces kept in memory, read back
+// A real OTLP receiver and trace store for a test file: Jaeger v2 (built from source in the
+// background by `npm test`, scripts/tracing/provision.ts; waited for here) on localhost ports of its own, traces kept in memory, read back
 // through its query API.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { inject } from 'vitest';
 import { stringify } from 'yaml';
 import { freePort } from '../../src/devserver/dev-server.js';
+import { ensureJaeger } from '../../scripts/tracing/provision.js';
 
 /** One span as Jaeger's query API returns it, with its service and tags read out. */
 export interface StoredSpan {
@@ -42,8 +42,11 @@ interface ApiTrace {
   readonly processes: Readonly<Record<string, { readonly serviceName: string }>>;
 }
 
+/** How long a caller's hook may wait for Jaeger's build (one under way, or one it makes itself). */
+export const JAEGER_BUILD_MS = 45 * 60_000;
+
 export async function startJaeger(): Promise<JaegerServer> {
-  const jaeger = inject('jaegerBinary');
+  const jaeger = await ensureJaeger((line) => console.error(`[provision] ${line}`));
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-jaeger-'));
   const [query, queryGrpc, otlp] = [await freePort(), await freePort(), await freePort()];
   const config = path.join(dir, 'config.yaml');

@@ -2,7 +2,7 @@ import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTracing, stopTracing, workerTracing } from '../../src/tracing/tracing.js';
 import { trainingRunWorkflowId } from '../../src/workflows/ids.js';
-import { startJaeger, type JaegerServer, type StoredSpan } from '../helpers/jaeger.js';
+import { JAEGER_BUILD_MS, startJaeger, type JaegerServer, type StoredSpan } from '../helpers/jaeger.js';
 import { championLoopCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import { workflowBundle } from '../helpers/workflow-bundle.js';
@@ -24,7 +24,7 @@ describe('a trace from a command to the subprocess of a step', () => {
     Object.assign(process.env, jaeger.env);
     startTracing('test-workers');
     harness = await createLoopHarness({ candidates: [{ name: 'a' }], lanes: 1 });
-  });
+  }, JAEGER_BUILD_MS); // Jaeger may still be building: npm test builds it in the background, this file runs last.
 
   afterAll(async () => {
     await harness?.dispose();
