@@ -14,6 +14,7 @@ import { putPathRef } from '../artifacts/file-store.js';
 import { uploadStepFiles } from './support/step-files.js';
 import { withStepFiles } from './support/run-dir-cache.js';
 import { withStore } from './support/store-retry.js';
+import { currentStepScope } from './support/subprocess.js';
 
 /** One member scored on the development role: its selected checkpoint and where its report and scores go. */
 interface MemberJob {
@@ -118,8 +119,14 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
       build,
     );
   } catch (error) {
-    // Cancellation and a command that cannot start are not a failed build: the workflow hears them.
-    if (activityHooks().signal?.aborted || (error as { nonRetryable?: boolean }).nonRetryable) throw error;
+    // Cancellation, a lane that stopped under the build (it is sent again, as a training is) and a
+    // command that cannot start are not a failed build: the workflow hears them.
+    if (
+      activityHooks().signal?.aborted ||
+      currentStepScope()?.stopping?.aborted === true ||
+      (error as { nonRetryable?: boolean }).nonRetryable
+    )
+      throw error;
     return done('failed', { error: (error as Error).message });
   }
 }
@@ -153,19 +160,25 @@ async function scoreEach(
   for (const job of pending) {
     const log = join(logsDir(paths.stateDir), `${namespace}.development.${job.member.run_id}.log`);
     await moveAside(job.scores);
+    const command = [
+      ...commands.evaluate,
+      ...['--config', job.member.config_path],
+      ...['--checkpoint', join(runDir(paths, job.member.run_id), job.checkpointName)],
+      ...['--output', job.report],
+      ...['--role', 'development'],
+      ...['--scores-output', job.scores],
+      ...scoreCacheArgs(paths),
+    ];
     const result = await runLoopStep(paths, {
       step: 'teacher evaluate development',
       commandKey: 'evaluate',
-      command: [
-        ...commands.evaluate,
-        ...['--config', job.member.config_path],
-        ...['--checkpoint', join(runDir(paths, job.member.run_id), job.checkpointName)],
-        ...['--output', job.report],
-        ...['--role', 'development'],
-        ...['--scores-output', job.scores],
-        ...scoreCacheArgs(paths),
-      ],
+      command,
       log,
+      need: { member: job.member.run_id },
+      again: async () => {
+        await moveAside(job.scores);
+        return command;
+      },
     });
     if (result.exitCode !== 0)
       return `development scoring of ${job.member.run_id} ended with ${describeEnd(result)} (log ${log})`;
@@ -204,7 +217,10 @@ async function scoreBatched(
     index += 1;
     await mkdir(folder, { recursive: true });
     await mkdir(dirname(jobsPath), { recursive: true });
-    for (const job of group) await moveAside(job.scores);
+    const clear = async (): Promise<void> => {
+      for (const job of group) await moveAside(job.scores);
+    };
+    await clear();
     await moveAside(jobsPath);
     const entries = group.map((job) => ({
       config: job.member.config_path,
@@ -215,20 +231,27 @@ async function scoreBatched(
     }));
     await writeFile(jobsPath, `${JSON.stringify(entries, null, 1)}\n`, { flag: 'wx' });
     const first = group[0] as MemberJob;
+    const command = [
+      ...commands.evaluate,
+      '--config',
+      first.member.config_path,
+      '--role',
+      'development',
+      '--jobs',
+      jobsPath,
+      ...scoreCacheArgs(paths),
+    ];
     const result = await runLoopStep(paths, {
       step: 'teacher evaluate development',
       commandKey: 'evaluate',
-      command: [
-        ...commands.evaluate,
-        '--config',
-        first.member.config_path,
-        '--role',
-        'development',
-        '--jobs',
-        jobsPath,
-        ...scoreCacheArgs(paths),
-      ],
+      command,
       log,
+      // One process scores the group's members one after another: what the largest of them needs.
+      need: 'evaluate',
+      again: async () => {
+        await clear();
+        return command;
+      },
     });
     if (result.exitCode !== 0) return `development scoring ended with ${describeEnd(result)} (log ${log})`;
   }

@@ -30,13 +30,24 @@ async function scoreReserve(input: ReserveInput): Promise<ReserveOutcome> {
   const band = await bandScores(input, run, input.checkpointName);
   // How the lane admitted the reserve evaluator (not its band scores'): the check's dispatch rows.
   let admission: LaneAdmission | undefined;
+  let peakMiB = 0;
   const read = await evaluateOne(
-    { ...input, onStep: (result) => (admission = laneAdmission(result) ?? admission) },
+    {
+      ...input,
+      onStep: (result) => {
+        admission = laneAdmission(result) ?? admission;
+        peakMiB = Math.max(peakMiB, result.gpu?.peakMiB ?? 0);
+      },
+    },
     run,
     input.checkpointName,
     'reserve',
     band,
   );
   const row = await evalRow(input.paths, run, input.checkpointName, 'reserve', read);
-  return admission === undefined ? { row } : { row, admission };
+  return {
+    row,
+    ...(admission === undefined ? {} : { admission }),
+    ...(peakMiB > 0 ? { peakMiB } : {}),
+  };
 }

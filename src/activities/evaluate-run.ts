@@ -6,7 +6,8 @@ import { evalRow } from './support/eval-rows.js';
 import { withItemErrors } from './support/item-errors.js';
 import { bandScores, evaluateMany } from './support/evaluator.js';
 import { badInput, CONTRACT_ERROR } from './support/step-errors.js';
-import type { EvaluateRunInput } from './types.js';
+import type { EvaluateRunInput, ScoredRow } from './types.js';
+import type { StepResult } from './support/subprocess.js';
 import { batchEvalLog, runDir } from './support/paths.js';
 import { evalRowFiles, uploadStepFiles } from './support/step-files.js';
 import { withStepFiles } from './support/run-dir-cache.js';
@@ -23,7 +24,7 @@ import type { RunRow } from '../ledger/rows.js';
  * path is the manifest) goes through the ensemble evaluator instead. With `itemErrors` (loop.yaml
  * `champion_rule: paired`) each ok test row also carries its per-item error record.
  */
-export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
+export async function evaluateRun(input: EvaluateRunInput): Promise<ScoredRow[]> {
   const { paths, run, checkpoints, role } = input;
   if (!isEnsembleRun(run)) {
     const bad = checkpoints.filter((name) => !isCheckpointName(name));
@@ -48,13 +49,16 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<EvalRow[]> {
 }
 
 /** Scores the checkpoints (their files on this host); with a store, each ok row names what another host needs. */
-async function scoreRun(input: EvaluateRunInput, runFiles: readonly FileRef[], log: string): Promise<EvalRow[]> {
+async function scoreRun(input: EvaluateRunInput, runFiles: readonly FileRef[], log: string): Promise<ScoredRow[]> {
   const { paths, run, checkpoints, role } = input;
+  // The most any of its evaluator processes held of the lane's GPU: each row says it, for the generation to learn.
+  let peakMiB = 0;
+  const context = { ...input, onStep: (result: StepResult) => (peakMiB = Math.max(peakMiB, result.gpu?.peakMiB ?? 0)) };
   const bands = new Map<string, string | null>();
   for (const name of checkpoints) {
-    bands.set(name, await bandScores(input, run, name));
+    bands.set(name, await bandScores(context, run, name));
   }
-  const reads = await evaluateMany(input, run, checkpoints, role, bands);
+  const reads = await evaluateMany(context, run, checkpoints, role, bands);
   const rows: EvalRow[] = [];
   for (const name of checkpoints) {
     const read = reads.get(name);
@@ -81,7 +85,7 @@ async function scoreRun(input: EvaluateRunInput, runFiles: readonly FileRef[], l
       );
     }
   }
-  return rows;
+  return peakMiB > 0 ? rows.map((row) => ({ ...row, gpu_peak_mib: peakMiB })) : rows;
 }
 
 /**

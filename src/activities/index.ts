@@ -12,6 +12,8 @@ import { withStepScope, type StepScope } from './support/subprocess.js';
 import { buildTeacher } from './build-teacher.js';
 import { trainRun } from './train-run.js';
 import { waitForChange } from './wait-for-change.js';
+import { DEFAULT_OOM_RETRIES, type LaneJob } from '../contract/lane-job.js';
+import type { GpuNeed } from '../rules/gpu-needs.js';
 
 export {
   readCandidates,
@@ -54,10 +56,24 @@ export { setSubprocessEnv } from './support/subprocess.js';
  * CUDA_VISIBLE_DEVICES, kill grace and stop), so that several lanes can share one process.
  */
 export function createLaneActivities(scope: StepScope): typeof laneActivities {
+  // Each activity opens its job's lane terms (what each step may use of the lane) into the scope its steps run in.
+  const onLane =
+    <I extends { readonly laneJob?: LaneJob }, O>(activity: (input: I) => Promise<O>) =>
+    (input: I): Promise<O> => {
+      const job = input.laneJob ?? legacyJob(input);
+      return withStepScope(job === undefined ? scope : { ...scope, job }, () => activity(input));
+    };
   return {
-    trainRun: (input) => withStepScope(scope, () => trainRun(input)),
-    evaluateRun: (input) => withStepScope(scope, () => evaluateRun(input)),
-    evaluateReserve: (input) => withStepScope(scope, () => evaluateReserve(input)),
-    buildTeacher: (input) => withStepScope(scope, () => buildTeacher(input)),
+    trainRun: onLane(trainRun),
+    evaluateRun: onLane(evaluateRun),
+    evaluateReserve: onLane(evaluateReserve),
+    buildTeacher: onLane(buildTeacher),
   };
+}
+
+/** A job sent before lane terms: its training's need, which its evaluations were held to too. */
+function legacyJob(input: object): LaneJob | undefined {
+  const need = (input as { gpuNeed?: GpuNeed }).gpuNeed;
+  if (need === undefined) return undefined;
+  return { needs: { train: need, evaluate: need }, oom: { retries: DEFAULT_OOM_RETRIES } };
 }

@@ -67,26 +67,41 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
     );
   }
   const noProgress = input.noProgress ?? DEFAULT_NO_PROGRESS;
+  const command = (from: ResumePoint | null): string[] => [
+    ...input.commands.train,
+    ...['--config', input.configPath],
+    ...['--output-root', paths.runsRoot],
+    ...['--run-id', runId],
+    ...scoreCacheArgs(paths),
+    ...(from === null || input.resumeFlag === undefined ? [] : [input.resumeFlag, join(dir, from.checkpoint)]),
+  ];
   const result = await runLoopStep(paths, {
     step: 'train',
     commandKey: 'train',
-    command: [
-      ...input.commands.train,
-      ...['--config', input.configPath],
-      ...['--output-root', paths.runsRoot],
-      ...['--run-id', runId],
-      ...scoreCacheArgs(paths),
-      ...(resume === null || input.resumeFlag === undefined ? [] : [input.resumeFlag, join(dir, resume.checkpoint)]),
-    ],
+    command: command(resume),
     log,
     progress: { watch: [dir], quietMs: durationMs(noProgress) },
-    ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
+    need: 'train',
+    // After an out-of-memory the trainer goes on from its newest complete epoch (with loop.yaml
+    // resume_flag), else starts afresh in a clean directory.
+    again: async () => {
+      const from = input.resumeFlag === undefined ? null : await resumePoint(dir);
+      if (from === null) {
+        await moveAside(dir);
+        await moveAside(evalsDir(paths.stateDir, runId));
+      } else await appendLogLine(log, `train: resuming ${runId} from epoch ${from.epoch} (${from.checkpoint})`);
+      return command(from);
+    },
   });
   const train_rc = returnCode(result);
   const common = { train_rc, epochs_run: await epochsRun(dir), started };
   // After the seed's fields (a run row keeps their order): what the trainer used of its GPU lane.
   const admitted = laneAdmission(result);
-  const gpu = { ...gpuFields(result.gpu), ...(admitted === undefined ? {} : { admission: admitted }) };
+  const gpu = {
+    ...gpuFields(result.gpu),
+    ...(admitted === undefined ? {} : { admission: admitted }),
+    ...(result.oomRetries > 0 ? { oom_retries: result.oomRetries } : {}),
+  };
   if (result.stalled) {
     const hung = `no progress for ${noProgress} (loop.yaml timeouts.no_progress): no new output in its log or run directory; killed`;
     await appendLogLine(log, `train: ${hung}`).catch(() => undefined);
@@ -138,6 +153,7 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
       ...gpu,
     };
   }
+  if (result.oom !== undefined) return { ...failed(common, `${result.oom}; see ${log}`), ...gpu };
   return { ...failed(common, `trainer ended with ${describeEnd(result)}; see ${log}`), ...gpu };
 }
 

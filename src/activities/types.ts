@@ -2,7 +2,7 @@
 import type { EvalRow, Role } from '../rules/types.js';
 import type { Candidate } from '../config/candidate.js';
 import type { RunRow, RunStatus } from '../ledger/rows.js';
-import type { GpuNeed } from '../rules/gpu-needs.js';
+import type { LaneJob } from '../contract/lane-job.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
 import type { StoredPackage } from '../artifacts/package-store.js';
 import type { FileRef } from '../artifacts/file-ref.js';
@@ -81,8 +81,8 @@ export interface TrainInput {
    * resumed from its newest complete epoch with `<flag> <checkpoint>`. Absent: trained afresh.
    */
   readonly resumeFlag?: string;
-  /** What the run may grow to on the lane's GPU (its candidate's need, rules/gpu-needs.ts); absent: the lane's min_free_gib. */
-  readonly gpuNeed?: GpuNeed;
+  /** What the job's steps may use of the lane (opened by the lane's activity wrapper); absent: the lane's defaults. */
+  readonly laneJob?: LaneJob;
   /** loop.yaml `artifacts:`: the job config and split are fetched from the store (`inputs`), and the checkpoints uploaded. */
   readonly artifacts?: ArtifactSettings;
   readonly inputs?: readonly FileRef[];
@@ -117,6 +117,8 @@ export interface TrainOutcome {
   readonly gpu_peak_mib?: number;
   /** On a GPU lane that read its device: how the lane admitted the trainer (the ledger's dispatch rows). */
   readonly admission?: LaneAdmission;
+  /** Times the trainer ran out of GPU memory and waited for room (absent when none). */
+  readonly oom_retries?: number;
   /** With loop.yaml `artifacts:`: the inputs and the run's checkpoints and selection, uploaded (the run row's `files`). */
   readonly files?: FileRef[];
   readonly selected: {
@@ -134,11 +136,14 @@ export interface EvaluateRunInput {
   readonly role: Role;
   /** Under loop.yaml `champion_rule: paired`: add each ok row's per-item error record of this block. */
   readonly itemErrors?: 'result' | 'decided';
-  /** What the run's training may grow to on the lane's GPU: its evaluator is held to it too. */
-  readonly gpuNeed?: GpuNeed;
+  /** What the job's steps may use of the lane (opened by the lane's activity wrapper); absent: the lane's defaults. */
+  readonly laneJob?: LaneJob;
   /** loop.yaml `artifacts:`: the run's `files` are fetched first, and each row's report and scores uploaded. */
   readonly artifacts?: ArtifactSettings;
 }
+
+/** An eval row as a lane's evaluation returns it: on a GPU lane, with what its evaluator held (the workflow takes it off before the row is recorded). */
+export type ScoredRow = EvalRow & { readonly gpu_peak_mib?: number };
 
 export interface ReserveInput {
   readonly paths: LoopPaths;
@@ -148,6 +153,8 @@ export interface ReserveInput {
   readonly checkpointName: string;
   /** loop.yaml `artifacts:`: the champion's `files` are fetched first (it was trained on another host). */
   readonly artifacts?: ArtifactSettings;
+  /** What the check's steps may use of the lane (opened by the lane's activity wrapper); absent: the lane's defaults. */
+  readonly laneJob?: LaneJob;
 }
 
 /** A scored checkpoint on the reserve role: its eval row (status failed when there was no report). */
@@ -155,6 +162,8 @@ export interface ReserveOutcome {
   readonly row: EvalRow;
   /** On a GPU lane that read its device: how the lane admitted the evaluator (the check's dispatch rows). */
   readonly admission?: LaneAdmission;
+  /** On a GPU lane that listed its processes: the most the evaluator held, in MiB (its candidate's evaluations are admitted by it). */
+  readonly peakMiB?: number;
 }
 
 export interface PackageInput {
@@ -220,6 +229,8 @@ export interface TeacherInput {
    * single-checkpoint evaluation per member with its own config (the seed's default).
    */
   readonly reuseTeacherPreparation?: boolean;
+  /** What the build's member evaluations may use of the lane (opened by the lane's activity wrapper). */
+  readonly laneJob?: LaneJob;
 }
 
 /** A teacher build's outcome: the `teacher` ledger row's fields (docs/ledger.md, teacher). */

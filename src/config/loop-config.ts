@@ -149,6 +149,10 @@ const retriesSchema = z.strictObject({
   lost_lane: intAtLeast(0, 'a number of lanes lost that a step is sent again after (an integer >= 0)').default(
     DEFAULT_LOST_LANE_SENDS,
   ),
+  // A step that runs out of GPU memory waits for room and runs again this many times apart from its
+  // attempts (contract/lane-job.ts). Optional, absent = 4; no default written in, so a default
+  // config (and every history it starts) stays as it was.
+  oom: intAtLeast(0, 'a number of out-of-memory waits a GPU step gets (an integer >= 0)').optional(),
 });
 
 /** loop.yaml: everything the seed takes as flags, plus lanes, commands, timeouts and retries. */
@@ -246,6 +250,9 @@ export const loopConfigSchema = z
       no_checkpoint_marker: nonEmptyString("the trainer's log line that means 'no eligible checkpoint'").default(
         NO_CHECKPOINT_MARKER,
       ),
+      // Optional: a stack's own line for a GPU out-of-memory, besides PyTorch's, JAX's and CUDA's
+      // (docs/contract.md, "GPU memory"); no default written in.
+      oom_marker: nonEmptyString("the stack's log line that means 'out of GPU memory'").optional(),
       // Optional, absent = a run whose training attempt was lost is trained afresh (docs/contract.md,
       // "Resuming a lost run"); no default written in, so a default config stays as it was.
       resume_flag: z

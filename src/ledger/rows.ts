@@ -47,6 +47,10 @@ export interface RunRow {
   readonly gpu_usd?: number;
   /** Not a seed field: lanes lost under its training (worker killed, preempted, stopped at once) and the training sent again, apart from retries.train (absent when none). */
   readonly lost_lanes?: number;
+  /** Not a seed field: times its trainer ran out of GPU memory and waited for room to run again, apart from retries.train (absent when none). */
+  readonly oom_retries?: number;
+  /** Not a seed field: when its first attempt started, when a lost lane or an out-of-memory made `started` a later one's (absent otherwise). */
+  readonly first_started?: string;
   /** Not a seed field, with loop.yaml `artifacts:` only: its job config, split and checkpoints, in the store by content (docs/artifacts.md). */
   readonly files?: readonly FileRef[];
 }
@@ -109,6 +113,8 @@ export interface TeacherRow {
   readonly finished: string;
   /** Not a seed field, loop.yaml `artifacts:` only, a built teacher: its file in the store by content. */
   readonly files?: readonly FileRef[];
+  /** Not a seed field, a failed build: why (absent in rows from before it). */
+  readonly error?: string;
 }
 
 /** One step of packaging a champion. */

@@ -22,6 +22,11 @@ export function runIdFor(generation: number, round: number, candidate: string): 
   return `champ-g${padGeneration(generation)}-r${padRound(round)}-${candidate}`;
 }
 
+/** The candidate a run id of runIdFor names, or null (an ensemble's synthetic run, another id). */
+export function candidateOfRunId(runId: string): string | null {
+  return /^champ-g\d+-r\d+-(.+)$/.exec(runId)?.[1] ?? null;
+}
+
 /** Synthetic run id of one generation's teacher-member ensemble. */
 export function ensembleRunId(generation: number): string {
   return `ens-g${padGeneration(generation)}-teacher`;

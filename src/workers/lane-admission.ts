@@ -1,7 +1,7 @@
 // What a GPU lane admits, decided on one reading of its device at a time: pure and synchronous,
 // so the memory guard (memory-guard.ts, the lane's I/O) and the packing bench run the same rules.
 // docs/behaviour.md 4.2 says why admission sits in two places.
-import { hasRoom, type GpuReading } from './gpu-memory.js';
+import { hasRoom, type GpuMemory, type GpuReading } from './gpu-memory.js';
 import { usedByStep, type LaneSteps } from './lane-steps.js';
 
 const gib = (mib: number): string => {
@@ -19,6 +19,13 @@ function memoryRefusal(reading: GpuReading, needMiB: number, holders: number, he
       ? ''
       : `, ${gib(heldMiB)} GiB of it held by ${holders} job${holders === 1 ? '' : 's'} this lane took`;
   return `${free}${held}, a job needs ${gib(needMiB)} GiB`;
+}
+
+/** What the device's memory in use holds beyond the lane's steps' processes (outside processes, other lanes' jobs, the driver). */
+export function othersHold(memory: GpuMemory, used: ReadonlyMap<string, number>): number {
+  let ours = 0;
+  for (const mib of used.values()) ours += mib;
+  return Math.max(0, memory.totalMiB - memory.freeMiB - ours);
 }
 
 /**
@@ -73,9 +80,9 @@ export class LaneAdmission {
   held(reading: GpuReading, except?: string): number {
     const { steps, laneNeedMiB, markOf } = this.options;
     this.onGpu = reading.kind === 'gpu';
-    if (this.onGpu) steps?.sawDevice();
+    if (reading.kind === 'gpu') steps?.sawDevice(reading.memory.totalMiB);
     const used = reading.kind === 'gpu' ? usedByStep(reading.processes, markOf) : new Map<string, number>();
-    steps?.observe(used);
+    steps?.observe(used, reading.kind === 'gpu' ? othersHold(reading.memory, used) : null);
     let held = (steps?.headroomMiB(used, laneNeedMiB) ?? 0) + this.unplaced() * laneNeedMiB;
     for (const [mark, need] of this.waiting) if (mark !== except) held += need;
     return held;

@@ -9,7 +9,12 @@ interface RunningStep {
   readonly needMiB: number | null;
   /** The most memory its processes were seen holding at once. */
   peakMiB: number;
+  /** Whether anything else held the device at a reading while it ran: another step, an outside process. */
+  shared: boolean;
 }
+
+/** Memory on a device that no process of the lane's steps holds, under which the device counts as the step's alone (driver reservations, an idle context). */
+const IDLE_DEVICE_MIB = 2048;
 
 /** MiB each running step's processes hold now, by the step's mark (processes of no step are left out). */
 export function usedByStep(
@@ -36,16 +41,19 @@ export class LaneSteps implements StepRegistry {
   private readonly running = new Map<string, RunningStep>();
   /** Whether the lane's guard has read a real device: only then is a step's time GPU time. */
   private gpu = false;
+  /** The device's size, from the last reading of it. */
+  private totalMiB: number | null = null;
 
   constructor(private readonly nowMs: () => number = Date.now) {}
 
   /** The guard read the lane's device (nvidia-smi answered for it). */
-  sawDevice(): void {
+  sawDevice(totalMiB?: number): void {
     this.gpu = true;
+    if (totalMiB !== undefined) this.totalMiB = totalMiB;
   }
 
   started(mark: string, needMiB?: number): void {
-    this.running.set(mark, { startedMs: this.nowMs(), needMiB: needMiB ?? null, peakMiB: 0 });
+    this.running.set(mark, { startedMs: this.nowMs(), needMiB: needMiB ?? null, peakMiB: 0, shared: false });
   }
 
   ended(mark: string): StepGpuUse | null {
@@ -53,16 +61,28 @@ export class LaneSteps implements StepRegistry {
     if (!step) return null;
     this.running.delete(mark);
     if (!this.gpu) return null;
-    return { peakMiB: step.peakMiB, seconds: Math.round((this.nowMs() - step.startedMs) / 100) / 10 };
+    return {
+      peakMiB: step.peakMiB,
+      seconds: Math.round((this.nowMs() - step.startedMs) / 100) / 10,
+      shared: step.shared,
+      ...(this.totalMiB === null ? {} : { totalMiB: this.totalMiB }),
+    };
   }
 
   get count(): number {
     return this.running.size;
   }
 
-  /** Note what each step holds now (from one reading). */
-  observe(used: ReadonlyMap<string, number>): void {
-    for (const [mark, step] of this.running) step.peakMiB = Math.max(step.peakMiB, used.get(mark) ?? 0);
+  /**
+   * Note what each step holds now (from one reading), and whether anything else holds the device:
+   * `othersMiB`, what the device's processes outside the lane's steps hold (null: unknown).
+   */
+  observe(used: ReadonlyMap<string, number>, othersMiB: number | null = null): void {
+    const crowded = this.running.size > 1 || (othersMiB !== null && othersMiB > IDLE_DEVICE_MIB);
+    for (const [mark, step] of this.running) {
+      step.peakMiB = Math.max(step.peakMiB, used.get(mark) ?? 0);
+      if (crowded) step.shared = true;
+    }
   }
 
   /** MiB the running steps may still allocate, each up to its own need or the lane's (or its peak seen, if more). */

@@ -1,6 +1,7 @@
 import type { LoopPaths, StepCommands } from '../activities/types.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
+import type { LaneJob } from '../contract/lane-job.js';
 
 /** What every job's child workflow gets from its generation: who to report to, where it runs, how. */
 export interface JobInput {
@@ -27,6 +28,12 @@ export interface JobInput {
    * before the baseline): it always reports by signal.
    */
   readonly reportBy?: 'completion';
+  /**
+   * What each of the job's lane steps may use of its lane (its GPU needs, how an out-of-memory is
+   * told and waited out), decided once where the job is launched and passed on, unchanged, to
+   * every lane activity it runs. Absent in inputs from before it (the training's `gpuNeed` then).
+   */
+  readonly laneJob?: LaneJob;
   /** loop.yaml `artifacts:`: its steps move the files other hosts read through the store (docs/artifacts.md). */
   readonly artifacts?: ArtifactSettings;
 }

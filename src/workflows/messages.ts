@@ -89,6 +89,8 @@ export interface RunReport {
   readonly unscored: string[];
   /** How a GPU lane admitted the training this child ran: the run's `dispatch` rows (report-fold.ts). */
   readonly admission?: LaneAdmission;
+  /** The most its evaluators held of a GPU lane, in MiB: what its candidate's evaluations are admitted by next. */
+  readonly evalPeakMiB?: number;
 }
 export const runReportedSignal = defineSignal<[RunReport]>('runReported');
 
@@ -101,6 +103,8 @@ export interface ReserveReport {
   readonly reserve: EvalRow | null;
   /** How a GPU lane admitted the reserve evaluator: the check's `dispatch` rows (report-fold.ts). */
   readonly admission?: LaneAdmission;
+  /** The most the reserve evaluator held of a GPU lane, in MiB. */
+  readonly peakMiB?: number;
 }
 export const reserveReportedSignal = defineSignal<[ReserveReport]>('reserveReported');
 

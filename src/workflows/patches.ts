@@ -17,3 +17,27 @@ export const BOUNDED_SIGNALS = 'bounded-signals';
 
 /** A run job given up after its last attempt ended without a report is recorded as a `train_failed` run row with the reason. */
 export const GIVEN_UP_RUN_ROWS = 'given-up-run-rows';
+
+// Open patches (docs/development.md, "Changing workflow code").
+
+/**
+ * A reserve check and a teacher build run their step through `onLane` (lane-step.ts), as a
+ * training does: each call tried once, a lost lane sent again apart from the step's attempts.
+ * Before it the SDK retried the activity, and a preemption cost the step its attempts (or the
+ * whole teacher build, whose activity returned `failed` for a lane stopped under it).
+ */
+export const LANE_STEP_RETRIES = 'lane-step-retries';
+
+/**
+ * A champion that stays is told by its run and checkpoint, not by the object holding it: under
+ * band decisions the champion is a different object after continue-as-new or a resume, and the
+ * code before it handed the same checkpoint to packaging again (and its export wrote a champion
+ * row repeating its predecessor). Runs without the marker fold with `championIdentity: 'object'`.
+ */
+export const CHAMPION_IDENTITY = 'champion-identity';
+
+/**
+ * The packaging workflow keeps the checkpoints whose package command exited 0 and never packages
+ * one of them again (a repeated request is ignored). Runs without the marker packaged again.
+ */
+export const PACKAGED_ONCE = 'packaged-once';

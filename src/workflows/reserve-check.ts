@@ -1,11 +1,13 @@
-import { isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
-import type { LaneAdmission } from '../activities/types.js';
+import type { LaneAdmission, ReserveOutcome } from '../activities/types.js';
+import { FINAL_LANE_FAILURES, onLane, type LaneCalls } from './lane-step.js';
+import { LANE_STEP_RETRIES } from './patches.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
-import { COMMAND_NOT_FOUND, CONTRACT_ERROR, reserveReportedSignal, type ReserveReport } from './messages.js';
+import { reserveReportedSignal, type ReserveReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
@@ -16,30 +18,63 @@ export interface ReserveCheckInput extends JobInput {
   readonly testEvals: number;
 }
 
+/**
+ * The reserve evaluation on the check's lane: through `onLane` (a lost lane sent again apart from
+ * its attempts), or, in histories from before it, with the SDK's retries.
+ */
+async function scoreOnLane(
+  input: ReserveCheckInput,
+  call: (activities: LaneCalls) => Promise<ReserveOutcome>,
+): Promise<ReserveOutcome> {
+  const { timeouts, retries } = input;
+  if (!patched(LANE_STEP_RETRIES)) {
+    return call(
+      withSummaries(
+        proxyActivities<LoopActivities>({
+          taskQueue: input.lane,
+          scheduleToStartTimeout: timeouts.schedule_to_start,
+          startToCloseTimeout: timeouts.evaluate,
+          heartbeatTimeout: timeouts.heartbeat,
+          retry: { maximumAttempts: retries.evaluate, nonRetryableErrorTypes: [...FINAL_LANE_FAILURES] },
+        }),
+      ),
+    );
+  }
+  const scored = await onLane(
+    input,
+    {
+      timeout: timeouts.evaluate,
+      attempts: retries.evaluate,
+      what: `reserve check of ${input.champion.run_id} ${input.champion.checkpoint_name}`,
+    },
+    call,
+  );
+  if (scored.ok) return scored.value;
+  throw scored.error;
+}
+
 /** Score the champion once on the reserve role and report it; the generation judges the verdict. */
 export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveReport> {
   markBaseline();
-  const { champion, paths, timeouts } = input;
+  const { champion, paths } = input;
   const deliver = reportBack(input);
-  const { evaluateReserve } = withSummaries(
-    proxyActivities<LoopActivities>({
-      taskQueue: input.lane,
-      scheduleToStartTimeout: timeouts.schedule_to_start,
-      startToCloseTimeout: timeouts.evaluate,
-      heartbeatTimeout: timeouts.heartbeat,
-      retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND, CONTRACT_ERROR] },
-    }),
-  );
   let reserve: EvalRow | null;
   let admission: LaneAdmission | undefined;
+  let peakMiB: number | undefined;
+  const request = {
+    paths,
+    commands: input.commands,
+    champion,
+    checkpointName: champion.checkpoint_name,
+    ...(input.artifacts === undefined ? {} : { artifacts: input.artifacts }),
+    ...(input.laneJob === undefined ? {} : { laneJob: input.laneJob }),
+  };
   try {
-    ({ row: reserve, admission } = await evaluateReserve({
-      paths,
-      commands: input.commands,
-      champion,
-      checkpointName: champion.checkpoint_name,
-      ...(input.artifacts === undefined ? {} : { artifacts: input.artifacts }),
-    }));
+    ({
+      row: reserve,
+      admission,
+      peakMiB,
+    } = await scoreOnLane(input, (activities) => activities.evaluateReserve(request)));
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (laneUnavailable(error)) reserve = null;
@@ -61,6 +96,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     testEvals: input.testEvals,
     reserve,
     ...(admission === undefined ? {} : { admission }),
+    ...(peakMiB === undefined ? {} : { peakMiB }),
   };
   await deliver(reserveReportedSignal, report);
   return report;

@@ -1,5 +1,7 @@
-import { isCancellation, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { TeacherMember } from '../activities/types.js';
+import { isCancellation, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { TeacherMember, TeacherOutcome } from '../activities/types.js';
+import { onLane, type LaneCalls } from './lane-step.js';
+import { LANE_STEP_RETRIES } from './patches.js';
 import type { TeacherRow } from '../ledger/rows.js';
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
@@ -17,31 +19,56 @@ export interface TeacherBuildInput extends JobInput {
   readonly reuseTeacherPreparation?: boolean;
 }
 
+/**
+ * The build on the job's lane: through `onLane` (a lane lost under it sends it again apart from its
+ * attempts), or, in histories from before it, with the SDK's retries.
+ */
+async function buildOnLane(
+  input: TeacherBuildInput,
+  call: (activities: LaneCalls) => Promise<TeacherOutcome>,
+): Promise<TeacherOutcome> {
+  const { timeouts, retries } = input;
+  if (!patched(LANE_STEP_RETRIES)) {
+    return call(
+      withSummaries(
+        proxyActivities<LoopActivities>({
+          taskQueue: input.lane,
+          scheduleToStartTimeout: timeouts.schedule_to_start,
+          startToCloseTimeout: timeouts.evaluate,
+          heartbeatTimeout: timeouts.heartbeat,
+          retry: { maximumAttempts: retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
+        }),
+      ),
+    );
+  }
+  const built = await onLane(
+    input,
+    { timeout: timeouts.evaluate, attempts: retries.evaluate, what: `teacher build of generation ${input.generation}` },
+    call,
+  );
+  if (built.ok) return built.value;
+  throw built.error;
+}
+
 /** Build a generation's in-sample teacher on a lane and report the teacher row to the generation. */
 export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherReport> {
   markBaseline();
   const deliver = reportBack(input);
-  const { buildTeacher } = withSummaries(
-    proxyActivities<LoopActivities>({
-      taskQueue: input.lane,
-      scheduleToStartTimeout: input.timeouts.schedule_to_start,
-      startToCloseTimeout: input.timeouts.evaluate,
-      heartbeatTimeout: input.timeouts.heartbeat,
-      retry: { maximumAttempts: input.retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
-    }),
-  );
   const started = new Date().toISOString();
   let row: TeacherRow | null;
   try {
-    const outcome = await buildTeacher({
-      paths: input.paths,
-      commands: input.commands,
-      generation: input.generation,
-      teacherPath: input.teacherPath,
-      members: input.members,
-      ...(input.reuseTeacherPreparation === true ? { reuseTeacherPreparation: true } : {}),
-      ...(input.artifacts === undefined ? {} : { store: { settings: input.artifacts, loopId: input.loopId } }),
-    });
+    const outcome = await buildOnLane(input, (activities) =>
+      activities.buildTeacher({
+        paths: input.paths,
+        commands: input.commands,
+        generation: input.generation,
+        teacherPath: input.teacherPath,
+        members: input.members,
+        ...(input.reuseTeacherPreparation === true ? { reuseTeacherPreparation: true } : {}),
+        ...(input.artifacts === undefined ? {} : { store: { settings: input.artifacts, loopId: input.loopId } }),
+        ...(input.laneJob === undefined ? {} : { laneJob: input.laneJob }),
+      }),
+    );
     row = {
       type: 'teacher',
       generation: input.generation,
@@ -52,6 +79,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
       started: outcome.started,
       finished: outcome.finished,
       ...(outcome.files === undefined ? {} : { files: outcome.files }),
+      ...(outcome.error === undefined ? {} : { error: outcome.error }),
     };
     if (outcome.error) log.warn('teacher build failed', { generation: input.generation, error: outcome.error });
   } catch (error) {
@@ -67,6 +95,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
         members: [],
         started,
         finished: new Date().toISOString(),
+        error: failureText(error),
       };
     }
   }

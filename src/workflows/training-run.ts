@@ -17,9 +17,7 @@ import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js';
 import {
-  COMMAND_NOT_FOUND,
   CONFIG_ERROR,
-  CONTRACT_ERROR,
   runReportedSignal,
   SPLIT_MISSING,
   STORE_UNAVAILABLE,
@@ -29,10 +27,10 @@ import {
 import { splitActivityOptions } from './queues.js';
 import type { JobInput } from './job-input.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
-import { DEFAULT_LOST_LANE_SENDS } from '../config/lanes.js';
-import { tryOnLane, type LaneAttempts } from './lane-attempts.js';
+import { onLane } from './lane-step.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
+import { DEFAULT_OOM_RETRIES, type LaneJob } from '../contract/lane-job.js';
 
 /** One training run of one candidate in one round, as the generation planned it. */
 interface RunPlan {
@@ -56,7 +54,7 @@ export interface TrainingRunInput extends JobInput {
   readonly unscored: string[] | null;
   /** The run row came from the generation (an ensemble's synthetic run) and is new to the ledger. */
   readonly reportRun?: boolean;
-  /** What the run may grow to on its lane's GPU, when its candidate's is known (rules/gpu-needs.ts). */
+  /** Inputs from before `laneJob`: what the run's training may grow to on its lane's GPU (its evaluations were held to it too). */
   readonly gpuNeed?: GpuNeed;
   /** loop.yaml `usd_per_gpu_hour` of its lane, when set: the run row's `gpu_usd`. */
   readonly usdPerGpuHour?: number;
@@ -93,6 +91,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
   markBaseline();
   const { plan, paths, commands, timeouts, retries } = input;
   const deliver = reportBack(input);
+  // What each of its steps may use of the lane, as the generation decided it: every lane call carries it.
+  const onLaneJob = laneJobOfInput(input);
   // With loop.yaml `artifacts:` each step moves through the store what a host other than its own reads.
   const store = input.artifacts === undefined ? {} : { artifacts: input.artifacts };
   // The loop owns the run directory, whichever of its children (a retry elsewhere, a resumed loop) trains it.
@@ -106,36 +106,13 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
       retry: { maximumAttempts: 5 },
     }),
   );
-  const nonRetryable = [COMMAND_NOT_FOUND, CONTRACT_ERROR];
-  // Each lane activity tries once: tryOnLane repeats it, counting a lost lane apart from the step's attempts.
-  const lane = (timeout: string) =>
-    withSummaries(
-      proxyActivities<LoopActivities>({
-        taskQueue: input.lane,
-        scheduleToStartTimeout: timeouts.schedule_to_start,
-        startToCloseTimeout: timeout,
-        heartbeatTimeout: timeouts.heartbeat,
-        retry: { maximumAttempts: 1, nonRetryableErrorTypes: nonRetryable },
-      }),
-    );
-  const onLane = <T>(
-    timeout: string,
-    attempts: number,
-    call: (activities: ReturnType<typeof lane>) => Promise<T>,
-    what: string,
-  ): Promise<LaneAttempts<T>> =>
-    tryOnLane(
-      () => call(lane(timeout)),
-      { attempts, lostLanes: retries.lost_lane ?? DEFAULT_LOST_LANE_SENDS, nonRetryable },
-      what,
-    );
-
   let run = input.run;
   let selected: RunReport['selected'] = null;
   let admission: LaneAdmission | undefined;
   let evals: EvalRow[] = [];
   let unscored: string[] = [];
   let unavailable = false;
+  let evalPeakMiB: number | undefined;
   // A cancellation (an immediate stop) propagates: nothing is reported, so no half result is recorded.
   if (run === null) {
     let prepared: PreparedRun | null = null;
@@ -214,8 +191,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
       });
     } else if (prepared) {
       const trained = await onLane(
-        timeouts.train,
-        retries.train,
+        input,
+        { timeout: timeouts.train, attempts: retries.train, what: `training ${plan.runId}` },
         (activities) =>
           activities.trainRun({
             paths,
@@ -226,12 +203,11 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
             noCheckpointMarker: input.noCheckpointMarker,
             noProgress: timeouts.no_progress,
             ...(input.resumeFlag === undefined ? {} : { resumeFlag: input.resumeFlag }),
-            ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
+            ...onLaneJob,
             ...store,
             ...(prepared.inputs === undefined ? {} : { inputs: prepared.inputs }),
             ...(prepared.data === undefined ? {} : { data: prepared.data }),
           }),
-        `training ${plan.runId}`,
       );
       // Not a seed field, and only when it happened: how many lanes the training lost.
       const lost = trained.lost > 0 ? { lost_lanes: trained.lost } : {};
@@ -264,8 +240,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     const names = input.unscored ?? run.checkpoints;
     const scored = run;
     const evaluated = await onLane(
-      timeouts.evaluate,
-      retries.evaluate,
+      input,
+      { timeout: timeouts.evaluate, attempts: retries.evaluate, what: `evaluating ${run.run_id}` },
       (activities) =>
         activities.evaluateRun({
           paths,
@@ -274,13 +250,17 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
           checkpoints: names,
           role: 'test',
           ...(input.itemErrors === undefined ? {} : { itemErrors: input.itemErrors }),
-          ...(input.gpuNeed === undefined ? {} : { gpuNeed: input.gpuNeed }),
+          ...onLaneJob,
           ...store,
         }),
-      `evaluating ${run.run_id}`,
     );
-    if (evaluated.ok) evals = evaluated.value;
-    else if (laneUnavailable(evaluated.error)) {
+    if (evaluated.ok) {
+      // What its evaluator held of the GPU goes to the generation apart from the rows (never recorded in them).
+      evals = evaluated.value.map(({ gpu_peak_mib: peak, ...row }) => {
+        if (peak !== undefined) evalPeakMiB = Math.max(evalPeakMiB ?? 0, peak);
+        return row;
+      });
+    } else if (laneUnavailable(evaluated.error)) {
       unavailable = true;
       unscored = names;
     } else {
@@ -303,9 +283,22 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     unscored,
     // Only a training this child ran on a GPU lane has one (reports in older histories have none).
     ...(admission === undefined ? {} : { admission }),
+    ...(evalPeakMiB === undefined ? {} : { evalPeakMiB }),
   };
   await deliver(runReportedSignal, report);
   return report;
+}
+
+/** The job's lane terms: the generation's, or (inputs from before them) the training's need for all its steps. */
+function laneJobOfInput(input: TrainingRunInput): { laneJob?: LaneJob } {
+  if (input.laneJob !== undefined) return { laneJob: input.laneJob };
+  if (input.gpuNeed === undefined) return {};
+  return {
+    laneJob: {
+      needs: { train: input.gpuNeed, evaluate: input.gpuNeed },
+      oom: { retries: input.retries.oom ?? DEFAULT_OOM_RETRIES },
+    },
+  };
 }
 
 /** What the training's GPU time cost at its lane's price, to the cent's hundredth, when both are known. */

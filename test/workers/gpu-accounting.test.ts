@@ -207,9 +207,13 @@ describe('GPU time on run rows', () => {
         kind: 'ReserveJob',
         worker: laneQueue(lane?.host ?? '', lane?.device ?? -1),
         physical_device: lane?.device,
-        peak_usage: { gpu_mib: (lane?.min_free_gib ?? 0) * 1024 },
         retained_usage: { gpu_mib: 0 },
       });
+      // Admitted by its candidate's own need (1.1 x what its evaluations, or else its trainings,
+      // held at most), never by the lane's min_free_gib once the candidate was learned.
+      const need = reserved?.type === 'dispatch' ? reserved.peak_usage.gpu_mib : 0;
+      expect(need).toBeGreaterThanOrEqual(Math.ceil(PER_PROCESS_MIB * 1.1));
+      expect(need).toBeLessThan((lane?.min_free_gib ?? 0) * 1024);
       const finished = generationRows[at + 1];
       if (reserved?.type !== 'dispatch') throw new Error('no dispatch row before the reserve check');
       const { time: _at, ...same } = reserved;

@@ -88,7 +88,7 @@ describe("GPU admission by each candidate's own need", () => {
       .filter((payload) => payload !== undefined && payload !== null)
       .map((payload) => defaultPayloadConverter.fromPayload<TrainingRunInput>(payload));
     const needOf = new Map(
-      inputs.filter((input) => input.run === null).map((input) => [input.plan.runId, input.gpuNeed]),
+      inputs.filter((input) => input.run === null).map((input) => [input.plan.runId, input.laneJob?.needs.train]),
     );
     const runs = rowsOf((await harness.ledger(loopId)).rows, 'run').filter((run) => run.status === 'trained');
     const first = runs.find((run) => run.round === 1);

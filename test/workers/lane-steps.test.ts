@@ -49,7 +49,7 @@ describe('LaneSteps', () => {
     steps.observe(new Map([['a', 2048]]));
     steps.observe(new Map([['a', 1024]]));
     now += 12_345;
-    expect(steps.ended('a')).toEqual({ peakMiB: 2048, seconds: 12.3 });
+    expect(steps.ended('a')).toEqual({ peakMiB: 2048, seconds: 12.3, shared: false });
     expect(steps.ended('a')).toBeNull();
     expect(steps.count).toBe(0);
     expect(steps.headroomMiB(new Map(), 1024)).toBe(0);
@@ -61,5 +61,23 @@ describe('LaneSteps', () => {
     expect(steps.count).toBe(1);
     expect(steps.ended('a')).toBeNull();
     expect(steps.count).toBe(0);
+  });
+});
+
+describe('LaneSteps: whether a step had the device to itself', () => {
+  it('is shared when another step ran beside it or an outside process held more than an idle device does', () => {
+    const steps = new LaneSteps(() => 0);
+    steps.sawDevice(143_771);
+    steps.started('alone');
+    steps.observe(new Map([['alone', 1024]]), 615);
+    expect(steps.ended('alone')).toMatchObject({ shared: false, totalMiB: 143_771 });
+    steps.started('a');
+    steps.started('b');
+    steps.observe(new Map([['a', 1024]]), 0);
+    expect(steps.ended('a')?.shared).toBe(true);
+    steps.started('c');
+    steps.observe(new Map(), null);
+    steps.observe(new Map(), 80 * 1024);
+    expect(steps.ended('c')?.shared).toBe(true);
   });
 });

@@ -239,7 +239,7 @@ describe('memoryGuardSlots with the steps of its jobs (per-process memory from n
     reading = holding(20998);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(granted()).toBe(0);
-    expect(steps.ended('job-1')).toEqual({ peakMiB: 115 * 1024, seconds: expect.any(Number) as number });
+    expect(steps.ended('job-1')).toMatchObject({ peakMiB: 115 * 1024, seconds: expect.any(Number) as number });
     guard.releaseSlot({ permit: {}, slotInfo: undefined });
     await settlesAt(granted, 1);
     abort.abort();

@@ -8,16 +8,13 @@ import { batchEvalLog, evalLog, jobsFile, runDir, scoreCacheArgs } from './paths
 import { readReportAt, type ReportRead } from './reports.js';
 import { validationFile } from './run-dir.js';
 import type { LoopPaths, StepCommands } from '../types.js';
-import type { GpuNeed } from '../../rules/gpu-needs.js';
 import type { StepResult } from './subprocess.js';
 
 /** What every evaluation needs: where the loop's files are and the evaluator commands. */
 export interface EvalContext {
   readonly paths: LoopPaths;
   readonly commands: StepCommands;
-  /** What the run's training may grow to on the GPU: its evaluator is held to it too (absent: the lane's need). */
-  readonly gpuNeed?: GpuNeed;
-  /** Told of each evaluator process's end (how its lane admitted it: a reserve check's dispatch rows). */
+  /** Told of each evaluator process's end (how its lane admitted it, what it held of the GPU). */
   readonly onStep?: (result: StepResult) => void;
 }
 
@@ -50,19 +47,24 @@ export async function evaluateOne(
         ...['--config', run.config_path],
         ...['--checkpoint', join(runDir(paths, run.run_id), name)],
       ];
+  const command = [
+    ...target,
+    ...['--output', output],
+    ...['--role', role],
+    ...['--scores-output', scores],
+    ...(band === null ? [] : ['--band-scores', band]),
+    ...scoreCacheArgs(paths),
+  ];
   const result = await runLoopStep(paths, {
     step: `evaluate ${role}`,
     commandKey: ensemble ? 'evaluate_ensemble' : 'evaluate',
-    command: [
-      ...target,
-      ...['--output', output],
-      ...['--role', role],
-      ...['--scores-output', scores],
-      ...(band === null ? [] : ['--band-scores', band]),
-      ...scoreCacheArgs(paths),
-    ],
+    command,
     log,
-    ...(context.gpuNeed === undefined ? {} : { gpuNeed: context.gpuNeed }),
+    // Run again after an out-of-memory: the scores a killed evaluator left go aside first.
+    again: async () => {
+      await moveAside(scores);
+      return command;
+    },
   });
   context.onStep?.(result);
   if (result.exitCode !== 0) {
@@ -115,18 +117,26 @@ export async function evaluateMany(
     const jobsPath = jobsFile(paths.stateDir, run.run_id, role);
     await mkdir(dirname(jobsPath), { recursive: true });
     await writeFile(jobsPath, JSON.stringify(jobs, null, 1));
+    const command = [
+      ...commands.evaluate,
+      ...['--config', run.config_path],
+      ...['--role', role],
+      ...['--jobs', jobsPath],
+      ...scoreCacheArgs(paths),
+    ];
     const result = await runLoopStep(paths, {
       step: `evaluate ${role}`,
       commandKey: 'evaluate',
-      command: [
-        ...commands.evaluate,
-        ...['--config', run.config_path],
-        ...['--role', role],
-        ...['--jobs', jobsPath],
-        ...scoreCacheArgs(paths),
-      ],
+      command,
       log,
-      ...(context.gpuNeed === undefined ? {} : { gpuNeed: context.gpuNeed }),
+      // Run again after an out-of-memory: what the killed evaluator left goes aside first.
+      again: async () => {
+        for (const job of jobs) {
+          await moveAside(job.output as string);
+          await moveAside(job.scores_output as string);
+        }
+        return command;
+      },
     });
     context.onStep?.(result);
     failure = result.exitCode === 0 ? null : `evaluator ended with ${describeEnd(result)}`;

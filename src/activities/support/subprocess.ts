@@ -15,6 +15,7 @@ import { ProgressWatch } from './progress-watch.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
 import type { GpuNeed } from '../../rules/gpu-needs.js';
+import type { LaneJob } from '../../contract/lane-job.js';
 
 /** Heartbeat details while a step runs: enough to find its processes on the lane's host. */
 export interface StepHeartbeat {
@@ -98,6 +99,10 @@ export interface StepAdmitted {
 export interface StepGpuUse {
   readonly peakMiB: number;
   readonly seconds: number;
+  /** Whether anything else held the device while it ran (another step, an outside process); absent: unknown. */
+  readonly shared?: boolean;
+  /** The device's size, when the lane read it. */
+  readonly totalMiB?: number;
 }
 
 /** A lane's record of the steps running on it, for its memory guard (src/workers/memory-guard.ts). */
@@ -122,6 +127,9 @@ export interface StepWait {
 
 let subprocessEnv: Readonly<Record<string, string>> = {};
 
+/** The variable a step admitted by its GPU need finds that need in, in MiB: a cap its stack may apply. */
+export const GPU_MEMORY_CAP = 'CHAMPION_LOOP_GPU_MEMORY_MIB';
+
 /** What the steps run inside `withStepScope` share: a lane's, so that several lanes can share one process. */
 export interface StepScope {
   /** Variables their subprocesses get on top of setSubprocessEnv's, e.g. the lane's CUDA_VISIBLE_DEVICES. */
@@ -132,9 +140,16 @@ export interface StepScope {
   readonly stopping?: AbortSignal;
   /** Told of every step that starts and ends (by its mark), so the lane can attribute its device's memory. */
   readonly steps?: StepRegistry;
+  /** The job whose steps run in this scope: what each may use of the lane (contract/lane-job.ts). */
+  readonly job?: LaneJob;
 }
 
 const scoped = new AsyncLocalStorage<StepScope>();
+
+/** The scope the current step runs in (none outside a lane's activity). */
+export function currentStepScope(): StepScope | undefined {
+  return scoped.getStore();
+}
 
 /** How long a group gets between SIGTERM and SIGKILL when neither the step nor its scope says. */
 const DEFAULT_KILL_GRACE_MS = 5_000;
@@ -281,8 +296,10 @@ async function runInGroup(
   // Where the machine allows, the step joins a cgroup of its own before its command runs.
   const procs = makeStepCgroup(mark);
   const [launcher = program, ...launch] = procs === null ? [program, ...args] : inCgroup(procs, [program, ...args]);
+  // The step's need, handed to it as a hard cap its stack may apply (docs/contract.md, "GPU memory").
+  const cap = admitted === null ? {} : { [GPU_MEMORY_CAP]: String(admitted.needMiB) };
   try {
-    subprocess = spawnInGroup(launcher, launch, options, { ...env, [STEP_MARK]: mark });
+    subprocess = spawnInGroup(launcher, launch, options, { ...env, ...cap, [STEP_MARK]: mark });
   } catch (error) {
     if (admitted) steps?.ended(mark);
     removeStepCgroup(mark);

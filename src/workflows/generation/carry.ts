@@ -47,6 +47,8 @@ export interface GenerationCarry {
   readonly incarnation: number;
   /** The most each candidate's runs held of their GPU: what its next jobs are admitted by (rules/gpu-needs.ts). */
   readonly candidatePeaks: CandidatePeaks;
+  /** The most each candidate's evaluations held of their GPU (an ensemble's under its run id): what its next evaluations are admitted by. */
+  readonly evaluatePeaks: CandidatePeaks;
   /** How long each lane sat with no job of the loop (lane-use.ts). */
   readonly laneUse: Record<string, LaneUse>;
   /** The GPU time the loop's training used, this generation and in all (lane-use.ts). */
@@ -114,6 +116,7 @@ export function firstCarry(config: LoopConfig, started: string, incarnation = 1)
     splitFailed: null,
     incarnation,
     candidatePeaks: {},
+    evaluatePeaks: {},
     laneUse: {},
     trainingGpu: { generation: 0, seconds: 0, loopSeconds: 0 },
   };

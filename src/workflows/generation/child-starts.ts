@@ -5,7 +5,6 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@te
 import type { Workflow } from '@temporalio/common';
 import { expandGeneration, runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
-import { jobGpuNeed, type GpuNeed } from '../../rules/gpu-needs.js';
 import { reserveCheckWorkflowId, teacherBuildWorkflowId, trainingRunWorkflowId } from '../ids.js';
 import type { JobInput } from '../job-input.js';
 import { gpuHourPrice } from '../lanes.js';
@@ -22,6 +21,7 @@ import { compareKeyFor } from '../../rules/champion.js';
 import { reserveChildDetails, runChildDetails, teacherChildDetails } from './child-details.js';
 import { now, type Generation } from './state.js';
 import { inWorkdir } from '../../config/candidate.js';
+import { laneJobOf } from './lane-jobs.js';
 
 interface JobByKind {
   run: RunJob;
@@ -53,12 +53,6 @@ type ChildStarts = {
 function priceOf(gen: Generation, lane: string): { usdPerGpuHour?: number } {
   const price = gpuHourPrice(gen.config, lane);
   return price === undefined ? {} : { usdPerGpuHour: price };
-}
-
-/** A run job's GPU need, when the loop knows one for its candidate (absent: the lane's min_free_gib). */
-function gpuNeedOf(gen: Generation, job: RunJob): { gpuNeed?: GpuNeed } {
-  const need = jobGpuNeed(job.candidate, gen.candidatePeaks, gen.config.gpu_needs);
-  return need === undefined ? {} : { gpuNeed: need };
 }
 
 const childStarts: ChildStarts = {
@@ -102,7 +96,6 @@ const childStarts: ChildStarts = {
           ...base,
           noCheckpointMarker: gen.config.no_checkpoint_marker,
           ...(gen.config.resume_flag === undefined ? {} : { resumeFlag: gen.config.resume_flag }),
-          ...gpuNeedOf(gen, job),
           ...priceOf(gen, base.lane),
           plan: {
             generation: job.generation,
@@ -229,6 +222,7 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
     timeouts: config.timeouts,
     retries: config.retries,
     reportBy: 'completion',
+    laneJob: laneJobOf(gen, job),
     ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts }),
     ...(gen.settings.pairedAlpha === undefined
       ? {}

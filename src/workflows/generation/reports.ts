@@ -186,6 +186,9 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
   const peak = report.run?.gpu_peak_mib;
   if (peak !== undefined)
     gen.candidatePeaks = notePeak(gen.candidatePeaks, flight.job.candidate, peak, report.run?.status === 'trained');
+  // What its evaluators held: its candidate's (or, for an ensemble, its own) later evaluations are admitted by it.
+  if (typeof report.evalPeakMiB === 'number')
+    gen.evaluatePeaks = notePeak(gen.evaluatePeaks, flight.job.candidate, report.evalPeakMiB, true);
   if (report.run?.gpu_seconds !== undefined)
     gen.trainingGpu = addTrainingGpu(gen.trainingGpu, gen.state.generation, {
       generation: report.run.generation,
@@ -251,6 +254,9 @@ export function onReserveReport(gen: Generation, signal: string, report: Reserve
   } else {
     take(gen, foldReserveReport(gen.state, { ...report, reserve: report.reserve }, gen.settings));
   }
+  const candidate = gen.candidates?.find((known) => known.name === report.champion.candidate);
+  if (typeof report.peakMiB === 'number' && candidate !== undefined)
+    gen.evaluatePeaks = notePeak(gen.evaluatePeaks, candidate, report.peakMiB, true);
   gen.dirty = true;
 }
 

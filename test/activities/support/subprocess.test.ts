@@ -237,7 +237,7 @@ describe('runStep', () => {
     // Once the command runs (a forked child shows its parent's environment until it execs).
     await expect.poll(() => stepMarkOf(seen.pid ?? 0), { timeout: 5_000 }).toBe(seen.started[0]);
     const result = await running;
-    expect(result.gpu).toEqual({ peakMiB: 0, seconds: expect.any(Number) as number });
+    expect(result.gpu).toMatchObject({ peakMiB: 0, seconds: expect.any(Number) as number });
     expect(result.gpu?.seconds).toBeGreaterThanOrEqual(0.9);
     expect(steps.count).toBe(0);
     // The helper carried the same mark (it was killed at the step's end, so read it from the log).
@@ -283,7 +283,7 @@ describe('runStep', () => {
     expect(text).toMatch(
       /train: waiting for GPU memory: .*\ntrain: the GPU has room after \d+ s; starting\ntrained\n$/,
     );
-    expect(result.gpu).toEqual({ peakMiB: 0, seconds: expect.any(Number) as number });
+    expect(result.gpu).toMatchObject({ peakMiB: 0, seconds: expect.any(Number) as number });
   });
 
   it('stopped while it waits for GPU memory, it starts nothing and holds nothing on its lane', async () => {

@@ -1,0 +1,58 @@
+// One way to run a step on a job's lane, for every kind of job (training runs, reserve checks,
+// teacher builds): the lane's activities with the job's limits, each call tried once, and the
+// step repeated by tryOnLane (lane-attempts.ts), a lost lane counted apart from its attempts.
+import { proxyActivities } from '@temporalio/workflow';
+import { DEFAULT_LOST_LANE_SENDS } from '../config/lanes.js';
+import type { LoopActivities } from './activity-types.js';
+import { withSummaries } from './activity-summary.js';
+import type { JobInput } from './job-input.js';
+import { tryOnLane, type LaneAttempts } from './lane-attempts.js';
+import { COMMAND_NOT_FOUND, CONTRACT_ERROR } from './messages.js';
+
+/** Failures no attempt of a lane step repeats: a command that cannot start, a contract broken. */
+export const FINAL_LANE_FAILURES: readonly string[] = [COMMAND_NOT_FOUND, CONTRACT_ERROR];
+
+/** The lane's activities for one call: its queue, the job's limits, one try (the caller repeats). */
+export function laneActivities(input: JobInput, timeout: string) {
+  return withSummaries(
+    proxyActivities<LoopActivities>({
+      taskQueue: input.lane,
+      scheduleToStartTimeout: input.timeouts.schedule_to_start,
+      startToCloseTimeout: timeout,
+      heartbeatTimeout: input.timeouts.heartbeat,
+      retry: { maximumAttempts: 1, nonRetryableErrorTypes: [...FINAL_LANE_FAILURES] },
+    }),
+  );
+}
+
+/** The lane's activities as one call sees them. */
+export type LaneCalls = ReturnType<typeof laneActivities>;
+
+/** What one lane step is: its limit, its attempts (loop.yaml `retries.<step>`), and its name in the log. */
+export interface LaneStep {
+  readonly timeout: string;
+  readonly attempts: number;
+  readonly what: string;
+}
+
+/**
+ * Run a step on the job's lane until it succeeds, fails its attempts, fails for good, or no worker
+ * of the lane takes it (the generation then moves the job). A lane lost under it (its worker
+ * killed, preempted, stopped at once) sends it again, up to loop.yaml `retries.lost_lane` times,
+ * without costing it an attempt.
+ */
+export function onLane<T>(
+  input: JobInput,
+  step: LaneStep,
+  call: (activities: LaneCalls) => Promise<T>,
+): Promise<LaneAttempts<T>> {
+  return tryOnLane(
+    () => call(laneActivities(input, step.timeout)),
+    {
+      attempts: step.attempts,
+      lostLanes: input.retries.lost_lane ?? DEFAULT_LOST_LANE_SENDS,
+      nonRetryable: FINAL_LANE_FAILURES,
+    },
+    step.what,
+  );
+}
