@@ -21,7 +21,23 @@ export interface StoredObject {
 
 /** The store could not be reached or refused a request, or an object is not what its reader expected. */
 export class ArtifactStoreError extends Error {
-  override readonly name = 'ArtifactStoreError';
+  override readonly name: string = 'ArtifactStoreError';
+}
+
+/**
+ * An object whose bytes are not the sha256 its reader expects: changed or damaged in the store.
+ * Unlike a store that is down, trying again does not mend it (issue 48): a step fails naming it.
+ */
+export class DamagedObjectError extends ArtifactStoreError {
+  override readonly name: string = 'DamagedObjectError';
+
+  constructor(
+    message: string,
+    /** The object, as `s3://bucket/key`. */
+    readonly uri: string,
+  ) {
+    super(message);
+  }
 }
 
 /** The sha256 (hex) of a file's bytes, read as a stream. */
@@ -163,8 +179,9 @@ export class ObjectStore {
     const got = hash.digest('hex');
     if (got !== sha256) {
       await rm(partial, { force: true });
-      throw new ArtifactStoreError(
+      throw new DamagedObjectError(
         `artifact store: ${this.uri(key)} has sha256 ${got}, not the ${sha256} its manifest names: the object was changed or damaged in the store; nothing was written to ${file}`,
+        this.uri(key),
       );
     }
     await rename(partial, file);
