@@ -21,3 +21,6 @@ export interface LaneJob {
 
 /** loop.yaml `retries.oom` when it is not set. */
 export const DEFAULT_OOM_RETRIES = 4;
+
+/** The failure type of a lane step its lane stopped at once (SIGTERM, a preemption): sent again apart from its attempts. */
+export const LANE_STOPPED = 'LaneStoppedError';

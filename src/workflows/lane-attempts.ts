@@ -5,9 +5,7 @@
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { isCancellation, log, sleep } from '@temporalio/workflow';
 import { laneUnavailable } from './lane-failure.js';
-
-/** The failure type of a lane step its lane stopped at once (the lane worker's LaneStoppedError). */
-const LANE_STOPPED = 'LaneStoppedError';
+import { LANE_STOPPED } from '../contract/lane-job.js';
 
 /** What a lane was lost to, or null: the step's own failure. */
 export function laneLoss(error: unknown): 'no heartbeat' | 'lane stopped' | null {
@@ -26,9 +24,27 @@ export interface LaneAttemptLimits {
   readonly nonRetryable: readonly string[];
 }
 
-export type LaneAttempts<T> =
-  | { readonly ok: true; readonly value: T; readonly lost: number }
-  | { readonly ok: false; readonly error: unknown; readonly lost: number };
+/** How a lane step ended, how many lanes it lost, and what its lost attempts had of their GPU (seconds). */
+export type LaneAttempts<T> = (
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown }
+) & { readonly lost: number; readonly lostGpuSeconds: number };
+
+/** The GPU seconds a lost attempt had: its lane's stop says them, a silent lane's last heartbeat (its command's time so far). */
+export function lostSeconds(error: unknown): number {
+  if (!(error instanceof ActivityFailure)) return 0;
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure) {
+    const seconds = (cause.details?.[0] as { gpuSeconds?: unknown } | undefined)?.gpuSeconds;
+    return typeof seconds === 'number' && Number.isFinite(seconds) ? seconds : 0;
+  }
+  if (cause instanceof TimeoutFailure) {
+    const beat = cause.lastHeartbeatDetails as { pid?: unknown; elapsedMs?: unknown } | undefined;
+    return typeof beat?.elapsedMs === 'number' && typeof beat.pid === 'number' && beat.pid > 0
+      ? Math.round(beat.elapsedMs / 100) / 10
+      : 0;
+  }
+  return 0;
+}
 
 /** Temporal's default retry backoff, which the step had when its activity retried itself: 1 s, doubling, at most 100 s. */
 function backoffMs(failures: number): number {
@@ -47,15 +63,17 @@ export async function tryOnLane<T>(
 ): Promise<LaneAttempts<T>> {
   let failures = 0;
   let lost = 0;
+  let lostGpuSeconds = 0;
   for (;;) {
     try {
-      return { ok: true, value: await attempt(), lost };
+      return { ok: true, value: await attempt(), lost, lostGpuSeconds };
     } catch (error) {
       if (isCancellation(error)) throw error;
-      if (laneUnavailable(error)) return { ok: false, error, lost };
+      if (laneUnavailable(error)) return { ok: false, error, lost, lostGpuSeconds };
       const loss = laneLoss(error);
       if (loss !== null && lost < limits.lostLanes) {
         lost += 1;
+        lostGpuSeconds = Math.round((lostGpuSeconds + lostSeconds(error)) * 10) / 10;
         log.warn(`${what}: its lane was lost (${loss}); sent again, apart from its attempts`, { lost });
         continue;
       }
@@ -63,7 +81,7 @@ export async function tryOnLane<T>(
       const cause = error instanceof ActivityFailure ? error.cause : error;
       const final =
         cause instanceof ApplicationFailure && (cause.nonRetryable || limits.nonRetryable.includes(cause.type ?? ''));
-      if (final || failures >= limits.attempts) return { ok: false, error, lost };
+      if (final || failures >= limits.attempts) return { ok: false, error, lost, lostGpuSeconds };
       await sleep(backoffMs(failures));
     }
   }

@@ -210,11 +210,17 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
           }),
       );
       // Not a seed field, and only when it happened: how many lanes the training lost.
-      const lost = trained.lost > 0 ? { lost_lanes: trained.lost } : {};
+      // With the lost attempts' GPU time, and when the first of them started.
+      const lost = trained.lost > 0 ? { lost_lanes: trained.lost, first_started: now } : {};
       if (trained.ok) {
-        const { selected: chosen, admission: admitted, ...fields } = trained.value;
+        const { selected: chosen, admission: admitted, ...outcome } = trained.value;
         selected = chosen;
         admission = admitted;
+        const seconds =
+          trained.lostGpuSeconds > 0
+            ? { gpu_seconds: Math.round(((outcome.gpu_seconds ?? 0) + trained.lostGpuSeconds) * 10) / 10 }
+            : {};
+        const fields = { ...outcome, ...seconds };
         const cost = gpuCost(fields.gpu_seconds, input.usdPerGpuHour);
         run = runRow(plan, prepared.configPath, prepared.configSha256, { ...fields, ...cost, ...lost });
       } else if (laneUnavailable(trained.error)) unavailable = true;

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { writeEnsembleManifest } from '../../src/activities/write-ensemble-manifest.js';
 import { missingFiles } from '../../src/activities/missing-files.js';
 import { buildTeacher } from '../../src/activities/build-teacher.js';
+import { withStepScope } from '../../src/activities/support/subprocess.js';
 import { trainRun } from '../../src/activities/train-run.js';
 import type { TeacherMember } from '../../src/activities/types.js';
 import type { StepCommands } from '../../src/activities/types.js';
@@ -203,5 +204,54 @@ describe('writeEnsembleManifest', () => {
     expect(JSON.parse(await readFile(first.path, 'utf8'))).toEqual({ members });
     const again = await writeEnsembleManifest({ paths, generation: 2, name: 'round-0003-all.json', members: [] });
     expect(again).toEqual(first);
+  });
+});
+
+describe('buildTeacher when its lane stops under it', () => {
+  it('ends with the lane stop (the workflow sends it again), never as a failed build; member needs reach each step', async () => {
+    const { paths, members } = await trainedMembers(['base', 'wide']);
+    // A member evaluation that takes a while and says what GPU need it was handed.
+    const wrapper = join(paths.workdir, 'slow-evaluate.mjs');
+    const [node, script] = fixtureCommands.evaluate as [string, string];
+    const seen = join(paths.workdir, 'caps.txt');
+    await writeFile(
+      wrapper,
+      [
+        "import { appendFileSync } from 'node:fs';",
+        "import { spawnSync } from 'node:child_process';",
+        `appendFileSync(${JSON.stringify(seen)}, (process.env.CHAMPION_LOOP_GPU_MEMORY_MIB ?? 'none') + '\\n');`,
+        'await new Promise((resolve) => setTimeout(resolve, 1500));',
+        `const child = spawnSync(${JSON.stringify(node)}, [${JSON.stringify(script)}, ...process.argv.slice(2)], { stdio: 'inherit' });`,
+        'process.exit(child.status ?? 1);',
+        '',
+      ].join('\n'),
+    );
+    const commands = { ...fixtureCommands, evaluate: [node, wrapper] };
+    const teacherPath = join(paths.workdir, 'artifacts', 'teachers', 'gen-001', 'insample.jsonl');
+    const stopping = new AbortController();
+    // A lane that admits every step at once, by the need its job's lane terms give it.
+    const steps = {
+      admit: (_mark: string, need: { mib: number } | undefined) =>
+        Promise.resolve({ needMiB: need?.mib ?? 30 * 1024, slot: 1 }),
+      started: () => undefined,
+      ended: () => null,
+    };
+    const [first, second] = members as [TeacherMember, TeacherMember];
+    const laneJob = {
+      needs: {
+        members: { [first.run_id]: { mib: 1111, why: 'first' }, [second.run_id]: { mib: 2222, why: 'second' } },
+      },
+      oom: { retries: 4 },
+    };
+    const build = withStepScope({ env: {}, stopping: stopping.signal, steps, job: laneJob }, () =>
+      buildTeacher({ paths, commands, generation: 1, teacherPath, members }),
+    );
+    setTimeout(
+      () => stopping.abort(Object.assign(new Error('lane test.gpu0 stopped (SIGTERM)'), { name: 'LaneStoppedError' })),
+      2500,
+    );
+    await expect(build).rejects.toMatchObject({ type: 'LaneStoppedError' });
+    // The first member ran with its own need; the second was stopped by the lane.
+    expect((await readFile(seen, 'utf8')).trim().split('\n')).toEqual(['1111', '2222']);
   });
 });

@@ -1,4 +1,6 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { LoopPaths } from '../types.js';
+import { LANE_STOPPED } from '../../contract/lane-job.js';
 import { DEFAULT_OOM_RETRIES } from '../../contract/lane-job.js';
 import { needOf, oomDecision, type GpuNeed, type StepNeedKey } from '../../rules/gpu-needs.js';
 import { outOfMemory } from '../../rules/out-of-memory.js';
@@ -6,7 +8,14 @@ import { activityHooks } from './activity-context.js';
 import { logSince } from './log-search.js';
 import { appendLogLine } from './reports.js';
 import { isCommandNotFound } from './step-errors.js';
-import { currentStepScope, runStep, type RunStepOptions, type StepGpuUse, type StepResult } from './subprocess.js';
+import {
+  currentStepScope,
+  runStep,
+  type RunStepOptions,
+  type StepGpuUse,
+  type StepHeartbeat,
+  type StepResult,
+} from './subprocess.js';
 
 /** One command of the subprocess contract, as an activity runs it. */
 export interface LoopStep {
@@ -52,6 +61,12 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Loo
   let seconds = 0;
   for (;;) {
     let result: StepResult;
+    // How long the command of this run has been running (its heartbeats say), for a lane lost under it.
+    let runningMs = 0;
+    const heartbeat = (details: StepHeartbeat): void => {
+      if (details.pid > 0) runningMs = details.elapsedMs;
+      hooks.heartbeat?.(details);
+    };
     try {
       result = await runStep({
         step: step.step,
@@ -59,7 +74,7 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Loo
         command,
         cwd: paths.workdir,
         log: step.log,
-        heartbeat: hooks.heartbeat,
+        heartbeat,
         heartbeatIntervalMs: hooks.heartbeatIntervalMs,
         signal: hooks.signal,
         progress: step.progress,
@@ -68,6 +83,9 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Loo
     } catch (error) {
       if (isCommandNotFound(error))
         await appendLogLine(step.log, `${step.step}: ${error.message}`).catch(() => undefined);
+      // A lane stopped under the step: the time its runs had on the GPU goes with the failure, for the row.
+      if (currentStepScope()?.stopping?.aborted === true && error instanceof Error && error.name === LANE_STOPPED)
+        throw laneStopped(error.message, Math.round((seconds + runningMs / 1000) * 10) / 10);
       throw error;
     }
     seconds += result.gpu?.seconds ?? 0;
@@ -97,6 +115,11 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Loo
     );
     command = step.again === undefined ? step.command : await step.again();
   }
+}
+
+/** The failure of a step whose lane stopped under it, with the seconds its runs had (lane-attempts.ts reads them). */
+function laneStopped(message: string, seconds: number): ApplicationFailure {
+  return ApplicationFailure.create({ type: LANE_STOPPED, message, details: [{ gpuSeconds: seconds }] });
 }
 
 /** A step's GPU use with its seconds over every run it had. */
