@@ -2,7 +2,14 @@ import type { PackageOutcome, PackageChampion } from '../activities/types.js';
 import type { GenerationInput } from '../workflows/generation.js';
 import type { ReserveReport, RunReport, TeacherReport } from '../workflows/messages.js';
 import type { PackagingInput } from '../workflows/packaging.js';
-import { foldSettingsOf, generationRow, initialLoopState, recordRow, type LoopState } from './loop-state.js';
+import {
+  foldSettingsOf,
+  generationRow,
+  initialLoopState,
+  recordRow,
+  type FoldSettings,
+  type LoopState,
+} from './loop-state.js';
 import { finishPackage, requestPackage, stopPackagingAtOnce, type PackagingState } from './packaging-fold.js';
 import {
   foldAdvance,
@@ -50,6 +57,8 @@ export interface GenerationRunHistory {
   /** When the run's first workflow task started: the workflow's own clock at its first step. */
   readonly firstTaskTime: string;
   readonly events: readonly GenerationEvent[];
+  /** `object`: the run was recorded before patch champion-identity, and folds as its code did (loop-state.ts). */
+  readonly championIdentity?: 'object';
 }
 
 /** One run of the generation workflow: the rows its history holds, from the state it started with. */
@@ -58,7 +67,10 @@ export function foldGenerationRun(run: GenerationRunHistory): { rows: LedgerRow[
   let state = carry ? carry.state : initialLoopState();
   const rows: LedgerRow[] = [];
   const inFlight = new Set<string>();
-  const settings = foldSettingsOf(config);
+  const settings: FoldSettings = {
+    ...foldSettingsOf(config),
+    ...(run.championIdentity ? { championIdentity: run.championIdentity } : {}),
+  };
   const opening = carry
     ? carry.opening
     : generationRow(initialLoopState(), 'initial', config.base_seed, run.firstTaskTime);
@@ -135,6 +147,8 @@ export type PackagingEvent =
 export interface PackagingRunHistory {
   readonly input: PackagingInput;
   readonly events: readonly PackagingEvent[];
+  /** false: the run was recorded before patch packaged-once, and folds as its code did (packaging-fold.ts). */
+  readonly packagedOnce?: false;
 }
 
 /** One run of the packaging workflow, from the state it carries (or, on its first run, `previous`). */
@@ -142,15 +156,17 @@ export function foldPackagingRun(
   run: PackagingRunHistory,
   previous: PackagingState,
 ): { rows: PackageRow[]; state: PackagingState } {
-  let state = run.input.carry ?? previous;
+  // What was packaged travels only in a carry: a new execution of the workflow starts without it.
+  let state = run.input.carry ?? { running: previous.running, queued: previous.queued };
+  const once = run.packagedOnce ?? true;
   const rows: PackageRow[] = [];
   for (const event of run.events) {
     const step =
       event.kind === 'champion'
-        ? requestPackage(state, event.champion)
+        ? requestPackage(state, event.champion, once)
         : event.kind === 'stopped-at-once'
           ? stopPackagingAtOnce(state, event.time)
-          : finishPackage(state, event.outcome);
+          : finishPackage(state, event.outcome, once);
     state = step.state;
     rows.push(...step.rows);
     // The run ends at its stop: nothing delivered after it runs, as in the workflow.

@@ -1,4 +1,11 @@
-import { applyTestEval, compareKeyFor, type ChampionMode, type ChampionState } from '../rules/champion.js';
+import {
+  applyTestEval,
+  compareKeyFor,
+  isChampion,
+  type ChampionIdentity,
+  type ChampionMode,
+  type ChampionState,
+} from '../rules/champion.js';
 import { padGeneration } from '../rules/ids.js';
 import { DEFAULT_LADDER_MARGIN } from '../rules/ladder-rule.js';
 import { DEFAULT_PAIRED_ALPHA } from '../rules/paired-fold.js';
@@ -21,6 +28,12 @@ export interface FoldSettings {
   readonly pairedAlpha?: number;
   /** Set only under loop.yaml `test_budget`: the test-set reads a generation may make, and what spending them does. */
   readonly testBudget?: TestBudget;
+  /**
+   * How a champion that stayed is told from a new one. Absent: by its run and checkpoint
+   * (rules/champion.ts, sameChampion). `object` only to replay a generation run recorded before
+   * patch champion-identity (workflows/patches.ts), whose code compared objects.
+   */
+  readonly championIdentity?: ChampionIdentity;
 }
 
 /** loop.yaml `test_budget`: reads per generation, then freeze promotions or advance (docs/behaviour.md, "Test-set budget"). */
@@ -147,6 +160,8 @@ function applyEval(state: LoopState, row: EvalRow, settings: FoldSettings): Loop
   return spendsIt ? { ...next, advanceReason: TEST_BUDGET_SPENT_REASON } : next;
 }
 
+const identityOf = (settings: FoldSettings): ChampionIdentity => settings.championIdentity ?? 'checkpoint';
+
 function applyCompetingEval(state: LoopState, row: EvalRow, settings: FoldSettings): LoopState {
   if (settings.ladderMargin !== undefined) {
     const next = applyTestEval(
@@ -160,6 +175,7 @@ function applyCompetingEval(state: LoopState, row: EvalRow, settings: FoldSettin
       row,
       settings.mode,
       settings.ladderMargin,
+      identityOf(settings),
     );
     return {
       ...state,
@@ -177,6 +193,7 @@ function applyCompetingEval(state: LoopState, row: EvalRow, settings: FoldSettin
       row,
       settings.mode,
       { rule: 'paired', alpha: settings.pairedAlpha },
+      identityOf(settings),
     );
     return {
       ...state,
@@ -191,6 +208,8 @@ function applyCompetingEval(state: LoopState, row: EvalRow, settings: FoldSettin
     { generation: state.generation, champion: state.champion, front: state.front, testEvals: state.testEvals },
     row,
     settings.mode,
+    undefined,
+    identityOf(settings),
   );
   return { ...state, champion: next.champion, front: next.front, testEvals: next.testEvals };
 }
@@ -238,7 +257,9 @@ export function recordRow(state: LoopState, row: LedgerRow, settings: FoldSettin
   const rows: LedgerRow[] = [judged];
   if (row.type !== 'eval') return { state: next, rows, newChampion: null };
   let newChampion: EvalRow | null = null;
-  if (next.champion !== state.champion && next.champion !== null) {
+  // A champion row only when the champion changed: the same run and checkpoint is the same
+  // champion, whichever object continue-as-new or a resume decoded it into.
+  if (next.champion !== null && !isChampion(next.champion, state.champion, identityOf(settings))) {
     newChampion = next.champion;
     const championRow: ChampionRow = {
       type: 'champion',

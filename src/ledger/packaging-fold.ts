@@ -8,6 +8,23 @@ import type { PackageRow } from './rows.js';
 export interface PackagingState {
   readonly running: PackageChampion | null;
   readonly queued: PackageChampion | null;
+  /**
+   * The checkpoints (`run_id/checkpoint_name`) whose package command exited 0, newest last, at
+   * most MAX_PACKAGED: never packaged again (patch packaged-once; absent in older carries).
+   */
+  readonly packaged?: readonly string[];
+}
+
+/** How many packaged checkpoints the state keeps: far more than a loop's champions can come back to (they only move forward). */
+export const MAX_PACKAGED = 256;
+
+/** A champion's checkpoint as `packaged` names it. */
+const packagedKey = (champion: Pick<PackageChampion, 'run_id' | 'checkpoint_name'>): string =>
+  `${champion.run_id}/${champion.checkpoint_name}`;
+
+/** Whether the champion's checkpoint was packaged with exit code 0 (as far as this state remembers). */
+export function alreadyPackaged(state: PackagingState, champion: PackageChampion): boolean {
+  return (state.packaged ?? []).includes(packagedKey(champion));
 }
 
 export interface PackagingStep {
@@ -41,17 +58,25 @@ function sameChampion(a: PackageChampion | null, b: PackageChampion): boolean {
   );
 }
 
-/** A new champion: it runs now if nothing runs, else it replaces the queued one, which is dropped. */
-export function requestPackage(state: PackagingState, champion: PackageChampion): PackagingStep {
+/**
+ * A new champion: it runs now if nothing runs, else it replaces the queued one, which is dropped.
+ * `packagedOnce` (patch packaged-once; false only to replay older runs): a checkpoint already
+ * packaged with exit code 0 is not packaged again.
+ */
+export function requestPackage(state: PackagingState, champion: PackageChampion, packagedOnce = true): PackagingStep {
   // The same champion delivered twice (a retried request) is one request.
   if (sameChampion(state.running, champion) || sameChampion(state.queued, champion)) return { state, rows: [] };
-  if (state.running === null) return { state: { running: champion, queued: null }, rows: [] };
+  if (packagedOnce && alreadyPackaged(state, champion)) return { state, rows: [] };
+  if (state.running === null) return { state: { ...state, running: champion, queued: null }, rows: [] };
   const rows = state.queued ? [row('dropped', state.queued, champion.requested)] : [];
-  return { state: { running: state.running, queued: champion }, rows };
+  return { state: { ...state, running: state.running, queued: champion }, rows };
 }
 
-/** The running package command ended (or never launched); the queued champion runs next. */
-export function finishPackage(state: PackagingState, outcome: PackageOutcome): PackagingStep {
+/**
+ * The running package command ended (or never launched); the queued champion runs next.
+ * `packagedOnce` (patch packaged-once): a command that exited 0 marks its checkpoint packaged.
+ */
+export function finishPackage(state: PackagingState, outcome: PackageOutcome, packagedOnce = true): PackagingStep {
   const champion = state.running;
   if (champion === null) return { state, rows: [] };
   const rows = outcome.launched
@@ -64,7 +89,13 @@ export function finishPackage(state: PackagingState, outcome: PackageOutcome): P
         }),
       ]
     : [row('launch_failed', champion, outcome.time, { error: outcome.error })];
-  return { state: { running: state.queued, queued: null }, rows };
+  const succeeded = packagedOnce && outcome.launched && outcome.exitCode === 0;
+  const packaged = succeeded
+    ? [...(state.packaged ?? []).filter((key) => key !== packagedKey(champion)), packagedKey(champion)].slice(
+        -MAX_PACKAGED,
+      )
+    : state.packaged;
+  return { state: { running: state.queued, queued: null, ...(packaged ? { packaged } : {}) }, rows };
 }
 
 /**

@@ -30,6 +30,43 @@ export interface ChampionState<R> {
 export type ChampionRuleSetting =
   { readonly rule: 'ladder'; readonly margin: LadderMargin } | { readonly rule: 'paired'; readonly alpha: number };
 
+/** A champion as identity reads it: the run and checkpoint it is. */
+interface ChampionKey {
+  readonly run_id: string;
+  readonly checkpoint_name: string;
+}
+
+const hasKey = (row: object): row is ChampionKey =>
+  typeof (row as Partial<ChampionKey>).run_id === 'string' &&
+  typeof (row as Partial<ChampionKey>).checkpoint_name === 'string';
+
+/**
+ * Whether two champions are one: the same run and checkpoint. A champion is a different object
+ * after continue-as-new, a resume or a carried ledger (the champion and its front member are
+ * decoded apart), so identity is never the object's; only rows without a run id (the rules'
+ * own tests, the selection bench) are told apart as objects.
+ */
+export function sameChampion<R extends object>(a: R | null, b: R | null): boolean {
+  if (a === null || b === null) return a === b;
+  if (hasKey(a) && hasKey(b)) return a.run_id === b.run_id && a.checkpoint_name === b.checkpoint_name;
+  return a === b;
+}
+
+/**
+ * How a fold tells that the champion stayed: `checkpoint` (sameChampion), or `object` (the rule
+ * before patch champion-identity, kept only to replay runs recorded by that code).
+ */
+export type ChampionIdentity = 'checkpoint' | 'object';
+
+/** Whether `candidate` is the champion `champion`, as `identity` tells. */
+export function isChampion<R extends object>(
+  candidate: R | null,
+  champion: R | null,
+  identity: ChampionIdentity,
+): boolean {
+  return identity === 'object' ? candidate === champion : sameChampion(candidate, champion);
+}
+
 /** The block a mode compares champions on. */
 export function compareKeyFor(mode: ChampionMode): CompareKey {
   return mode === 'band-decisions' ? 'decided' : 'result';
@@ -98,11 +135,12 @@ function ladderStep<R extends TestEvalRow>(
   front: readonly R[],
   mode: ChampionMode,
   margin: LadderMargin,
+  identity: ChampionIdentity,
 ): Pick<ChampionState<R>, 'champion' | 'ladderRecorded' | 'ladderDecision'> {
   const key = compareKeyFor(mode);
   const candidate = mode === 'band-decisions' ? frontChampion(front, key) : row;
   const recorded = state.ladderRecorded ?? null;
-  if (candidate === state.champion) {
+  if (isChampion(candidate, state.champion, identity)) {
     return { champion: state.champion, ladderRecorded: recorded, ladderDecision: null };
   }
   const block = comparedBlock(candidate, key) as Counts & Partial<ClassTotals>;
@@ -124,10 +162,11 @@ function pairedStep<R extends TestEvalRow & { readonly item_errors?: ItemErrors 
   front: readonly R[],
   mode: ChampionMode,
   alpha: number,
+  identity: ChampionIdentity,
 ): Pick<ChampionState<R>, 'champion' | 'pairedJudgement'> {
   const key = compareKeyFor(mode);
   const candidate = mode === 'band-decisions' ? frontChampion(front, key) : row;
-  if (candidate === state.champion) {
+  if (isChampion(candidate, state.champion, identity)) {
     return { champion: state.champion, pairedJudgement: null };
   }
   const side = (of: R) => ({ counts: comparedBlock(of, key), errors: of.item_errors });
@@ -138,13 +177,15 @@ function pairedStep<R extends TestEvalRow & { readonly item_errors?: ItemErrors 
 /**
  * Folds one eval row in; rows that do not compete (other role, failed, other generation, no block)
  * change nothing. `rule` set (a number: a ladder margin, the older call): loop.yaml's
- * `champion_rule` other than dominance decides champions.
+ * `champion_rule` other than dominance decides champions. A champion that stays is kept as the
+ * state's own row (`identity`: its run and checkpoint, the same after continue-as-new or a resume).
  */
 export function applyTestEval<R extends TestEvalRow & { readonly item_errors?: ItemErrors }>(
   state: ChampionState<R>,
   row: R,
   mode: ChampionMode,
   rule?: LadderMargin | ChampionRuleSetting,
+  identity: ChampionIdentity = 'checkpoint',
 ): ChampionState<R> {
   const setting: ChampionRuleSetting | undefined = typeof rule === 'number' ? { rule: 'ladder', margin: rule } : rule;
   const key = compareKeyFor(mode);
@@ -157,14 +198,18 @@ export function applyTestEval<R extends TestEvalRow & { readonly item_errors?: I
   }
   const front = incrementalParetoFront(state.front, row, key);
   if (setting?.rule === 'ladder') {
-    const step = ladderStep(state, row, front, mode, setting.margin);
+    const step = ladderStep(state, row, front, mode, setting.margin, identity);
     return { generation: state.generation, front, testEvals: state.testEvals + 1, ...step };
   }
   if (setting?.rule === 'paired') {
-    const step = pairedStep(state, row, front, mode, setting.alpha);
+    const step = pairedStep(state, row, front, mode, setting.alpha, identity);
     return { generation: state.generation, front, testEvals: state.testEvals + 1, ...step };
   }
-  const champion =
-    mode === 'band-decisions' ? frontChampion(front, key) : nextChampionDefault(state.champion, row, key);
+  if (mode !== 'band-decisions') {
+    const champion = nextChampionDefault(state.champion, row, key);
+    return { generation: state.generation, champion, front, testEvals: state.testEvals + 1 };
+  }
+  const best = frontChampion(front, key);
+  const champion = identity === 'checkpoint' && isChampion(best, state.champion, identity) ? state.champion : best;
   return { generation: state.generation, champion, front, testEvals: state.testEvals + 1 };
 }

@@ -6,6 +6,7 @@ import {
   allHandlersFinished,
   condition,
   log,
+  patched,
   setHandler,
   upsertMemo,
   upsertSearchAttributes,
@@ -56,6 +57,7 @@ import {
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
 import { continueOnCurrentBuild } from './build-upgrade.js';
 import { markBaseline } from './baseline.js';
+import { CHAMPION_IDENTITY } from './patches.js';
 
 export type { GenerationInput, GenerationResult } from './generation/carry.js';
 
@@ -63,7 +65,9 @@ export type { GenerationInput, GenerationResult } from './generation/carry.js';
 export async function generation(input: GenerationInput): Promise<GenerationResult> {
   markBaseline();
   const { loopId, config } = input;
-  const gen = openGeneration(input, workflowInfo().runStartTime.toISOString());
+  // A run recorded before the change told a champion that stayed by its object (patches.ts).
+  const identity = patched(CHAMPION_IDENTITY) ? 'checkpoint' : 'object';
+  const gen = openGeneration(input, workflowInfo().runStartTime.toISOString(), identity);
   const activities = generationActivities(config);
 
   setHandler(runReportedSignal, (report) => onRunReport(gen, runReportedSignal.name, report));

@@ -3,6 +3,7 @@ import {
   condition,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -13,7 +14,13 @@ import type { packageActivities } from '../activities/index.js';
 import type { LoopPaths, PackageOutcome } from '../activities/types.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
 import type { LoopConfig } from '../config/loop-config.js';
-import { finishPackage, idlePackaging, requestPackage, type PackagingState } from '../ledger/packaging-fold.js';
+import {
+  alreadyPackaged,
+  finishPackage,
+  idlePackaging,
+  requestPackage,
+  type PackagingState,
+} from '../ledger/packaging-fold.js';
 import type { MlflowSettings } from '../registry/mlflow-settings.js';
 import { registrations } from '../registry/registrations.js';
 import { withSummaries } from './activity-summary.js';
@@ -23,6 +30,7 @@ import { PACKAGE_QUEUE } from './queues.js';
 import { takenChampion } from './report-shapes.js';
 import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
 import { markBaseline } from './baseline.js';
+import { PACKAGED_ONCE } from './patches.js';
 
 export interface PackagingInput {
   readonly loopId: string;
@@ -45,6 +53,8 @@ export interface PackagingInput {
  */
 export async function packaging(input: PackagingInput): Promise<PackagingState | undefined> {
   markBaseline();
+  // Code before it packaged a checkpoint again when asked again after a success (patches.ts).
+  const packagedOnce = patched(PACKAGED_ONCE);
   upsertSearchAttributes([
     { key: LOOP_ID, value: input.loopId },
     { key: LOOP_KIND, value: 'packaging' },
@@ -75,7 +85,13 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
       });
       return;
     }
-    state = requestPackage(state, taken).state;
+    if (packagedOnce && alreadyPackaged(state, taken)) {
+      log.info('champion already packaged with exit code 0; not packaged again', {
+        runId: taken.run_id,
+        checkpoint: taken.checkpoint_name,
+      });
+    }
+    state = requestPackage(state, taken, packagedOnce).state;
   });
   setHandler(stopNowSignal, () => {
     stopping = true;
@@ -120,7 +136,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
       outcome = { launched: false, error: failureText(error), time: now };
     }
     // The rows themselves are rebuilt from this history by the ledger exporter.
-    state = finishPackage(state, outcome).state;
+    state = finishPackage(state, outcome, packagedOnce).state;
     if (registry && outcome.launched && outcome.exitCode === 0)
       registry.add({
         loopId: input.loopId,

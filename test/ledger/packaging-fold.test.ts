@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   finishPackage,
   idlePackaging,
+  MAX_PACKAGED,
   requestPackage,
   stopPackagingAtOnce,
   type PackagingState,
@@ -60,7 +61,8 @@ describe('the packaging fold', () => {
     const [a, b] = [champion(1), champion(2)];
     const state: PackagingState = { running: a, queued: b };
     const step = finishPackage(state, launched(0));
-    expect(step.state).toEqual({ running: b, queued: null });
+    // Exit code 0: its checkpoint is packaged, never packaged again (packaged-once).
+    expect(step.state).toEqual({ running: b, queued: null, packaged: [`${a.run_id}/${a.checkpoint_name}`] });
     expect(step.rows.map((row) => [row.event, row.run_id, row.time])).toEqual([
       ['launched', a.run_id, '2026-01-05T09:00:00Z'],
       ['finished', a.run_id, '2026-01-05T09:01:00Z'],
@@ -153,5 +155,35 @@ describe('the packaging fold', () => {
           if (row.event === 'launched') expect(rows[rows.indexOf(row) + 1]?.event).toBe('finished');
       }),
     );
+  });
+
+  it('never packages again a checkpoint whose package command exited 0, however it is asked again', () => {
+    const [a, b] = [champion(1), champion(2)];
+    const done = finishPackage(requestPackage(idlePackaging, a).state, launched(0)).state;
+    expect(done).toEqual({ running: null, queued: null, packaged: [`${a.run_id}/${a.checkpoint_name}`] });
+    // Asked again (a repeated champion, a resumed loop): nothing runs, nothing is recorded.
+    expect(requestPackage(done, { ...a, requested: 'later' })).toEqual({ state: done, rows: [] });
+    // Asked again while another runs: not queued either.
+    const running = requestPackage(done, b).state;
+    expect(requestPackage(running, { ...a, requested: 'later' })).toEqual({ state: running, rows: [] });
+    // A command that failed, or never launched, leaves its checkpoint to be packaged again.
+    const failed = finishPackage(requestPackage(idlePackaging, b).state, launched(1)).state;
+    expect(requestPackage(failed, b).state.running).toEqual(b);
+    const lost = finishPackage(requestPackage(idlePackaging, b).state, notLaunched).state;
+    expect(requestPackage(lost, b).state.running).toEqual(b);
+    // Code before the change (replaying its runs) packaged it again, and remembered nothing.
+    const old = finishPackage(requestPackage(idlePackaging, a, false).state, launched(0), false).state;
+    expect(old).toEqual(idlePackaging);
+    expect(requestPackage(old, a, false).state.running).toEqual(a);
+  });
+
+  it('remembers the newest MAX_PACKAGED packaged checkpoints', () => {
+    let state: PackagingState = idlePackaging;
+    for (let index = 1; index <= MAX_PACKAGED + 3; index += 1)
+      state = finishPackage(requestPackage(state, champion(index)).state, launched(0)).state;
+    expect(state.packaged).toHaveLength(MAX_PACKAGED);
+    expect(state.packaged?.at(-1)).toBe(`${champion(MAX_PACKAGED + 3).run_id}/checkpoint-${MAX_PACKAGED + 3}.pt`);
+    expect(requestPackage(state, champion(MAX_PACKAGED + 3)).rows).toEqual([]);
+    expect(requestPackage(state, champion(MAX_PACKAGED + 3)).state).toBe(state);
   });
 });

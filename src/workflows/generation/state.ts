@@ -8,6 +8,7 @@ import { foldSettingsOf, recordRow, stateJson, type FoldSettings } from '../../l
 import type { Folded } from '../../ledger/report-fold.js';
 import { reserveCheckPower } from '../../ledger/reserve-check-power.js';
 import type { ReserveCheckRow } from '../../ledger/rows.js';
+import type { ChampionIdentity } from '../../rules/champion.js';
 import { testBudgetView } from '../../rules/test-reuse.js';
 import type { EvalRow } from '../../rules/types.js';
 import { loopWorkflowId } from '../ids.js';
@@ -63,12 +64,22 @@ function pathsOf(config: LoopConfig): LoopPaths {
   };
 }
 
-/** This run's state from its input: the carry (fields an older carry lacks take their first values). */
-export function openGeneration(input: GenerationInput, started: string): Generation {
+/**
+ * This run's state from its input: the carry (fields an older carry lacks take their first values).
+ * `championIdentity` 'object': the run was recorded before patch champion-identity (generation.ts).
+ */
+export function openGeneration(
+  input: GenerationInput,
+  started: string,
+  championIdentity: ChampionIdentity = 'checkpoint',
+): Generation {
   const { loopId, config } = input;
   const first = firstCarry(config, started, input.incarnation);
   const carry: GenerationCarry = { ...first, ...input.carry };
-  const settings = foldSettingsOf(config);
+  const settings: FoldSettings = {
+    ...foldSettingsOf(config),
+    ...(championIdentity === 'object' ? { championIdentity } : {}),
+  };
   const gen: Generation = {
     ...carry,
     queue: [...carry.queue],

@@ -13,7 +13,7 @@ import {
   runReportedSignal,
   teacherReportedSignal,
 } from '../messages.js';
-import { BOUNDED_SIGNALS, GIVEN_UP_RUN_ROWS } from '../patches.js';
+import { BOUNDED_SIGNALS, CHAMPION_IDENTITY, GIVEN_UP_RUN_ROWS } from '../patches.js';
 import {
   childLostWhy,
   foldedAdvanceReason,
@@ -27,7 +27,7 @@ import { teacherBuild } from '../teacher-build.js';
 import { trainingRun, type TrainingRunInput } from '../training-run.js';
 import { decode, EventType, isoTime, type HistoryEvent } from './events.js';
 import { handlingOrder, type Handling } from './handling-order.js';
-import { patchedFrom } from './patch-markers.js';
+import { patchedFrom, recordedPatch } from './patch-markers.js';
 
 /** What the history says of one run's children, by the id of the event that initiated each. */
 interface RunLookups {
@@ -158,6 +158,8 @@ export function generationRunOf(events: readonly HistoryEvent[]): GenerationRunH
   return {
     input: decode(started?.input?.payloads) as GenerationRunHistory['input'],
     firstTaskTime: firstTask ? isoTime(firstTask) : '',
+    // Code before patch champion-identity told a champion that stayed by its object.
+    ...(recordedPatch(events, CHAMPION_IDENTITY) ? {} : { championIdentity: 'object' as const }),
     // In the order the workflow handled them, which is not history order within a workflow task.
     events: handlingOrder(events, (index) => handlingOf(events[index]))
       .map((index) => folded[index])

@@ -4,10 +4,10 @@ import proto from '@temporalio/proto';
 import type { PackagingEvent, PackagingRunHistory } from '../../ledger/history-fold.js';
 import { REGISTER_CHAMPION } from '../../registry/index.js';
 import { championSignal, stopNowSignal } from '../messages.js';
-import { BOUNDED_SIGNALS } from '../patches.js';
+import { BOUNDED_SIGNALS, PACKAGED_ONCE } from '../patches.js';
 import { takenChampion } from '../report-shapes.js';
 import { decode, EventType, isoTime, type HistoryEvent } from './events.js';
-import { patchedFrom } from './patch-markers.js';
+import { patchedFrom, recordedPatch } from './patch-markers.js';
 
 /** What the ledger fold reads of one run of the packaging workflow. */
 export function packagingRunOf(events: readonly HistoryEvent[]): PackagingRunHistory {
@@ -52,7 +52,8 @@ export function packagingRunOf(events: readonly HistoryEvent[]): PackagingRunHis
       });
     }
   }
-  return { input, events: packaging };
+  // Code before patch packaged-once packaged a checkpoint again after a success.
+  return { input, events: packaging, ...(recordedPatch(events, PACKAGED_ONCE) ? {} : { packagedOnce: false }) };
 }
 
 /** Why a package command has no exit code: a timeout names the loop.yaml limit that ended it. */

@@ -26,3 +26,8 @@ function markedFrom(events: readonly HistoryEvent[], id: string): number {
     if (events[index]?.eventType === EventType.taskCompleted) return index;
   return -1;
 }
+
+/** Whether the run recorded the marker of the open patch `id` (its code had the change from its first task on). */
+export function recordedPatch(events: readonly HistoryEvent[], id: string): boolean {
+  return markedFrom(events, id) !== Infinity;
+}
