@@ -4,7 +4,8 @@
  * Package a champion: (--checkpoint C --config F | --manifest M) --test-eval REPORT
  * --generation G --state-dir D. Writes D/packages/<id>/ (model.json, config or manifest
  * copies, test-eval.json, provenance.json) and prints its path. Fault modes:
- * FIXTURE_FAIL_PACKAGE; FIXTURE_PACKAGE_SLEEP_MS delays the work.
+ * FIXTURE_FAIL_PACKAGE; FIXTURE_PACKAGE_SLEEP_MS delays the work; FIXTURE_PACKAGE_WAIT_FILE=F
+ * holds it until the file F exists (a test releases it when what it needs has happened).
  */
 import { copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -31,6 +32,8 @@ await runMain('package', async (argv) => {
   const source = manifest ?? args.need('checkpoint');
   const generation = args.number('generation');
   const testEval = args.need('test-eval');
+  const gate = process.env.FIXTURE_PACKAGE_WAIT_FILE;
+  while (gate && !existsSync(gate)) await sleep(100);
   const mode = faultMode('PACKAGE', [String(generation)], undefined);
   if (mode === 'fail') fail('package');
   if (mode === 'hang') await hang('package');

@@ -148,6 +148,11 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
       )
       .toBe(true);
     // The orchestrator goes; the stop comes while b's evaluation finishes, so b's report and the stop meet when it is back.
+    const loopHandle = loop.client.workflow.getHandle(loopWorkflowId('crossing'));
+    const timedOutTasks = async () =>
+      ((await loopHandle.fetchHistory()).events ?? []).filter((event) => event.workflowTaskTimedOutEventAttributes)
+        .length;
+    const timedOutBefore = await timedOutTasks();
     await killWorker(loop.orchestrator);
     await loop.client.workflow.getHandle(loopWorkflowId('crossing')).signal(stopNowSignal);
     await expect
@@ -164,9 +169,12 @@ describe('the orchestrator or the Temporal server lost in the middle of a genera
         message: 'the evaluator has exited',
       })
       .toEqual([]);
-    // Past the dead worker's sticky queue timeout (10 s), both workflow tasks wait on the normal
-    // queue: the new orchestrator takes them together, and b's report lands while the stop cancels.
-    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    // Once the dead worker's sticky queue has timed out (10 s, the server's timer: seen in the
+    // history, not guessed from a clock), the workflow task waits on the normal queue: the new
+    // orchestrator takes it with b's report, which lands while the stop cancels.
+    await expect
+      .poll(timedOutTasks, { timeout: 120_000, interval: 500, message: "the loop's sticky workflow task timed out" })
+      .toBeGreaterThan(timedOutBefore);
     await loop.restart('orchestrator');
     const result = await loop.result('crossing');
     const { rows, state } = await loop.ledger('crossing');

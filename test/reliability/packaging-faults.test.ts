@@ -1,4 +1,6 @@
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { ChampionRow, LedgerRow, PackageRow } from '../../src/ledger/rows.js';
@@ -84,19 +86,53 @@ describe('packaging faults', () => {
   });
 
   it('a hanging package command is timed out (timeouts.package) and recorded; champions arriving meanwhile queue, the newest wins, the others are recorded as dropped; the next champion still packages', async () => {
-    // Generation 1's package command hangs; later generations' work. Each generation has at least one
-    // champion, so two advances bring two more while the first hangs: one of them is dropped.
+    // Generation 1's package command hangs until its 10 s limit; later generations' work. The test
+    // makes the champions of two advances queue behind it rather than hoping they come within the
+    // 10 s: the limit is Temporal's start-to-close timeout, which runs from when the one package
+    // worker slot (maxConcurrentActivityTaskExecutions: 1) takes the activity. Another loop's
+    // package command holds that slot, waiting on a file, until the two advances' champions are
+    // queued behind generation 1's; only then is the hang started (and its 10 s with it).
+    const gate = path.join(await mkdtemp(path.join(tmpdir(), 'champion-loop-pkg-gate-')), 'release');
+    await harness.startWith('pkg-hold', {
+      commands: packageWith(`FIXTURE_PACKAGE_WAIT_FILE=${gate}`),
+      saturation_evals: 1000,
+    });
+    await harness.waitFor('pkg-hold', (view) => view.champion !== null);
+    // Its package command runs (holding the slot), and its loop stops making work for the one lane.
+    await vi.waitFor(
+      async () => {
+        const running = (await processesMentioning(harness.configFor('pkg-hold').state_dir)).filter((p) =>
+          p.cmdline.includes('package.mjs'),
+        );
+        if (running.length === 0) throw new Error("pkg-hold's package command has not started yet");
+      },
+      { timeout: 120_000, interval: 200 },
+    );
+    await harness.client.workflow.getHandle(loopWorkflowId('pkg-hold')).signal(stopSignal);
+
     await harness.startWith('pkg-hang', {
       commands: packageWith('FIXTURE_FAIL_PACKAGE=hang:1'),
       timeouts: { ...harness.config.timeouts, package: '10s' },
       saturation_evals: 1000,
     });
     const handle = harness.client.workflow.getHandle(loopWorkflowId('pkg-hang'));
+    const packaging = harness.client.workflow.getHandle(packagingWorkflowId('pkg-hang'));
     await harness.waitFor('pkg-hang', (view) => view.champion !== null);
     for (const generation of [2, 3]) {
       await handle.signal(advanceSignal, `packaging drill ${generation}`);
       await harness.waitFor('pkg-hang', (view) => view.generation === generation && view.champion !== null);
     }
+    // Generation 3's champion waits in the queue behind generation 1's: everything in between was replaced.
+    await vi.waitFor(
+      async () => {
+        const [view, queue] = await Promise.all([harness.view('pkg-hang'), packaging.query(packagingQuery)]);
+        if (queue.running?.generation !== 1 || key(queue.queued) !== key(view.champion))
+          throw new Error(`generation 3's champion not queued yet: ${JSON.stringify(queue)}`);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
+    await writeFile(gate, '');
+    await harness.result('pkg-hold');
     const rows = await stopAndRead('pkg-hang');
     const each = outcomes(rows);
     const first = each.filter(({ champion }) => champion.generation === 1);
@@ -131,7 +167,7 @@ describe('packaging faults', () => {
     console.log(
       `package command hanging: 1 fault injected (${dropped.length} dropped), ${each.length} champions' package rows compared`,
     );
-  });
+  }, 300_000);
 
   it('a stop at once records the killed package command and the queued champion as launch_failed, and the resumed loop packages the champion', async () => {
     // Generation 1's package command hangs; an advance brings a champion of generation 2 that queues behind it.
