@@ -12,6 +12,10 @@ const BUNDLER = fileURLToPath(new URL('./bundle-workflows.ts', import.meta.url))
 
 /** Bundle `workflowsPath` in a child process; the code, as `Worker.create({ workflowBundle: { code } })` takes it. */
 export async function bundleInChildProcess(workflowsPath: string): Promise<{ code: string }> {
+  // A bundle built beforehand, on a machine that carries no webpack (scripts/gpu-run/pack.sh builds
+  // it with `node --import tsx src/workers/bundle-workflows.ts $PWD/src/workflows/index.ts FILE`).
+  const prebuilt = process.env.CHAMPION_LOOP_WORKFLOW_BUNDLE;
+  if (prebuilt) return { code: await readFile(prebuilt, 'utf8') };
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-bundle-'));
   const out = path.join(dir, 'workflows.js');
   try {
