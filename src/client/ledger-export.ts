@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { LoopConfig } from '../config/loop-config.js';
 import { updatedTime } from '../ledger/from-ledger.js';
-import { stateJson, type StateJson } from '../ledger/loop-state.js';
+import { decidedCounts, foldSettingsOf, stateJson, type DecidedCounts, type StateJson } from '../ledger/loop-state.js';
 import type { LedgerRow } from '../ledger/rows.js';
 import { HistoryRuns } from '../ledger-copy/history-runs.js';
 import { historyRows, loopLedger, type LoopLedger } from '../ledger-copy/loop-ledger.js';
@@ -32,13 +32,15 @@ export async function exportLedger(
 export async function lastLoopState(
   client: Client,
   loopId: string,
-): Promise<{ state: StateJson; note: string | null; stateDir: string }> {
+): Promise<{ state: StateJson & { decided?: DecidedCounts }; note: string | null; stateDir: string }> {
   const runs = new HistoryRuns(client);
   // The newest runs only: a stopped loop's status costs the same at 500 evaluations as at 50,000.
   const latest = await runs.readLatest(loopId);
   if (latest !== null) {
     const stateDir = latest.input.config.state_dir;
-    return { state: stateJson(latest.state, stateDir, latest.updated), note: null, stateDir };
+    const decided = decidedCounts(latest.state, foldSettingsOf(latest.input.config));
+    const state = stateJson(latest.state, stateDir, latest.updated);
+    return { state: decided ? { ...state, decided } : state, note: null, stateDir };
   }
   const history = await runs.read(loopId);
   if (history.stateDir === null) throw new NoSuchLoopError(loopId, loopWorkflowId(loopId));

@@ -1,20 +1,51 @@
-import type { StateJson } from '../ledger/loop-state.js';
+import type { DecidedCounts, StateJson } from '../ledger/loop-state.js';
 import { describeReservePower } from '../ledger/reserve-check-power.js';
 import { describeTestBudget, describeTestReuse, testReuse } from '../rules/test-reuse.js';
-import type { EvalSummary } from '../rules/types.js';
+import type { Decided, EvalSummary } from '../rules/types.js';
 import type { LoopView } from '../workflows/loop-view.js';
 
 function percent(value: number | undefined): string {
   return value === undefined ? '?' : `${(value * 100).toFixed(2)}%`;
 }
 
-/** One eval summary as a line: run, epoch, both error counts with their rates. */
-export function describeEval(row: EvalSummary): string {
+/**
+ * One eval summary as a line: run, epoch, both error counts with their rates. `decided` given
+ * (loop.yaml band_decisions: the champion and front were decided on the counts after the reject
+ * band): those counts first, named, and the raw ones beside them; null: it has none.
+ */
+export function describeEval(row: EvalSummary, decided?: Decided | null): string {
   const result = row.result;
-  const counts = result
+  const raw = result
     ? `f2p=${result.fail_to_pass_count}/${result.fail_count} (${percent(result.fail_to_pass_rate)}) p2f=${result.pass_to_fail_count}/${result.pass_count} (${percent(result.pass_to_fail_rate)})`
     : 'no result';
-  return `${row.run_id} ${row.checkpoint_name}${row.epoch === null ? '' : ` epoch=${row.epoch}`} ${counts}`;
+  const name = `${row.run_id} ${row.checkpoint_name}${row.epoch === null ? '' : ` epoch=${row.epoch}`}`;
+  if (decided === undefined) return `${name} ${raw}`;
+  return `${name} ${describeDecided(decided)} · raw ${raw}`;
+}
+
+/** The counts a band-decision loop decided on, named: `decided f2p=3/60 p2f=4/240 rejected=7`. */
+export function describeDecided(decided: Decided | null): string {
+  if (decided === null) return 'decided: none';
+  const rejected = typeof decided.rejected_total === 'number' ? ` rejected=${decided.rejected_total}` : '';
+  return `decided f2p=${decided.fail_to_pass_count}/${decided.fail_count} p2f=${decided.pass_to_fail_count}/${decided.pass_count}${rejected}`;
+}
+
+/** The decided counts of the champion and of each front member (undefined: the loop decides on raw counts). */
+function decidedOf(decided: DecidedCounts | undefined) {
+  return {
+    champion: decided ? decided.champion : undefined,
+    member: (index: number) => (decided ? (decided.pareto_set[index] ?? null) : undefined),
+  };
+}
+
+/** The champion and Pareto set lines of `status`, on the counts they were decided on. */
+function championLines(state: Pick<StateJson, 'champion' | 'pareto_set'> & { decided?: DecidedCounts }): string[] {
+  const decided = decidedOf(state.decided);
+  return [
+    `champion: ${state.champion ? describeEval(state.champion, decided.champion) : 'none yet'}`,
+    `pareto set (${state.pareto_set.length})${state.decided ? ', decided on the counts after the reject band (band_decisions)' : ''}:`,
+    ...state.pareto_set.map((row, index) => `  ${describeEval(row, decided.member(index))}`),
+  ];
 }
 
 /** Whether a lane is marked unavailable now (a `down_until` already past is not). */
@@ -51,9 +82,7 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
   const lines = [
     `loop ${view.loop_id}: generation ${view.generation}, round ${view.round}${view.stopping ? ' (stopping)' : ''}${view.idle ? ' (idle)' : ''}`,
     `split: ${view.split_ready ? view.split : 'not built yet'}`,
-    `champion: ${view.champion ? describeEval(view.champion) : 'none yet'}`,
-    `pareto set (${view.pareto_set.length}):`,
-    ...view.pareto_set.map((row) => `  ${describeEval(row)}`),
+    ...championLines(view),
     `test evals: ${view.test_evals}; since the last reserve check: ${view.tests_since_reserve_check}${saturationEvals ? ` of ${saturationEvals}` : ''}; reserve checks: ${view.reserve_checks}`,
     ...reuseLines(view),
     ...(view.test_budget ? [`test budget: ${describeTestBudget(view.test_budget)}`] : []),
@@ -112,12 +141,10 @@ function reuseLines(state: Pick<StateJson, 'test_evals' | 'champion'>): string[]
 }
 
 /** A loop that is not running: its state.json as `status` shows it. */
-export function renderStoppedState(state: StateJson): string {
+export function renderStoppedState(state: StateJson & { decided?: DecidedCounts }): string {
   return [
     `generation ${state.generation}`,
-    `champion: ${state.champion ? describeEval(state.champion) : 'none yet'}`,
-    `pareto set (${state.pareto_set.length}):`,
-    ...state.pareto_set.map((row) => `  ${describeEval(row)}`),
+    ...championLines(state),
     `test evals: ${state.test_evals}; since the last reserve check: ${state.tests_since_reserve_check}; reserve checks: ${state.reserve_checks}`,
     ...reuseLines(state),
     ...(state.advance_reason ? [`advancing: ${state.advance_reason}`] : []),

@@ -17,7 +17,8 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
     events.push(`round ${next.round} started: ${next.candidates.join(', ')}`);
   }
   const key = (view: LoopView) => (view.champion ? `${view.champion.run_id}/${view.champion.checkpoint_name}` : '');
-  if (next.champion && key(next) !== key(previous)) events.push(`new champion: ${describeEval(next.champion)}`);
+  if (next.champion && key(next) !== key(previous))
+    events.push(`new champion: ${describeEval(next.champion, next.decided?.champion)}`);
   const front = (view: LoopView) => view.pareto_set.map((row) => `${row.run_id}/${row.checkpoint_name}`).join(' ');
   if (next.generation === previous.generation && front(next) !== front(previous)) {
     events.push(`Pareto front: ${next.pareto_set.length} member${next.pareto_set.length === 1 ? '' : 's'}`);
@@ -79,7 +80,7 @@ export function renderFrame(
 ): string[] {
   const lines = [
     `loop ${view.loop_id} · generation ${view.generation} · round ${view.round} · ${view.in_flight.length} running, ${view.queued} queued${view.stopping ? ' · stopping' : ''}`,
-    `champion: ${view.champion ? describeEval(view.champion) : 'none yet'}`,
+    `champion: ${view.champion ? describeEval(view.champion, view.decided?.champion) : 'none yet'}`,
     `test evals ${view.test_evals} · until the reserve check: ${saturationEvals === undefined ? `${view.tests_since_reserve_check} since the last` : Math.max(0, saturationEvals - view.tests_since_reserve_check)} · reserve checks ${view.reserve_checks}${view.test_budget ? ` · test budget ${budgetLeft(view.test_budget)}` : ''}`,
   ];
   for (const lane of view.lanes) {

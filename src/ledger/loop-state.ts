@@ -11,7 +11,7 @@ import { DEFAULT_LADDER_MARGIN } from '../rules/ladder-rule.js';
 import { DEFAULT_PAIRED_ALPHA } from '../rules/paired-fold.js';
 import { reserveVerdict } from '../rules/reserve-verdict.js';
 import { evalSummary } from '../rules/summary.js';
-import type { EvalRow, EvalSummary } from '../rules/types.js';
+import type { Decided, EvalRow, EvalSummary } from '../rules/types.js';
 import type { ChampionRow, GenerationRow, LedgerRow, ParetoSetRow, ReserveCheckRow } from './rows.js';
 
 // The loop's state as a fold over ledger rows (docs/behaviour.md, sections 5, 6 and 9).
@@ -361,6 +361,26 @@ export function generationRow(state: LoopState, reason: string, baseSeed: number
 /** The split file of a generation, where the loop builds it. */
 function splitPath(stateDir: string, generation: number): string {
   return `${stateDir}/splits/gen-${padGeneration(generation)}.yaml`;
+}
+
+/**
+ * Under band decisions, the counts the champion and the front were decided on: their eval rows'
+ * `decided` blocks (after the reject band), the front's in `pareto_set` order. The summaries of
+ * state.json carry the raw `result` only (the seed's format), so every surface that shows the
+ * champion shows these beside them.
+ */
+export interface DecidedCounts {
+  readonly champion: Decided | null;
+  readonly pareto_set: readonly (Decided | null)[];
+}
+
+/** The decided counts of a state; undefined unless the loop decides on them (loop.yaml band_decisions). */
+export function decidedCounts(state: LoopState, settings: Pick<FoldSettings, 'mode'>): DecidedCounts | undefined {
+  if (settings.mode !== 'band-decisions') return undefined;
+  return {
+    champion: state.champion?.decided ?? null,
+    pareto_set: state.front.map((row) => row.decided ?? null),
+  };
 }
 
 /** The seed's state.json of a state. */

@@ -1,4 +1,4 @@
-import type { StateJson } from '../ledger/loop-state.js';
+import type { DecidedCounts, StateJson } from '../ledger/loop-state.js';
 import type { ReservePower } from '../rules/reserve-power.js';
 import type { TestBudgetView } from '../rules/test-reuse.js';
 
@@ -14,6 +14,8 @@ interface InFlightView {
 /** What the `state` query returns: the seed's state.json plus rounds, lanes and control flags. */
 export interface LoopView extends StateJson {
   readonly loop_id: string;
+  /** loop.yaml band_decisions only: the counts the champion and front were decided on (absent on older workers). */
+  readonly decided?: DecidedCounts;
   /** Where the loop keeps its state (ledger copy, splits, notify.json); absent on older workers. */
   readonly state_dir?: string;
   /** loop.yaml `artifacts:` url (never credentials): `status` then asks in-flight jobs whether they wait for the store. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describeNoPoller } from '../../src/client/pollers.js';
-import { renderStatus } from '../../src/client/render-status.js';
+import { renderStatus, renderStoppedState } from '../../src/client/render-status.js';
 import { loopEvents, renderFrame } from '../../src/client/watch.js';
 import type { EvalSummary } from '../../src/rules/types.js';
 import type { LoopView } from '../../src/workflows/loop-view.js';
@@ -125,6 +125,60 @@ describe('watch: the events between two looks at a loop', () => {
     expect(loopEvents(view(), view({ split_error: 'split-generate exited 3' }))).toEqual([
       'split failing: split-generate exited 3',
     ]);
+  });
+});
+
+describe('band decisions: every surface shows the counts the champion was decided on, the raw ones beside them', () => {
+  // The case: decided on (1, 3) after the reject band, while the raw counts (3, 0) would say otherwise.
+  const decided = (f2p: number, p2f: number, rejected: number) => ({
+    fail_to_pass_count: f2p,
+    fail_count: 60,
+    pass_to_fail_count: p2f,
+    pass_count: 240,
+    rejected_total: rejected,
+  });
+  const NEW = summary('champ-g001-r0002-wide', 'checkpoint-0001.pt', 3, 0);
+  const OLD = summary('champ-g001-r0001-base', 'checkpoint-0002.pt', 1, 3);
+  const banded = (champion: EvalSummary, counts: ReturnType<typeof decided>, extra: Partial<LoopView> = {}) =>
+    view({ champion, pareto_set: [champion], decided: { champion: counts, pareto_set: [counts] }, ...extra });
+
+  it('watch names the decided counts first in a new champion line and in its frame', () => {
+    const before = banded(OLD, decided(2, 4, 9));
+    const after = banded(NEW, decided(1, 3, 7));
+    expect(loopEvents(before, after)[0]).toBe(
+      'new champion: champ-g001-r0002-wide checkpoint-0001.pt epoch=1 decided f2p=1/60 p2f=3/240 rejected=7 · raw f2p=3/60 (5.00%) p2f=0/240 (0.00%)',
+    );
+    expect(renderFrame(after, new Date('2026-01-05T08:01:05.000Z'))[1]).toBe(
+      'champion: champ-g001-r0002-wide checkpoint-0001.pt epoch=1 decided f2p=1/60 p2f=3/240 rejected=7 · raw f2p=3/60 (5.00%) p2f=0/240 (0.00%)',
+    );
+  });
+
+  it('status shows the champion and each front member on their decided counts, and says so', () => {
+    const text = renderStatus(
+      view({
+        champion: NEW,
+        pareto_set: [NEW, OLD],
+        decided: { champion: decided(1, 3, 7), pareto_set: [decided(1, 3, 7), decided(0, 5, 2)] },
+      }),
+    ).split('\n');
+    expect(text).toContain(
+      'champion: champ-g001-r0002-wide checkpoint-0001.pt epoch=1 decided f2p=1/60 p2f=3/240 rejected=7 · raw f2p=3/60 (5.00%) p2f=0/240 (0.00%)',
+    );
+    expect(text).toContain('pareto set (2), decided on the counts after the reject band (band_decisions):');
+    expect(text).toContain(
+      '  champ-g001-r0001-base checkpoint-0002.pt epoch=2 decided f2p=0/60 p2f=5/240 rejected=2 · raw f2p=1/60 (1.67%) p2f=3/240 (1.25%)',
+    );
+    // A stopped loop's status reads the same.
+    const stopped = renderStoppedState({ ...banded(NEW, decided(1, 3, 7)) }).split('\n');
+    expect(stopped[1]).toBe(
+      'champion: champ-g001-r0002-wide checkpoint-0001.pt epoch=1 decided f2p=1/60 p2f=3/240 rejected=7 · raw f2p=3/60 (5.00%) p2f=0/240 (0.00%)',
+    );
+  });
+
+  it('a loop deciding on raw counts shows them alone, as before', () => {
+    expect(renderStatus(view({ champion: NEW, pareto_set: [NEW] })).split('\n')).toContain(
+      'champion: champ-g001-r0002-wide checkpoint-0001.pt epoch=1 f2p=3/60 (5.00%) p2f=0/240 (0.00%)',
+    );
   });
 });
 

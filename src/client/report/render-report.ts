@@ -207,7 +207,7 @@ function generationSection(report: GenerationReport, compare: CompareKey): Html 
   );
 }
 
-function summary(options: ReportOptions, generations: readonly GenerationReport[]): Html {
+function summary(options: ReportOptions, generations: readonly GenerationReport[], compare: CompareKey): Html {
   const state = options.state;
   const evals = generations.reduce((sum, report) => sum + report.points.length, 0);
   const now = state
@@ -227,9 +227,22 @@ function summary(options: ReportOptions, generations: readonly GenerationReport[
           passCount: result.pass_count,
         }
       : null;
-    const rates = both ? html` · Fail-&gt;Pass ${counts(both, 'f2p')} · Pass-&gt;Fail ${counts(both, 'p2f')}` : '';
+    const rates = (of: ErrorCounts | null) =>
+      of ? html`Fail-&gt;Pass ${counts(of, 'f2p')} · Pass-&gt;Fail ${counts(of, 'p2f')}` : html`–`;
+    // Under band decisions the champion was chosen on its decided counts (the plotted point's), the raw ones beside them.
+    const key = `${state.champion.run_id}/${state.champion.checkpoint_name}`;
+    const decided =
+      compare === 'decided'
+        ? ([...generations].reverse().find((report) => report.champion?.key === key)?.champion?.counts ?? null)
+        : undefined;
+    const shown =
+      decided === undefined
+        ? both
+          ? html` · ${rates(both)}`
+          : ''
+        : html` · decided (after the reject band): ${rates(decided)} · raw: ${rates(both)}`;
     items.push(
-      html`<li>champion: <strong>${state.champion.run_id} ${state.champion.checkpoint_name}</strong>${rates}</li>`,
+      html`<li>champion: <strong>${state.champion.run_id} ${state.champion.checkpoint_name}</strong>${shown}</li>`,
     );
   }
   return html`<ul class="summary">${items}</ul>`;
@@ -261,7 +274,7 @@ export function renderReport(rows: readonly LedgerRow[], options: ReportOptions)
       html`<header>`,
       html`<h1>Champion loop <code>${options.loopId}</code></h1>`,
       html`<p class="muted">From the loop's ledger (Temporal history) at ${time(options.generatedAt.toISOString())}; champions and fronts compared on ${compared}.</p>`,
-      summary(options, model.generations),
+      summary(options, model.generations, compare),
       newestFirst.length > 0 ? html`<nav>${nav}</nav>` : html`<p class="muted">The ledger has no rows yet.</p>`,
       html`</header>`,
       html`<main>`,

@@ -4,7 +4,7 @@ import { log } from '@temporalio/workflow';
 import type { LoopPaths, PackageChampion } from '../../activities/types.js';
 import { durationMs } from '../../config/duration.js';
 import type { LoopConfig } from '../../config/loop-config.js';
-import { foldSettingsOf, recordRow, stateJson, type FoldSettings } from '../../ledger/loop-state.js';
+import { decidedCounts, foldSettingsOf, recordRow, stateJson, type FoldSettings } from '../../ledger/loop-state.js';
 import type { Folded } from '../../ledger/report-fold.js';
 import { reserveCheckPower } from '../../ledger/reserve-check-power.js';
 import type { ReserveCheckRow } from '../../ledger/rows.js';
@@ -152,6 +152,7 @@ export function view(gen: Generation): LoopView {
   return {
     ...stateJson(gen.state, gen.paths.stateDir, now()),
     loop_id: gen.loopId,
+    ...(gen.settings.mode === 'band-decisions' ? { decided: decidedCounts(gen.state, gen.settings) } : {}),
     state_dir: gen.paths.stateDir,
     ...(gen.config.artifacts === undefined ? {} : { artifact_store: gen.config.artifacts.url }),
     round: gen.round,

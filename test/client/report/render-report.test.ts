@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { renderReport } from '../../../src/client/report/render-report.js';
 import { stateFromLedger } from '../../../src/ledger/from-ledger.js';
+import { generationRow, initialLoopState, stateJson } from '../../../src/ledger/loop-state.js';
+import { evalRowOf } from '../../helpers/eval-rows.js';
+import { recordAll } from '../../helpers/record-rows.js';
 import type { LedgerRow } from '../../../src/ledger/rows.js';
 import { testReuse } from '../../../src/rules/test-reuse.js';
 import type { HeldoutResult } from '../../../src/rules/types.js';
@@ -163,5 +166,36 @@ describe('the HTML report', () => {
       `training: ${(1.5 * runs).toFixed(2)} GPU-hours ($${usd.toFixed(2)}) over ${runs} runs, ` +
         `${((1.5 * runs) / changes).toFixed(2)} GPU-hours ($${(usd / changes).toFixed(2)}) per champion change (${changes}); 1 of them without a price`,
     );
+  });
+
+  it('under band decisions the header shows the champion on its decided counts, the raw ones beside them', () => {
+    const settings = { mode: 'band-decisions' as const, saturationEvals: 100, maxReserveChecks: 3 };
+    const decided = (f2p: number, p2f: number) => ({
+      fail_to_pass_count: f2p,
+      fail_count: 60,
+      pass_to_fail_count: p2f,
+      pass_count: 240,
+      rejected_total: 4,
+    });
+    const evals = [
+      evalRowOf('champ-g001-r0001-base', 1, 1, 3, { decided: decided(2, 4) }),
+      evalRowOf('champ-g001-r0001-wide', 2, 3, 0, { decided: decided(1, 3) }),
+    ];
+    const band = recordAll(evals, settings);
+    const banded: LedgerRow[] = [generationRow(initialLoopState(), 'initial', 1, '2026-01-05T07:00:00Z'), ...band.out];
+    const bandState = stateJson(band.state, 'state', '2026-01-05T09:00:00Z');
+    const page = renderReport(banded, {
+      loopId: 'band',
+      generatedAt: new Date(0),
+      state: bandState,
+      compare: 'decided',
+    });
+    const header = page.split('<header>')[1]?.split('</header>')[0] ?? '';
+    expect(header).toContain('champ-g001-r0001-wide checkpoint-2.pt');
+    expect(header).toContain(
+      'decided (after the reject band): Fail-&gt;Pass 1/60 (1.67%) · Pass-&gt;Fail 3/240 (1.25%) · raw: Fail-&gt;Pass 3/60 (5.00%) · Pass-&gt;Fail 0/240 (0.00%)',
+    );
+    // The front table, decided on the same counts, agrees with the header.
+    expect(page.split('<h3>Pareto front</h3>')[1]).toContain('1/60 (1.67%)');
   });
 });
