@@ -1,4 +1,5 @@
 import { Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { startTracing, stopTracing } from '../tracing/tracing.js';
 import { NativeConnection, type Worker } from '@temporalio/worker';
@@ -112,6 +113,32 @@ function stopLaneOnSignals(lane: LaneWorker): { readonly stoppedBy: () => Extrac
   return { stoppedBy: () => (stoppedBy === null ? null : { pid: process.pid, how: 'signal', ...stoppedBy }) };
 }
 
+/**
+ * A lane without codec keys handed a job of an encrypted loop (issue 48: it took and failed every
+ * such job, each charged to its run). The job is the lane's fault: it fails as a lane stopped under
+ * it (`LaneStoppedError`, which the loop sends again apart from the run's attempts), and the lane
+ * stops taking jobs, saying which key it lacks, and exits 1; the job then runs on another lane.
+ */
+function keylessLane(lane: LaneWorker): (message: string) => Error {
+  let said = false;
+  return (message) => {
+    if (!said) {
+      said = true;
+      console.error(
+        `[lane] ${lane.queue} cannot open a job: ${message}. This lane stops taking jobs (its jobs run again ` +
+          'on other lanes, not charged to their runs); start it again with the keys',
+      );
+      process.exitCode = 1;
+      lane.stopNow('no codec key');
+    }
+    // The type the loop counts as a lane lost under a step (lane-attempts.ts), not a failed attempt.
+    return ApplicationFailure.create({
+      type: 'LaneStoppedError',
+      message: `lane ${lane.queue} has no codec key: ${message}`,
+    });
+  };
+}
+
 /** What the drain says once the worker `pid` has gone, from the end it recorded; an error when it did not drain. */
 function drainOutcome(queue: string, pid: number, end: LaneEnd | null, seconds: number): string {
   if (end?.how === 'drained') return `${queue} drained: its worker exited after ${seconds} s`;
@@ -175,7 +202,9 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   const port = metricsPort(options.metricsPort);
   const metrics = port === null ? null : installMetrics(port);
   // Keys that cannot be used stop the worker here, before it connects (CodecKeyError says why).
-  const dataConverter = loopDataConverter();
+  // A lane without keys that is handed an encrypted loop's job stops taking jobs (keylessLane).
+  let keyless: ((message: string) => Error) | undefined;
+  const dataConverter = loopDataConverter(process.env, (message) => keyless?.(message) ?? new Error(message));
   // With OTEL_EXPORTER_OTLP_ENDPOINT set, its activities and their steps send spans (tracing.ts).
   startTracing(kind === 'gpu' ? 'lane' : kind);
   const connection = await NativeConnection.connect(settings.connectionOptions);
@@ -216,6 +245,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
         tellLoops: tellLoops(client, (message) => console.warn(`[lane] ${message}`)),
       });
       laneSignals = stopLaneOnSignals(created);
+      keyless = keylessLane(created);
       // `worker gpu --drain` on this machine finds it here.
       pidFile = lanePidFile(created.queue);
       await writeLanePid(pidFile);

@@ -17,6 +17,9 @@ class MissingCodecKeyError extends Error {
  * naming what it is and which variable gives the key.
  */
 export class NoKeyCodec implements PayloadCodec {
+  /** `onSealed`: what to throw instead, told what was found (a lane stops taking jobs: worker-command.ts). */
+  constructor(private readonly onSealed?: (message: string) => Error) {}
+
   encode(payloads: Payload[]): Promise<Payload[]> {
     return Promise.resolve(payloads);
   }
@@ -27,11 +30,11 @@ export class NoKeyCodec implements PayloadCodec {
         const encoding = payload.metadata?.encoding;
         if (encoding instanceof Uint8Array && words.decode(encoding) === ENCRYPTED_ENCODING) {
           const keyId = payload.metadata?.[KEY_ID_METADATA];
-          throw new MissingCodecKeyError(
+          const message =
             `this loop's payloads are encrypted${keyId ? ` (key '${words.decode(keyId)}')` : ''} and this process has no codec key: ` +
-              'set CHAMPION_LOOP_CODEC_KEYS or CHAMPION_LOOP_CODEC_KEY_FILE to the keys its workers use ' +
-              '(docs/operating.md, "Encrypting payloads")',
-          );
+            'set CHAMPION_LOOP_CODEC_KEYS or CHAMPION_LOOP_CODEC_KEY_FILE to the keys its workers use ' +
+            '(docs/operating.md, "Encrypting payloads")';
+          throw this.onSealed?.(message) ?? new MissingCodecKeyError(message);
         }
       }
       resolve(payloads);
@@ -44,7 +47,10 @@ export class NoKeyCodec implements PayloadCodec {
  * payload codec when the environment sets keys (docs/operating.md, "Encrypting payloads"), else
  * one that only says so when it meets a sealed payload.
  */
-export function loopDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter {
+export function loopDataConverter(
+  env: NodeJS.ProcessEnv = process.env,
+  onSealed?: (message: string) => Error,
+): DataConverter {
   const keys = codecKeysFrom(env);
-  return { payloadCodecs: [keys === null ? new NoKeyCodec() : new AesGcmCodec(keys)] };
+  return { payloadCodecs: [keys === null ? new NoKeyCodec(onSealed) : new AesGcmCodec(keys)] };
 }
