@@ -13,6 +13,12 @@ export interface PackagingState {
    * most MAX_PACKAGED: never packaged again (patch packaged-once; absent in older carries).
    */
   readonly packaged?: readonly string[];
+  /**
+   * `dropped` rows of champions replaced while a package command ran, held until that command's
+   * own rows: its `launched` row carries the time it launched, which is earlier, and the ledger's
+   * package rows go in time order (absent in older carries: none held).
+   */
+  readonly dropped?: readonly PackageRow[];
 }
 
 /** How many packaged checkpoints the state keeps: far more than a loop's champions can come back to (they only move forward). */
@@ -68,8 +74,19 @@ export function requestPackage(state: PackagingState, champion: PackageChampion,
   if (sameChampion(state.running, champion) || sameChampion(state.queued, champion)) return { state, rows: [] };
   if (packagedOnce && alreadyPackaged(state, champion)) return { state, rows: [] };
   if (state.running === null) return { state: { ...state, running: champion, queued: null }, rows: [] };
-  const rows = state.queued ? [row('dropped', state.queued, champion.requested)] : [];
-  return { state: { ...state, running: state.running, queued: champion }, rows };
+  const dropped = state.queued ? [...(state.dropped ?? []), row('dropped', state.queued, champion.requested)] : [];
+  return {
+    state: { ...state, running: state.running, queued: champion, ...(dropped.length > 0 ? { dropped } : {}) },
+    rows: [],
+  };
+}
+
+/** Rows in time order, rows of one time in the order given. */
+function inTimeOrder(rows: readonly PackageRow[]): PackageRow[] {
+  return rows
+    .map((row, index) => ({ row, index }))
+    .sort((a, b) => (a.row.time < b.row.time ? -1 : a.row.time > b.row.time ? 1 : a.index - b.index))
+    .map(({ row }) => row);
 }
 
 /**
@@ -79,7 +96,7 @@ export function requestPackage(state: PackagingState, champion: PackageChampion,
 export function finishPackage(state: PackagingState, outcome: PackageOutcome, packagedOnce = true): PackagingStep {
   const champion = state.running;
   if (champion === null) return { state, rows: [] };
-  const rows = outcome.launched
+  const own = outcome.launched
     ? [
         row('launched', champion, outcome.started, { command: outcome.command, pid: outcome.pid, log: outcome.log }),
         row('finished', champion, outcome.finished, {
@@ -89,6 +106,8 @@ export function finishPackage(state: PackagingState, outcome: PackageOutcome, pa
         }),
       ]
     : [row('launch_failed', champion, outcome.time, { error: outcome.error })];
+  // The drops held while it ran go in among its rows, by time.
+  const rows = inTimeOrder([...own, ...(state.dropped ?? [])]);
   const succeeded = packagedOnce && outcome.launched && outcome.exitCode === 0;
   const packaged = succeeded
     ? [...(state.packaged ?? []).filter((key) => key !== packagedKey(champion)), packagedKey(champion)].slice(
@@ -104,7 +123,7 @@ export function finishPackage(state: PackagingState, outcome: PackageOutcome, pa
  * the loop packages its champion again when it resumes (docs/behaviour.md, section 8).
  */
 export function stopPackagingAtOnce(state: PackagingState, time: string): PackagingStep {
-  const rows: PackageRow[] = [];
+  const rows: PackageRow[] = [...(state.dropped ?? [])];
   if (state.running)
     rows.push(
       row('launch_failed', state.running, time, {
@@ -117,5 +136,5 @@ export function stopPackagingAtOnce(state: PackagingState, time: string): Packag
         error: 'stopped at once (stop --now) while queued: its package command never ran',
       }),
     );
-  return { state: idlePackaging, rows };
+  return { state: idlePackaging, rows: inTimeOrder(rows) };
 }

@@ -43,18 +43,31 @@ describe('the packaging fold', () => {
     const second = requestPackage(first.state, b);
     expect(second).toEqual({ state: { running: a, queued: b }, rows: [] });
     const third = requestPackage(second.state, c);
-    expect(third.state).toEqual({ running: a, queued: c });
-    expect(third.rows).toEqual([
-      {
-        type: 'package',
-        event: 'dropped',
-        generation: b.generation,
-        run_id: b.run_id,
-        epoch: b.epoch,
-        checkpoint_name: b.checkpoint_name,
-        time: c.requested,
-      },
+    const dropped: PackageRow = {
+      type: 'package',
+      event: 'dropped',
+      generation: b.generation,
+      run_id: b.run_id,
+      epoch: b.epoch,
+      checkpoint_name: b.checkpoint_name,
+      time: c.requested,
+    };
+    // Held until the running command's own rows: its launched row is earlier than the drop.
+    expect(third).toEqual({ state: { running: a, queued: c, dropped: [dropped] }, rows: [] });
+    const ran = finishPackage(third.state, {
+      ...launched(0),
+      started: '2026-01-05T08:00:02.500Z',
+      finished: '2026-01-05T08:00:09Z',
+    });
+    expect(ran.rows.map((row) => `${row.event} ${row.time}`)).toEqual([
+      'launched 2026-01-05T08:00:02.500Z',
+      `dropped ${c.requested}`,
+      'finished 2026-01-05T08:00:09Z',
     ]);
+    expect(ran.state.dropped).toBeUndefined();
+    // A stop at once records the drops held, in time order with its own rows.
+    const stopped = stopPackagingAtOnce(requestPackage(third.state, champion(4)).state, '2026-01-05T10:00:00Z');
+    expect(stopped.rows.map((row) => row.event)).toEqual(['dropped', 'dropped', 'launch_failed', 'launch_failed']);
   });
 
   it('records a launched command as launched and finished, then runs the queued one', () => {
@@ -148,11 +161,17 @@ describe('the packaging fold', () => {
           if (state.running === null) expect(state.queued).toBeNull();
         }
         const ended = rows.filter((row) => row.event !== 'launched').map((row) => row.run_id);
-        const waiting = [state.running, state.queued].flatMap((entry) => (entry ? [entry.run_id] : []));
+        const waiting = [
+          ...[state.running, state.queued].flatMap((entry) => (entry ? [entry.run_id] : [])),
+          // Drops held until the running command's rows.
+          ...(state.dropped ?? []).map((row) => row.run_id),
+        ];
         const all = Array.from({ length: requested }, (_, index) => champion(index + 1).run_id);
         expect([...ended, ...waiting].sort()).toEqual(all.sort());
-        for (const row of rows)
-          if (row.event === 'launched') expect(rows[rows.indexOf(row) + 1]?.event).toBe('finished');
+        // A launched row's next row of the same champion is its finished row (drops held may come between).
+        for (const [at, row] of rows.entries())
+          if (row.event === 'launched')
+            expect(rows.slice(at + 1).find((other) => other.run_id === row.run_id)?.event).toBe('finished');
       }),
     );
   });
