@@ -20,6 +20,7 @@ import { ensureBackgroundDevServer } from '../src/devserver/background.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
 import type { GenerationResult } from '../src/workflows/generation.js';
 import type { LedgerRow, PackageRow, ReserveCheckRow } from '../src/ledger/rows.js';
+import { ALPHA } from '../src/rules/constants.js';
 
 const LOOP_ID = 'demo';
 const CONFIG = path.join(PROJECT_ROOT, 'examples', 'spam-gate', 'loop.yaml');
@@ -169,7 +170,7 @@ say(
 );
 for (const check of rows.filter((row): row is ReserveCheckRow => row.type === 'reserve_check')) {
   say(
-    `  reserve check g${check.generation} ${check.run_id} ${check.checkpoint_name}: ${check.stale_champion ? 'stale' : check.verdict} (f2p p=${check.f2p_p?.toFixed(3) ?? '-'}, p2f p=${check.p2f_p?.toFixed(3) ?? '-'})`,
+    `  reserve check g${check.generation} ${check.run_id} ${check.checkpoint_name}: ${check.stale_champion ? 'stale' : check.verdict} (f2p p=${check.f2p_p?.toFixed(3) ?? '-'}, p2f p=${check.p2f_p?.toFixed(3) ?? '-'}, alpha ${ALPHA})`,
   );
 }
 

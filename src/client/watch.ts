@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { TestBudgetView } from '../rules/test-reuse.js';
-import type { LoopView } from '../workflows/loop-view.js';
+import type { LoopView, ReserveCheckBrief } from '../workflows/loop-view.js';
 import { loopLook } from './loop-control.js';
 import { describeNoPoller, type LoopQueue } from './pollers.js';
 import { describeEval, laneDown, laneDraining } from './render-status.js';
@@ -9,10 +9,19 @@ import { describeEval, laneDown, laneDraining } from './render-status.js';
 export function loopEvents(previous: LoopView | null, next: LoopView): string[] {
   if (previous === null) return [`watching loop ${next.loop_id}: generation ${next.generation}, round ${next.round}`];
   const events: string[] = [];
-  if (next.generation !== previous.generation) {
+  // Every reserve check, the one that ended a generation included: newer workers count them
+  // across generations; older ones only within one.
+  const seen = (view: LoopView) => view.reserve_checks_seen;
+  const counted = seen(next) !== undefined && seen(previous) !== undefined;
+  if (counted && (seen(next) ?? 0) > (seen(previous) ?? 0) && next.last_reserve_check) {
+    const more = (seen(next) ?? 0) - (seen(previous) ?? 0);
     events.push(
-      `generation ${next.generation} opened${previous.advance_reason ? ` (${previous.advance_reason})` : ''}`,
+      `${more > 1 ? `${more} reserve checks; the last: ` : ''}${describeReserveCheck(next.last_reserve_check)}`,
     );
+  }
+  if (next.generation !== previous.generation) {
+    const reason = next.opened_by ?? previous.advance_reason;
+    events.push(`generation ${next.generation} opened${reason ? ` (${reason})` : ''}`);
   } else if (next.round !== previous.round) {
     events.push(`round ${next.round} started: ${next.candidates.join(', ')}`);
   }
@@ -23,7 +32,7 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
   if (next.generation === previous.generation && front(next) !== front(previous)) {
     events.push(`Pareto front: ${next.pareto_set.length} member${next.pareto_set.length === 1 ? '' : 's'}`);
   }
-  if (next.generation === previous.generation && next.reserve_checks > previous.reserve_checks) {
+  if (!counted && next.generation === previous.generation && next.reserve_checks > previous.reserve_checks) {
     // A failed check counts as a check too; only the reason it sets tells the two apart.
     const failed = next.advance_reason === 'reserve_failed' && previous.advance_reason !== 'reserve_failed';
     events.push(
@@ -35,10 +44,12 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
       `test budget spent (${next.test_budget.reads} reads): ${next.test_budget.when_spent === 'freeze' ? 'no promotion until the next generation' : 'the generation advances'}`,
     );
   }
+  const endedByCheck = counted && next.last_reserve_check?.ends === next.advance_reason && events.length > 0;
   if (
     next.advance_reason &&
     next.advance_reason !== previous.advance_reason &&
-    next.generation === previous.generation
+    next.generation === previous.generation &&
+    !(endedByCheck && (seen(next) ?? 0) > (seen(previous) ?? 0))
   ) {
     events.push(`generation ${next.generation} ends: ${next.advance_reason}`);
   }
@@ -58,6 +69,20 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
   }
   if (!next.failing && previous.failing) events.push('no longer failing: a run did not fail');
   return events;
+}
+
+/** A p-value as the reserve check line shows it. */
+const pValue = (p: number | null): string => (p === null ? '-' : p < 0.0001 ? p.toExponential(1) : p.toFixed(4));
+
+/** One reserve check: whose, its verdict with both p-values and the alpha it was judged at, and what it caused. */
+export function describeReserveCheck(check: ReserveCheckBrief): string {
+  const who = `generation ${check.generation} ${check.run_id} ${check.checkpoint_name}`;
+  if (check.stale) return `reserve check of ${who}: stale (the champion changed while it ran; changes nothing)`;
+  if (check.status !== 'ok') return `reserve check of ${who}: failed to score (${check.verdict}); counts as no check`;
+  const verdict =
+    check.verdict === 'fail' ? 'failed: the champion is significantly worse on the reserve set' : 'held up';
+  const ps = `Fail->Pass p=${pValue(check.f2p_p)}, Pass->Fail p=${pValue(check.p2f_p)}, alpha ${check.alpha}`;
+  return `reserve check of ${who} ${verdict} (${ps})${check.ends ? `; generation ${check.generation} ends (${check.ends})` : ''}`;
 }
 
 function elapsed(since: string, now: Date): string {

@@ -11,9 +11,29 @@ interface InFlightView {
   readonly since: string;
 }
 
+/** One reserve check as `watch` prints it: whose, its verdict with the p-values and the alpha it was judged at. */
+export interface ReserveCheckBrief {
+  readonly generation: number;
+  readonly run_id: string;
+  readonly checkpoint_name: string;
+  readonly status: 'ok' | 'failed';
+  readonly verdict: string;
+  readonly stale: boolean;
+  readonly f2p_p: number | null;
+  readonly p2f_p: number | null;
+  readonly alpha: number;
+  /** Why the generation ends after it (null: it goes on). */
+  readonly ends: string | null;
+}
+
 /** What the `state` query returns: the seed's state.json plus rounds, lanes and control flags. */
 export interface LoopView extends StateJson {
   readonly loop_id: string;
+  /** Why this generation opened: its generation row's reason (absent on older workers). */
+  readonly opened_by?: string | null;
+  /** Reserve checks recorded in all generations, and the newest (absent on older workers). */
+  readonly reserve_checks_seen?: number;
+  readonly last_reserve_check?: ReserveCheckBrief | null;
   /** loop.yaml band_decisions only: the counts the champion and front were decided on (absent on older workers). */
   readonly decided?: DecidedCounts;
   /** Where the loop keeps its state (ledger copy, splits, notify.json); absent on older workers. */

@@ -3,7 +3,7 @@ import { describeNoPoller } from '../../src/client/pollers.js';
 import { renderStatus, renderStoppedState } from '../../src/client/render-status.js';
 import { loopEvents, renderFrame } from '../../src/client/watch.js';
 import type { EvalSummary } from '../../src/rules/types.js';
-import type { LoopView } from '../../src/workflows/loop-view.js';
+import type { LoopView, ReserveCheckBrief } from '../../src/workflows/loop-view.js';
 
 const summary = (run: string, checkpoint: string, f2p: number, p2f: number): EvalSummary => ({
   run_id: run,
@@ -124,6 +124,73 @@ describe('watch: the events between two looks at a loop', () => {
     expect(loopEvents(broken, broken)).toEqual([]);
     expect(loopEvents(view(), view({ split_error: 'split-generate exited 3' }))).toEqual([
       'split failing: split-generate exited 3',
+    ]);
+  });
+});
+
+describe('watch: every reserve check and why each generation opened', () => {
+  const check = (changes: Partial<ReserveCheckBrief> = {}): ReserveCheckBrief => ({
+    generation: 1,
+    run_id: 'champ-g001-r0002-wide',
+    checkpoint_name: 'checkpoint-0001.pt',
+    status: 'ok',
+    verdict: 'pass',
+    stale: false,
+    f2p_p: 0.034,
+    p2f_p: 0.41,
+    alpha: 0.01,
+    ends: null,
+    ...changes,
+  });
+
+  it('prints the reserve check that ended a generation, seen only after the next one opened, then why it opened', () => {
+    const before = view({
+      reserve_checks: 1,
+      reserve_checks_seen: 1,
+      last_reserve_check: check(),
+      opened_by: 'initial',
+    });
+    const after = view({
+      generation: 2,
+      reserve_checks_seen: 2,
+      last_reserve_check: check({ verdict: 'fail', f2p_p: 0.0022, p2f_p: 0.3676, ends: 'reserve_failed' }),
+      opened_by: 'reserve_failed',
+    });
+    expect(loopEvents(before, after)).toEqual([
+      'reserve check of generation 1 champ-g001-r0002-wide checkpoint-0001.pt failed: the champion is significantly worse on the reserve set (Fail->Pass p=0.0022, Pass->Fail p=0.3676, alpha 0.01); generation 1 ends (reserve_failed)',
+      'generation 2 opened (reserve_failed)',
+    ]);
+  });
+
+  it('prints a check that held up with its p-values and alpha, once, and the end it causes once', () => {
+    const before = view({ reserve_checks_seen: 0, last_reserve_check: null });
+    const held = view({ reserve_checks: 1, reserve_checks_seen: 1, last_reserve_check: check() });
+    expect(loopEvents(before, held)).toEqual([
+      'reserve check of generation 1 champ-g001-r0002-wide checkpoint-0001.pt held up (Fail->Pass p=0.0340, Pass->Fail p=0.4100, alpha 0.01)',
+    ]);
+    expect(loopEvents(held, held)).toEqual([]);
+    const last = view({
+      reserve_checks: 3,
+      reserve_checks_seen: 3,
+      advance_reason: 'max_reserve_checks',
+      last_reserve_check: check({ ends: 'max_reserve_checks' }),
+    });
+    expect(loopEvents(held, last)).toEqual([
+      '2 reserve checks; the last: reserve check of generation 1 champ-g001-r0002-wide checkpoint-0001.pt held up (Fail->Pass p=0.0340, Pass->Fail p=0.4100, alpha 0.01); generation 1 ends (max_reserve_checks)',
+    ]);
+    expect(
+      loopEvents(
+        view({ reserve_checks_seen: 3 }),
+        view({ reserve_checks_seen: 4, last_reserve_check: check({ stale: true }) }),
+      ),
+    ).toEqual([
+      'reserve check of generation 1 champ-g001-r0002-wide checkpoint-0001.pt: stale (the champion changed while it ran; changes nothing)',
+    ]);
+  });
+
+  it('says why a generation opened, whatever the last look saw of the one before', () => {
+    expect(loopEvents(view(), view({ generation: 2, opened_by: 'corpus relabelled' }))).toEqual([
+      'generation 2 opened (corpus relabelled)',
     ]);
   });
 });

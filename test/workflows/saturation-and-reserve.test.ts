@@ -105,7 +105,20 @@ describe('saturation, reserve checks and generation advance', () => {
     process.env.FIXTURE_FAIL_EVALUATE = 'degraded:reserve';
     await harness.startWith('fail', { ...oneLane(), saturation_evals: 3, max_reserve_checks: 3 });
     await harness.waitFor('fail', (view) => view.generation >= 2);
-    const { rows } = await stopAndExport('fail');
+    const { rows, result } = await stopAndExport('fail');
+
+    // What `watch` prints every reserve check and each generation's reason from (issue 47): the
+    // loop's count of reserve checks across generations, its newest, and why this generation opened.
+    const all = rowsOf(rows, 'reserve_check');
+    expect(result.view.reserve_checks_seen).toBe(all.length);
+    expect(result.view.last_reserve_check).toMatchObject({
+      generation: all.at(-1)?.generation,
+      run_id: all.at(-1)?.run_id,
+      checkpoint_name: all.at(-1)?.checkpoint_name,
+      verdict: all.at(-1)?.verdict,
+      alpha: 0.01,
+    });
+    expect(result.view.opened_by).toBe(rowsOf(rows, 'generation').at(-1)?.reason);
 
     const checks = firstGeneration(rows, 'reserve_check');
     expect(checks).toHaveLength(1);

@@ -7,7 +7,7 @@ import type { CandidatePeaks } from '../../rules/gpu-needs.js';
 import type { LaneUse, TrainingGpu } from './lane-use.js';
 import { generationRow, initialLoopState, type LoopState } from '../../ledger/loop-state.js';
 import type { GenerationRow, SplitRow } from '../../ledger/rows.js';
-import type { LoopView } from '../loop-view.js';
+import type { LoopView, ReserveCheckBrief } from '../loop-view.js';
 import { emptyRoundEnsembles, type RoundEnsembleState } from '../round-ensembles.js';
 import type { RoundProgress } from '../round-progress.js';
 import { emptyTeacherPlan, type TeacherPlan } from '../teacher-plan.js';
@@ -53,6 +53,11 @@ export interface GenerationCarry {
   readonly laneUse: Record<string, LaneUse>;
   /** The GPU time the loop's training used, this generation and in all (lane-use.ts). */
   readonly trainingGpu: TrainingGpu;
+  /** Why the current generation opened (its generation row's reason), for `watch` and `status`. */
+  readonly openedBy: string | null;
+  /** Reserve checks the loop recorded, in all generations, and the newest: `watch` prints each. */
+  readonly reserveChecksSeen: number;
+  readonly lastReserveCheck: ReserveCheckBrief | null;
 }
 
 export interface Failing {
@@ -119,6 +124,9 @@ export function firstCarry(config: LoopConfig, started: string, incarnation = 1)
     evaluatePeaks: {},
     laneUse: {},
     trainingGpu: { generation: 0, seconds: 0, loopSeconds: 0 },
+    openedBy: null,
+    reserveChecksSeen: 0,
+    lastReserveCheck: null,
   };
 }
 

@@ -9,11 +9,12 @@ import type { Folded } from '../../ledger/report-fold.js';
 import { reserveCheckPower } from '../../ledger/reserve-check-power.js';
 import type { ReserveCheckRow } from '../../ledger/rows.js';
 import type { ChampionIdentity } from '../../rules/champion.js';
+import { ALPHA } from '../../rules/constants.js';
 import { testBudgetView } from '../../rules/test-reuse.js';
 import type { EvalRow } from '../../rules/types.js';
 import { loopWorkflowId } from '../ids.js';
 import { lanesOf, type Lane } from '../lanes.js';
-import type { LoopView } from '../loop-view.js';
+import type { LoopView, ReserveCheckBrief } from '../loop-view.js';
 import { carriedKeys, firstCarry, type GenerationCarry, type GenerationInput, type GenerationResult } from './carry.js';
 import type { InFlight, Job } from './jobs.js';
 import type { LaneDraining } from '../messages.js';
@@ -110,7 +111,10 @@ export function openGeneration(
   // The generation opens before any handler runs: a signal delivered with the run's first task
   // (an advance sent before a worker picked the run up) applies to the opened generation, as the
   // ledger exporter folds it, instead of being wiped by the opening.
-  if (carry.opening) gen.state = recordRow(gen.state, carry.opening, settings).state;
+  if (carry.opening) {
+    gen.state = recordRow(gen.state, carry.opening, settings).state;
+    gen.openedBy = carry.opening.reason;
+  }
   return gen;
 }
 
@@ -152,6 +156,9 @@ export function view(gen: Generation): LoopView {
   return {
     ...stateJson(gen.state, gen.paths.stateDir, now()),
     loop_id: gen.loopId,
+    opened_by: gen.openedBy,
+    reserve_checks_seen: gen.reserveChecksSeen,
+    last_reserve_check: gen.lastReserveCheck,
     ...(gen.settings.mode === 'band-decisions' ? { decided: decidedCounts(gen.state, gen.settings) } : {}),
     state_dir: gen.paths.stateDir,
     ...(gen.config.artifacts === undefined ? {} : { artifact_store: gen.config.artifacts.url }),
@@ -226,10 +233,31 @@ export function packageChampionOf(row: EvalRow, requested: string): PackageChamp
   };
 }
 
+/** A reserve_check row as `watch` prints it; `advanceReason` the state's after it. */
+function reserveCheckBrief(row: ReserveCheckRow, advanceReason: string | null): ReserveCheckBrief {
+  return {
+    generation: row.generation,
+    run_id: row.run_id,
+    checkpoint_name: row.checkpoint_name,
+    status: row.status,
+    verdict: row.verdict,
+    stale: row.stale_champion === true,
+    f2p_p: row.f2p_p ?? null,
+    p2f_p: row.p2f_p ?? null,
+    alpha: ALPHA,
+    ends: row.stale_champion === true ? null : advanceReason,
+  };
+}
+
 /** Take a fold's result: its state, and its new champions go to packaging. */
 export function take(gen: Generation, folded: Folded): void {
   gen.state = folded.state;
-  for (const row of folded.rows) if (row.type === 'reserve_check') gen.lastReserve = row;
+  for (const row of folded.rows) {
+    if (row.type !== 'reserve_check') continue;
+    gen.lastReserve = row;
+    gen.reserveChecksSeen += 1;
+    gen.lastReserveCheck = reserveCheckBrief(row, gen.state.advanceReason);
+  }
   for (const champion of folded.newChampions) {
     log.info('new champion', {
       generation: champion.generation,
