@@ -119,7 +119,7 @@ function stopLaneOnSignals(lane: LaneWorker): { readonly stoppedBy: () => Extrac
  * it (`LaneStoppedError`, which the loop sends again apart from the run's attempts), and the lane
  * stops taking jobs, saying which key it lacks, and exits 1; the job then runs on another lane.
  */
-function keylessLane(lane: LaneWorker): (message: string) => Error {
+function keylessLane(lane: LaneWorker, ended: (why: string) => void): (message: string) => Error {
   let said = false;
   return (message) => {
     if (!said) {
@@ -129,6 +129,8 @@ function keylessLane(lane: LaneWorker): (message: string) => Error {
           'on other lanes, not charged to their runs); start it again with the keys',
       );
       process.exitCode = 1;
+      // A drain waiting on it hears that it stopped for this, not that it drained.
+      ended(`it has no codec key: ${message}`);
       lane.stopNow('no codec key');
     }
     // The type the loop counts as a lane lost under a step (lane-attempts.ts), not a failed attempt.
@@ -245,7 +247,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
         tellLoops: tellLoops(client, (message) => console.warn(`[lane] ${message}`)),
       });
       laneSignals = stopLaneOnSignals(created);
-      keyless = keylessLane(created);
+      keyless = keylessLane(created, (why) => (failure ??= why));
       // `worker gpu --drain` on this machine finds it here.
       pidFile = lanePidFile(created.queue);
       await writeLanePid(pidFile);
