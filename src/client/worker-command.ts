@@ -30,6 +30,7 @@ import { stepCgroups } from '../activities/support/step-cgroup.mjs';
 import { requireSearchAttributes } from './namespace-check.js';
 import { loopDataConverter } from '../codec/data-converter.js';
 import { requireHistoryKeys } from '../codec/history-keys.js';
+import { LANE_STOPPED } from '../contract/lane-job.js';
 
 /** The `worker` command's options beyond the connection. */
 export interface WorkerCommandOptions extends ConnectionFlags {
@@ -135,7 +136,7 @@ function keylessLane(lane: LaneWorker, ended: (why: string) => void): (message: 
     }
     // The type the loop counts as a lane lost under a step (lane-attempts.ts), not a failed attempt.
     return ApplicationFailure.create({
-      type: 'LaneStoppedError',
+      type: LANE_STOPPED,
       message: `lane ${lane.queue} has no codec key: ${message}`,
     });
   };
