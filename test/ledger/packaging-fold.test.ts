@@ -55,7 +55,7 @@ describe('the packaging fold', () => {
     // Held until the running command's own rows: its launched row is earlier than the drop.
     expect(third).toEqual({ state: { running: a, queued: c, dropped: [dropped] }, rows: [] });
     const ran = finishPackage(third.state, {
-      ...launched(0),
+      ...(launched(0) as Extract<Outcome, { launched: true }>),
       started: '2026-01-05T08:00:02.500Z',
       finished: '2026-01-05T08:00:09Z',
     });
