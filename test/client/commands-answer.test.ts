@@ -74,7 +74,7 @@ describe('commands that answer: stop and advance as updates', () => {
     // Whenever the second came: while the first was pending, once the loop was past generation 1,
     // or at the generation the first had just opened (its query read generation 2).
     expect(refused?.stderr).toMatch(
-      /already has an advance pending from generation 1|past generation 1 this advance names|opened generation 2 by an advance \(labels changed\) and has planned no round of it yet/,
+      /already has an advance pending from generation 1|past generation 1 this advance names|opened generation 2 by an advance from generation 1 \(labels changed\)/,
     );
     console.log(`two advances at once: the second refused with: ${refused?.stderr.trim()}`);
     await harness.waitFor('twice', (view) => view.generation === 2 && view.in_flight.length > 0, 60_000);
@@ -89,7 +89,7 @@ describe('commands that answer: stop and advance as updates', () => {
     ]);
     expect(retry.exitCode).toBe(1);
     expect(retry.stderr).toContain(
-      "loop 'twice' is at generation 2, past generation 1 this advance names (advanced already, or moved on by itself); nothing changed",
+      "loop 'twice' is at generation 2, past generation 1 this advance names: generation 1 was advanced already, and that advance opened generation 2 (labels changed); nothing changed",
     );
     const view = await harness.view('twice');
     expect(view).toMatchObject({ generation: 2, advance_reason: null });

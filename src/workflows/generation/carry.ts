@@ -55,6 +55,8 @@ export interface GenerationCarry {
   readonly trainingGpu: TrainingGpu;
   /** Why the current generation opened (its generation row's reason), for `watch` and `status`. */
   readonly openedBy: string | null;
+  /** When it opened (its generation row's `started`): an advance sent twice is told by it (reports.ts, validateAdvance). */
+  readonly openedAt: string | null;
   /** Reserve checks the loop recorded, in all generations, and the newest: `watch` prints each. */
   readonly reserveChecksSeen: number;
   readonly lastReserveCheck: ReserveCheckBrief | null;
@@ -125,6 +127,7 @@ export function firstCarry(config: LoopConfig, started: string, incarnation = 1)
     laneUse: {},
     trainingGpu: { generation: 0, seconds: 0, loopSeconds: 0 },
     openedBy: null,
+    openedAt: null,
     reserveChecksSeen: 0,
     lastReserveCheck: null,
   };

@@ -11,7 +11,7 @@ import {
   log,
   upsertMemo,
 } from '@temporalio/workflow';
-import { recordRow } from '../../ledger/loop-state.js';
+import { recordRow, TEST_BUDGET_SPENT_REASON } from '../../ledger/loop-state.js';
 import {
   foldAdvance,
   foldReserveReport,
@@ -275,6 +275,27 @@ export function onAdvance(gen: Generation, reason: unknown): void {
   gen.dirty = true;
 }
 
+/** Advance reasons the loop sets by itself: a generation they opened was not opened by a person's advance. */
+const AUTOMATIC_ADVANCES: readonly string[] = ['reserve_failed', 'max_reserve_checks', TEST_BUDGET_SPENT_REASON];
+
+/** How long after a person's advance an unnamed one is taken for the same command sent again. */
+export const ADVANCE_TWICE_MS = 10 * 60_000;
+const SENT_TWICE_WORDS = 'less than 10 minutes ago or before scoring anything on its split';
+
+/**
+ * The reason of the advance that opened generation `at`, when another unnamed one now would be
+ * the same command sent twice: a person's advance opened it less than ADVANCE_TWICE_MS ago, or it
+ * has scored nothing on its fresh split yet. Null otherwise.
+ */
+function sentTwice(gen: Generation, at: number): string | null {
+  // A carry older than `openedBy`: only the run that opened the generation knows, by its opening row.
+  const reason = gen.openedBy ?? (gen.opening?.event === 'advance' ? gen.opening.reason : null);
+  const started = gen.openedAt ?? gen.opening?.started ?? null;
+  if (at < 2 || reason === null || AUTOMATIC_ADVANCES.includes(reason)) return null;
+  const recent = started !== null && Date.now() - Date.parse(started) < ADVANCE_TWICE_MS;
+  return recent || gen.state.testEvals === 0 ? reason : null;
+}
+
 function refuse(message: string): never {
   throw ApplicationFailure.create({ message, type: UPDATE_REFUSED, nonRetryable: true });
 }
@@ -289,27 +310,27 @@ export function validateAdvance(gen: Generation, reason: unknown, fromGeneration
     refuse('advance needs a reason (--reason), e.g. "corpus labels changed"');
   if (gen.state.generation < 1) refuse(`loop '${gen.loopId}' has no generation to advance from yet`);
   const at = gen.state.generation;
-  if (typeof fromGeneration === 'number' && fromGeneration < at)
+  if (typeof fromGeneration === 'number' && fromGeneration < at) {
+    const opened =
+      at === fromGeneration + 1 && gen.openedBy !== null
+        ? `generation ${fromGeneration} was advanced already, and that advance opened generation ${at} (${gen.openedBy})`
+        : `generation ${fromGeneration} was advanced already (or moved on by itself), and the loop went on to generation ${at}`;
     refuse(
-      `loop '${gen.loopId}' is at generation ${at}, past generation ${fromGeneration} this advance names (advanced already, or moved on by itself); nothing changed. To advance generation ${at} too, run advance again`,
+      `loop '${gen.loopId}' is at generation ${at}, past generation ${fromGeneration} this advance names: ${opened}; nothing changed. To advance generation ${at} too, run advance again`,
     );
+  }
   if (typeof fromGeneration === 'number' && fromGeneration > at)
     refuse(
       `loop '${gen.loopId}' is at generation ${at}, not yet at generation ${fromGeneration} this advance names; nothing changed`,
     );
-  // The same command sent again moments later finds the generation the first one opened: it has
-  // run nothing yet, and a second advance would spend a fresh split on nothing.
-  const opening = gen.opening;
-  if (
-    typeof fromGeneration === 'number' &&
-    named !== true &&
-    gen.round === 0 &&
-    opening?.event === 'advance' &&
-    opening.generation === at
-  )
+  // The same command sent again moments later finds the generation the first one opened and
+  // names it (the one the loop is at now): it is refused unless named on purpose (--generation).
+  const twice = sentTwice(gen, at);
+  if (typeof fromGeneration === 'number' && named !== true && twice !== null)
     refuse(
-      `loop '${gen.loopId}' opened generation ${at} by an advance (${opening.reason}) and has planned no round of it yet: ` +
-        `advancing again now would spend a fresh split on nothing; nothing changed. To advance it all the same, name it: --generation ${at}`,
+      `loop '${gen.loopId}' opened generation ${at} by an advance from generation ${at - 1} (${twice}) ${SENT_TWICE_WORDS}; ` +
+        `this advance names generation ${at} only because the loop is there now, so it looks like the same one sent again; nothing changed. ` +
+        `To advance generation ${at} all the same, name it: --generation ${at}`,
     );
   if (gen.state.advanceReason !== null)
     refuse(

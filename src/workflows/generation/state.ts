@@ -114,6 +114,7 @@ export function openGeneration(
   if (carry.opening) {
     gen.state = recordRow(gen.state, carry.opening, settings).state;
     gen.openedBy = carry.opening.reason;
+    gen.openedAt = carry.opening.started;
   }
   return gen;
 }
