@@ -63,10 +63,11 @@ echo "[ci-fresh] XDG_CACHE_HOME=$XDG_CACHE_HOME, Go caches $([ "$warm_go" = 1 ] 
 
 started=$(date +%s)
 set +e
-# Every line with the second it came at, for the phases below; shown as it comes too.
+# Every line shown as it comes, and logged with the second it came at, for the phases below.
 (cd "$work/clone" && CI=true bash .ci/run </dev/null 2>&1) | while IFS= read -r line; do
-  printf '%(%s)T %s\n' -1 "$line"
-done | tee "$log" | cut -d' ' -f2-
+  printf '%s\n' "$line"
+  printf '%(%s)T %s\n' -1 "$line" >>"$log"
+done
 status=${PIPESTATUS[0]}
 set -e
 ended=$(date +%s)
