@@ -92,11 +92,11 @@ last=$(tail -n1 "$log" | cut -d' ' -f1)
 echo
 echo "[ci-fresh] .ci/run exited $status after $((ended - started)) s ($(((ended - started + 59) / 60)) min); phases:"
 phase 'npm ci' "$started" "$background"
-phase 'provisioning (CLI, Chromium, pip, weed)' "$background" "$typecheck"
+phase 'provisioning (Temporal CLI, Chromium)' "$background" "$typecheck"
 phase 'typecheck' "$typecheck" "$lint"
 phase 'lint (eslint, knip)' "$lint" "$format"
 phase 'format:check' "$format" "$vitest"
-phase 'vitest (npm test)' "$vitest" "${cluster:-$last}"
+phase 'vitest (pip modules, weed, the tests)' "$vitest" "${cluster:-$last}"
 phase 'test:cluster' "$cluster" "$([ -n "$cluster" ] && echo "$last")"
 echo "[ci-fresh] background tool builds (started with npm test, overlapping the phases above):"
 grep -E 'ready in|failed|done in' "$work/cache/champion-loop/tools/background-build.log" 2>/dev/null |

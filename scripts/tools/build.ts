@@ -17,13 +17,10 @@ import { ensureJaeger } from '../tracing/provision.js';
 import { toolsRoot } from '../lib/tool-cache.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
+/** Whether `pid` is a background build still running (a pid file's number may have been reused since). */
+async function building(pid: number): Promise<boolean> {
+  const command = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+  return command.includes('scripts/tools/build.ts');
 }
 
 /** Start the niced background build unless one is running; returns at once. */
@@ -32,7 +29,7 @@ export async function startBackgroundBuilds(options: { cluster: boolean }): Prom
   await mkdir(root, { recursive: true });
   const pidFile = path.join(root, 'background-build.pid');
   const running = Number((await readFile(pidFile, 'utf8').catch(() => '')).trim());
-  if (running > 0 && alive(running)) return;
+  if (running > 0 && (await building(running))) return;
   const log = openSync(path.join(root, 'background-build.log'), 'a');
   const args = ['-n', '10', process.execPath, '--import', 'tsx', fileURLToPath(import.meta.url)];
   if (options.cluster) args.push('--cluster');
