@@ -35,6 +35,8 @@ export async function startBackgroundBuilds(options: { cluster: boolean }): Prom
   if (options.cluster) args.push('--cluster');
   const child = spawn('nice', args, { cwd: PROJECT_ROOT, detached: true, stdio: ['ignore', log, log] });
   closeSync(log);
+  // Without `nice` (or a process to spare) nothing is built ahead: each test builds what it needs.
+  child.on('error', (error) => console.error(`[provision] no background build: ${error.message}`));
   child.unref();
   if (child.pid !== undefined) await writeFile(pidFile, String(child.pid));
   console.error(
