@@ -9,6 +9,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa, type ResultPromise } from 'execa';
+import { cliHint } from '../src/client/cli-hint.js';
 import { connectClient } from '../src/client/connect.js';
 import { exportLedger } from '../src/client/ledger-export.js';
 import { loopClosed, loopEndedLine, loopResult, type LoopEnd } from '../src/client/loop-end.js';
@@ -108,7 +109,7 @@ say(
       : `loop ${LOOP_ID} is already running; watching it`,
 );
 say(
-  `state dir ${path.relative(PROJECT_ROOT, config.state_dir)}; follow along in another terminal: ./bin/champion-loop.js status ${LOOP_ID}`,
+  `state dir ${path.relative(PROJECT_ROOT, config.state_dir)}; follow along in another terminal: ${cliHint(`./bin/champion-loop.js status ${LOOP_ID}`, server.address, server.namespace)}`,
 );
 
 async function packagedAfter(since: number): Promise<PackageRow | undefined> {

@@ -243,14 +243,25 @@ async function startOnce(
   }
 }
 
+/**
+ * The command that resumes a stopped loop: `start` with its `--config` (history keeps the loop's
+ * workdir, by default the folder of its loop.yaml, not the file's name).
+ */
+export function resumeCommand(loopId: string, workdir?: string): string {
+  const config = workdir ? `${workdir.replace(/\/+$/, '')}/loop.yaml` : '<its loop.yaml>';
+  return `champion-loop start ${loopId} --config ${config}${workdir ? ' (or the loop.yaml you started it with)' : ''}`;
+}
+
 /** The running loop's handle; a loop that is not running is a clear error. */
 async function runningLoop(client: Client, loopId: string) {
   const handle = client.workflow.getHandle(loopWorkflowId(loopId));
   try {
     const description = await handle.describe();
     if (description.status.name !== 'RUNNING') {
+      // The whole command: `start` needs the loop's loop.yaml, which history knows only by its folder.
+      const input = await startInputOf(client, loopId, description.runId).catch(() => null);
       throw new Error(
-        `loop '${loopId}' is not running (${description.status.name.toLowerCase()}); 'champion-loop start' resumes it`,
+        `loop '${loopId}' is not running (${description.status.name.toLowerCase()}); resume it with: ${resumeCommand(loopId, input?.config.workdir)}`,
       );
     }
   } catch (error) {

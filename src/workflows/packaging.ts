@@ -87,7 +87,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     }
     if (packagedOnce && alreadyPackaged(state, taken)) {
       log.info('champion already packaged with exit code 0; not packaged again', {
-        runId: taken.run_id,
+        trainingRunId: taken.run_id,
         checkpoint: taken.checkpoint_name,
       });
     }

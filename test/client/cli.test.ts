@@ -256,7 +256,10 @@ describe('the champion-loop CLI', () => {
     expect(result.view.in_flight).toEqual([]);
     const again = await cli(['stop', 'gate']);
     expect(again.exitCode).toBe(1);
-    expect(again.stderr).toContain("loop 'gate' is not running (completed); 'champion-loop start' resumes it");
+    // The whole command that resumes it, with its --config.
+    expect(again.stderr).toContain(
+      `loop 'gate' is not running (completed); resume it with: champion-loop start gate --config ${harness.configFile}`,
+    );
   });
 
   it('ledger --out writes the ledger.jsonl and state.json of the stopped loop', async () => {

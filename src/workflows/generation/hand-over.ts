@@ -55,7 +55,9 @@ export async function sendChampionsToPackaging(gen: Generation, { cpu }: Generat
       onlyIfEnded: true,
     });
     if (handed)
-      log.info('packaging had been ended by hand; the champion is packaged again', { runId: champion.run_id });
+      log.info('packaging had been ended by hand; the champion is packaged again', {
+        trainingRunId: champion.run_id,
+      });
   }
 }
 

@@ -262,7 +262,8 @@ export function take(gen: Generation, folded: Folded): void {
   for (const champion of folded.newChampions) {
     log.info('new champion', {
       generation: champion.generation,
-      runId: champion.run_id,
+      // Not `runId`: the workflow logger's own field (this workflow run's id) keeps its meaning.
+      trainingRunId: champion.run_id,
       checkpoint: champion.checkpoint_name,
       result: champion.result,
     });
