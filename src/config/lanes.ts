@@ -14,3 +14,9 @@ export function laneQueue(...args: [string, number] | [string | undefined, strin
 
 /** loop.yaml `retries.lost_lane` when it is not set: lanes lost under one step that it is sent again after. */
 export const DEFAULT_LOST_LANE_SENDS = 10;
+
+/**
+ * loop.yaml `priority` at most: how far one loop's lane steps may stand back behind other loops'
+ * on shared lanes (0, the default, to this; workflows/step-priority.ts).
+ */
+export const LOOP_PRIORITY_MAX = 4;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_BASE_SEED, TEACHER_PATH } from '../rules/constants.js';
 import { DURATION_EXPECTED, isDuration, type DurationText } from './duration.js';
 import { intAtLeast, nonEmptyString, numberAtLeast } from './fields.js';
-import { DEFAULT_LOST_LANE_SENDS } from './lanes.js';
+import { DEFAULT_LOST_LANE_SENDS, LOOP_PRIORITY_MAX } from './lanes.js';
 import { artifactsSchema } from '../artifacts/store-settings.js';
 import { mlflowSchema } from '../registry/mlflow-settings.js';
 import { notifySchema } from '../notify/settings.js';
@@ -262,6 +262,22 @@ export const loopConfigSchema = z
       // Optional, absent = each candidate's need learned from its runs' peaks, margin 1.1
       // (rules/gpu-needs.ts); no default written in, so a default config stays as it was.
       gpu_needs: gpuNeedsSchema.optional(),
+      // Optional, absent = 0: how far this loop's lane steps stand back in a lane's queue behind
+      // other loops' (0 a production gate, up to 4 an experiment that yields; workflows/step-priority.ts).
+      // No default written in, so a default config (and every history it starts) stays as it was.
+      priority: z
+        .int({ error: `a whole number from 0 (first, the default) to ${LOOP_PRIORITY_MAX} (last)` })
+        .min(0, { error: `a whole number from 0 (first, the default) to ${LOOP_PRIORITY_MAX} (last)` })
+        .max(LOOP_PRIORITY_MAX, { error: `a whole number from 0 (first, the default) to ${LOOP_PRIORITY_MAX} (last)` })
+        .optional(),
+      // Optional, absent = 1: this loop's share of a shared lane against other loops' (Temporal's
+      // fairness weight, its loop id the key). No default written in.
+      fairness_weight: z
+        .number({ error: 'a weight from 0.001 to 1000 (1 = an equal share), e.g. 2' })
+        .refine((weight) => weight >= 0.001 && weight <= 1000, {
+          error: 'a weight from 0.001 to 1000 (1 = an equal share), e.g. 2',
+        })
+        .optional(),
       lanes: lanesSchema,
       commands: commandsSchema.prefault({}),
       timeouts: timeoutsSchema.prefault({}),

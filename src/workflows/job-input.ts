@@ -34,6 +34,12 @@ export interface JobInput {
    * every lane activity it runs. Absent in inputs from before it (the training's `gpuNeed` then).
    */
   readonly laneJob?: LaneJob;
+  /**
+   * loop.yaml `priority` and `fairness_weight`, when set: where each of the job's lane steps stands in
+   * its lane's queue (step-priority.ts). Absent when not set (and in inputs from before them).
+   */
+  readonly priority?: number;
+  readonly fairnessWeight?: number;
   /** loop.yaml `artifacts:`: its steps move the files other hosts read through the store (docs/artifacts.md). */
   readonly artifacts?: ArtifactSettings;
 }

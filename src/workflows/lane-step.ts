@@ -8,15 +8,20 @@ import { withSummaries } from './activity-summary.js';
 import type { JobInput } from './job-input.js';
 import { tryOnLane, type LaneAttempts } from './lane-attempts.js';
 import { COMMAND_NOT_FOUND, CONTRACT_ERROR } from './messages.js';
+import { stepPriority, type StepKind } from './step-priority.js';
 
 /** Failures no attempt of a lane step repeats: a command that cannot start, a contract broken. */
 export const FINAL_LANE_FAILURES: readonly string[] = [COMMAND_NOT_FOUND, CONTRACT_ERROR];
 
-/** The lane's activities for one call: its queue, the job's limits, one try (the caller repeats). */
-export function laneActivities(input: JobInput, timeout: string) {
+/**
+ * The lane's activities for one call: its queue, the job's limits, one try (the caller repeats),
+ * and the step's place in the lane's queue (its kind's priority, its loop's fairness key).
+ */
+export function laneActivities(input: JobInput, timeout: string, kind: StepKind) {
   return withSummaries(
     proxyActivities<LoopActivities>({
       taskQueue: input.lane,
+      priority: stepPriority(input.loopId, kind, input),
       scheduleToStartTimeout: input.timeouts.schedule_to_start,
       startToCloseTimeout: timeout,
       heartbeatTimeout: input.timeouts.heartbeat,
@@ -28,8 +33,10 @@ export function laneActivities(input: JobInput, timeout: string) {
 /** The lane's activities as one call sees them. */
 export type LaneCalls = ReturnType<typeof laneActivities>;
 
-/** What one lane step is: its limit, its attempts (loop.yaml `retries.<step>`), and its name in the log. */
+/** What one lane step is: its kind, its limit, its attempts (loop.yaml `retries.<step>`), and its name in the log. */
 export interface LaneStep {
+  /** Where it stands in the lane's queue (step-priority.ts). */
+  readonly kind: StepKind;
   readonly timeout: string;
   readonly attempts: number;
   readonly what: string;
@@ -47,7 +54,7 @@ export function onLane<T>(
   call: (activities: LaneCalls) => Promise<T>,
 ): Promise<LaneAttempts<T>> {
   return tryOnLane(
-    () => call(laneActivities(input, step.timeout)),
+    () => call(laneActivities(input, step.timeout, step.kind)),
     {
       attempts: step.attempts,
       lostLanes: input.retries.lost_lane ?? DEFAULT_LOST_LANE_SENDS,

@@ -11,6 +11,7 @@ import { reserveReportedSignal, type ReserveReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
+import { stepPriority } from './step-priority.js';
 
 export interface ReserveCheckInput extends JobInput {
   /** The champion as it was when the check was due, and the test eval count that made it due. */
@@ -32,6 +33,7 @@ async function scoreOnLane(
       withSummaries(
         proxyActivities<LoopActivities>({
           taskQueue: input.lane,
+          priority: stepPriority(input.loopId, 'reserve', input),
           scheduleToStartTimeout: timeouts.schedule_to_start,
           startToCloseTimeout: timeouts.evaluate,
           heartbeatTimeout: timeouts.heartbeat,
@@ -43,6 +45,7 @@ async function scoreOnLane(
   const scored = await onLane(
     input,
     {
+      kind: 'reserve',
       timeout: timeouts.evaluate,
       attempts: retries.evaluate,
       what: `reserve check of ${input.champion.run_id} ${input.champion.checkpoint_name}`,

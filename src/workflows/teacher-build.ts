@@ -10,6 +10,7 @@ import { COMMAND_NOT_FOUND, teacherReportedSignal, type TeacherReport } from './
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
+import { stepPriority } from './step-priority.js';
 
 export interface TeacherBuildInput extends JobInput {
   readonly generation: number;
@@ -33,6 +34,7 @@ async function buildOnLane(
       withSummaries(
         proxyActivities<LoopActivities>({
           taskQueue: input.lane,
+          priority: stepPriority(input.loopId, 'teacher', input),
           scheduleToStartTimeout: timeouts.schedule_to_start,
           startToCloseTimeout: timeouts.evaluate,
           heartbeatTimeout: timeouts.heartbeat,
@@ -43,7 +45,12 @@ async function buildOnLane(
   }
   const built = await onLane(
     input,
-    { timeout: timeouts.evaluate, attempts: retries.evaluate, what: `teacher build of generation ${input.generation}` },
+    {
+      kind: 'teacher',
+      timeout: timeouts.evaluate,
+      attempts: retries.evaluate,
+      what: `teacher build of generation ${input.generation}`,
+    },
     call,
   );
   if (built.ok) return built.value;

@@ -192,7 +192,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     } else if (prepared) {
       const trained = await onLane(
         input,
-        { timeout: timeouts.train, attempts: retries.train, what: `training ${plan.runId}` },
+        { kind: 'training', timeout: timeouts.train, attempts: retries.train, what: `training ${plan.runId}` },
         (activities) =>
           activities.trainRun({
             paths,
@@ -247,7 +247,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     const scored = run;
     const evaluated = await onLane(
       input,
-      { timeout: timeouts.evaluate, attempts: retries.evaluate, what: `evaluating ${run.run_id}` },
+      { kind: 'evaluation', timeout: timeouts.evaluate, attempts: retries.evaluate, what: `evaluating ${run.run_id}` },
       (activities) =>
         activities.evaluateRun({
           paths,

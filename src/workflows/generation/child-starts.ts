@@ -2,7 +2,7 @@
 // Web UI reads like the ledger), and its input. One table, one `launch`.
 import { log, ParentClosePolicy, startChild, type ChildWorkflowHandle } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdReusePolicy } from '@temporalio/common';
-import type { Workflow } from '@temporalio/common';
+import type { Priority, Workflow } from '@temporalio/common';
 import { expandGeneration, runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
 import { reserveCheckWorkflowId, teacherBuildWorkflowId, trainingRunWorkflowId } from '../ids.js';
@@ -22,6 +22,7 @@ import { reserveChildDetails, runChildDetails, teacherChildDetails } from './chi
 import { now, type Generation } from './state.js';
 import { inWorkdir } from '../../config/candidate.js';
 import { laneJobOf } from './lane-jobs.js';
+import { loopQueueingOf, stepPriority, type StepKind } from '../step-priority.js';
 
 interface JobByKind {
   run: RunJob;
@@ -36,6 +37,8 @@ interface Started {
 
 interface StartOptions {
   readonly taskQueue: string;
+  /** The child's place in the orchestrator's queue, and its steps' in their lane's (step-priority.ts). */
+  readonly priority: Priority;
   readonly parentClosePolicy: ParentClosePolicy;
   readonly workflowIdReusePolicy?: WorkflowIdReusePolicy;
 }
@@ -205,6 +208,13 @@ async function settleStartedChild(
   }
 }
 
+/** The kind of step a child starts with: a training run that only evaluates (a retry, an ensemble) waits as an evaluation. */
+function childKind(job: Job): StepKind {
+  if (job.kind === 'reserve') return 'reserve';
+  if (job.kind === 'teacher') return 'teacher';
+  return job.run === null && job.reportRun !== true ? 'training' : 'evaluation';
+}
+
 /**
  * Start a job's child on a lane. Its result is its report; a child that ends without reporting
  * frees its slot and runs again.
@@ -223,6 +233,7 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
     retries: config.retries,
     reportBy: 'completion',
     laneJob: laneJobOf(gen, job),
+    ...loopQueueingOf(config),
     ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts }),
     ...(gen.settings.pairedAlpha === undefined
       ? {}
@@ -232,6 +243,7 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
   // generation's starts) is asked what became of it instead.
   const common: StartOptions = {
     taskQueue: ORCHESTRATOR_QUEUE,
+    priority: stepPriority(gen.loopId, childKind(job), base),
     parentClosePolicy: ParentClosePolicy.ABANDON,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   };

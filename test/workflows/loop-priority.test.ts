@@ -1,0 +1,234 @@
+// Two loops on one lane of one slot, on a real dev server (temporal-dev.yaml's matcher settings):
+// one floods the lane with trainings, the other reaches its evaluation, reserve check and teacher
+// build. Each step's priority (its kind) and fairness key (its loop) are in its ActivityTaskScheduled
+// event, and the server starts the second loop's steps before the flood's trainings queued earlier.
+import path from 'node:path';
+import type { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopNowSignal } from '../../src/workflows/messages.js';
+import { STEP_PRIORITY } from '../../src/workflows/step-priority.js';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** One lane step as its child's history (and, while it runs, its pending activity) tells it. */
+interface Step {
+  readonly loop: string;
+  readonly childId: string;
+  readonly type: string;
+  readonly scheduledMs: number;
+  /** When a worker took it; null while it waits in the lane's queue. */
+  readonly startedMs: number | null;
+  readonly priority: { priorityKey?: number | null; fairnessKey?: string | null; fairnessWeight?: number | null };
+  /** The child workflow's own priority, as its start recorded it. */
+  readonly childPriority: { priorityKey?: number | null; fairnessKey?: string | null } | null;
+}
+
+const FLOOD = 'flood';
+const GATE = 'gate';
+const FLOOD_RUNS = 12;
+
+function ms(time: { seconds?: unknown; nanos?: number | null } | null | undefined): number {
+  if (!time) return Number.NaN;
+  return Number(time.seconds ?? 0) * 1000 + Math.floor((time.nanos ?? 0) / 1e6);
+}
+
+describe('several loops on one lane: priority by kind, fairness by loop', () => {
+  let harness: LoopHarness;
+
+  beforeAll(async () => {
+    harness = await createLoopHarness({
+      lanes: 1,
+      candidates: Array.from({ length: FLOOD_RUNS }, (_, index) => ({
+        name: `c${String(index).padStart(2, '0')}`,
+        // Each flood training holds the lane's one slot ~3 s: the rest wait in its queue.
+        overrides: { fixture_epochs: 2, fixture_sleep_ms: 1500 },
+      })),
+    });
+  });
+
+  afterAll(async () => {
+    await harness?.dispose();
+  });
+
+  /** Every lane step of a loop's children, from their histories. */
+  async function stepsOf(loop: string): Promise<Step[]> {
+    const steps: Step[] = [];
+    for await (const child of harness.client.workflow.list({
+      query: `LoopId = '${loop}' AND LoopKind != 'generation'`,
+    })) {
+      const handle = harness.client.workflow.getHandle(child.workflowId, child.runId);
+      const events: HistoryEvent[] = (await handle.fetchHistory()).events ?? [];
+      const childPriority = events[0]?.workflowExecutionStartedEventAttributes?.priority ?? null;
+      const pending = new Map(
+        ((await handle.describe()).raw.pendingActivities ?? []).map((activity) => [
+          activity.activityId,
+          activity.lastStartedTime ? ms(activity.lastStartedTime) : null,
+        ]),
+      );
+      for (const event of events) {
+        const scheduled = event.activityTaskScheduledEventAttributes;
+        if (!scheduled || !scheduled.taskQueue?.name?.includes('.gpu')) continue;
+        const id = Number(event.eventId);
+        const started = events.find(
+          (later) => Number(later.activityTaskStartedEventAttributes?.scheduledEventId) === id,
+        );
+        steps.push({
+          loop,
+          childId: child.workflowId,
+          type: scheduled.activityType?.name ?? '',
+          scheduledMs: ms(event.eventTime),
+          startedMs: started ? ms(started.eventTime) : (pending.get(scheduled.activityId ?? '') ?? null),
+          priority: scheduled.priority ?? {},
+          childPriority,
+        });
+      }
+    }
+    return steps.sort((a, b) => a.scheduledMs - b.scheduledMs);
+  }
+
+  /** The flood's trainings waiting in the lane's queue when `step` was scheduled. */
+  const queuedAt = (floodTrainings: readonly Step[], step: Step) =>
+    floodTrainings.filter(
+      (training) => training.scheduledMs < step.scheduledMs && (training.startedMs ?? Infinity) > step.scheduledMs,
+    );
+
+  it("a loop's evaluation, reserve check and teacher build start before another loop's queued trainings", async () => {
+    const lane = harness.config.lanes[0];
+    if (!lane) throw new Error('the harness has no lane');
+    const waitLong = { ...harness.config.timeouts, schedule_to_start: '10m' as const };
+    // The flood tells its generation the lane has a slot per candidate: all its trainings queue at once.
+    await harness.startWith(FLOOD, {
+      parallel: FLOOD_RUNS,
+      lanes: [{ ...lane, slots: FLOOD_RUNS }],
+      timeouts: waitLong,
+      saturation_evals: 10_000,
+    });
+    await harness.waitFor(FLOOD, (view) => view.in_flight.length >= FLOOD_RUNS - 1, 60_000);
+
+    // The gate: one candidate, a reserve check due after its first test eval, a teacher after round 1.
+    const gateCandidates = path.join(harness.dir, 'gate-candidates.yaml');
+    await harness.writeCandidates([{ name: 'solo', overrides: { fixture_epochs: 1 } }], gateCandidates);
+    await harness.startWith(GATE, {
+      candidates: gateCandidates,
+      parallel: 1,
+      timeouts: waitLong,
+      saturation_evals: 1,
+      teacher_after_round: 1,
+      fairness_weight: 2,
+    });
+    await harness.waitFor(GATE, (view) => (view.last_reserve_check ?? null) !== null, 90_000);
+    // The teacher build follows the reserve check on the gate's one slot.
+    const deadline = Date.now() + 60_000;
+    let gate = await stepsOf(GATE);
+    while (!gate.some((step) => step.type === 'buildTeacher' && step.startedMs !== null) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      gate = await stepsOf(GATE);
+    }
+    const flood = await stepsOf(FLOOD);
+
+    // Each kind's priority and its loop's fairness key (and weight, where loop.yaml sets one) in history.
+    const floodTrainings = flood.filter((step) => step.type === 'trainRun');
+    expect(floodTrainings.length).toBeGreaterThanOrEqual(FLOOD_RUNS - 1);
+    for (const step of flood) {
+      const key = step.type === 'trainRun' ? STEP_PRIORITY.training : STEP_PRIORITY.evaluation;
+      expect(step.priority, `${step.childId} ${step.type}`).toMatchObject({ priorityKey: key, fairnessKey: FLOOD });
+      expect(step.priority.fairnessWeight ?? 0).toBe(0);
+    }
+    const gateKeys: Record<string, number> = {
+      trainRun: STEP_PRIORITY.training,
+      evaluateRun: STEP_PRIORITY.evaluation,
+      evaluateReserve: STEP_PRIORITY.reserve,
+      buildTeacher: STEP_PRIORITY.teacher,
+    };
+    for (const step of gate)
+      expect(step.priority, `${step.childId} ${step.type}`).toMatchObject({
+        priorityKey: gateKeys[step.type],
+        fairnessKey: GATE,
+        fairnessWeight: 2,
+      });
+    const first = (type: string) => {
+      const step = gate.find((candidate) => candidate.type === type);
+      if (!step) throw new Error(`the gate ran no ${type}: ${JSON.stringify(gate.map((s) => s.type))}`);
+      return step;
+    };
+    const [training, evaluation, reserve, teacher] = [
+      first('trainRun'),
+      first('evaluateRun'),
+      first('evaluateReserve'),
+      first('buildTeacher'),
+    ];
+    // Child workflows carry their kind's priority too.
+    expect(reserve.childPriority).toMatchObject({ priorityKey: STEP_PRIORITY.reserve, fairnessKey: GATE });
+    expect(teacher.childPriority).toMatchObject({ priorityKey: STEP_PRIORITY.teacher, fairnessKey: GATE });
+    expect(training.childPriority).toMatchObject({ priorityKey: STEP_PRIORITY.training, fairnessKey: GATE });
+
+    // Priority: each of the gate's decision steps starts before every flood training queued ahead of it.
+    for (const step of [evaluation, reserve, teacher]) {
+      const queued = queuedAt(floodTrainings, step);
+      expect(queued.length, `flood trainings queued when the gate's ${step.type} was scheduled`).toBeGreaterThanOrEqual(
+        2,
+      );
+      const overtaken = queued.filter((waiting) => (waiting.startedMs ?? Infinity) < (step.startedMs ?? -Infinity));
+      expect(overtaken.map((waiting) => waiting.childId)).toEqual([]);
+    }
+    // Fairness: the gate's training (the same priority as the flood's) does not wait for the whole
+    // flood queued before it, as it would first in, first out.
+    const queued = queuedAt(floodTrainings, training);
+    expect(queued.length).toBeGreaterThanOrEqual(4);
+    const after = queued.filter((waiting) => (waiting.startedMs ?? Infinity) > (training.startedMs ?? Infinity));
+    expect(after.length).toBeGreaterThanOrEqual(Math.ceil(queued.length / 2));
+    await stopNow(FLOOD, GATE);
+  });
+
+  it("loop.yaml priority puts an experiment's steps behind a production gate's, past Temporal's default 5 levels", async () => {
+    const lane = harness.config.lanes[0];
+    if (!lane) throw new Error('the harness has no lane');
+    const waitLong = { ...harness.config.timeouts, schedule_to_start: '10m' as const };
+    await harness.startWith('experiment', {
+      parallel: 6,
+      lanes: [{ ...lane, slots: 6 }],
+      timeouts: waitLong,
+      saturation_evals: 10_000,
+      priority: 4,
+    });
+    await harness.waitFor('experiment', (view) => view.in_flight.length >= 6, 60_000);
+    const gateCandidates = path.join(harness.dir, 'production-candidates.yaml');
+    await harness.writeCandidates([{ name: 'solo', overrides: { fixture_epochs: 1 } }], gateCandidates);
+    await harness.startWith('production', { candidates: gateCandidates, parallel: 1, timeouts: waitLong });
+    await harness.waitFor('production', (view) => view.round >= 2, 60_000);
+    const experiment = await stepsOf('experiment');
+    const production = await stepsOf('production');
+    await stopNow('experiment', 'production');
+
+    for (const step of experiment)
+      expect(step.priority, `${step.childId} ${step.type}`).toMatchObject({
+        priorityKey: (step.type === 'trainRun' ? STEP_PRIORITY.training : STEP_PRIORITY.evaluation) + 4,
+        fairnessKey: 'experiment',
+      });
+    const training = production.find((step) => step.type === 'trainRun');
+    if (!training) throw new Error('production ran no training');
+    expect(training.priority).toMatchObject({ priorityKey: STEP_PRIORITY.training, fairnessKey: 'production' });
+    const floodTrainings = experiment.filter((step) => step.type === 'trainRun');
+    const queued = queuedAt(floodTrainings, training);
+    expect(queued.length).toBeGreaterThanOrEqual(2);
+    // Its training (key 4) goes before the experiment's evaluations (key 6) and trainings (key 8) queued earlier.
+    const overtaken = experiment.filter(
+      (step) =>
+        step.scheduledMs < training.scheduledMs &&
+        (step.startedMs ?? Infinity) > training.scheduledMs &&
+        (step.startedMs ?? Infinity) < (training.startedMs ?? -Infinity),
+    );
+    expect(overtaken.map((step) => `${step.childId} ${step.type}`)).toEqual([]);
+  });
+
+  /** Stop loops at once (their running children cancelled) and wait until they have closed. */
+  async function stopNow(...loops: string[]): Promise<void> {
+    for (const loop of loops) {
+      const handle = harness.client.workflow.getHandle(loopWorkflowId(loop));
+      await handle.signal(stopNowSignal);
+      await handle.result().catch(() => undefined);
+    }
+  }
+});
