@@ -157,7 +157,12 @@ export function foldPackagingRun(
   previous: PackagingState,
 ): { rows: PackageRow[]; state: PackagingState } {
   // What was packaged travels only in a carry: a new execution of the workflow starts without it.
-  let state = run.input.carry ?? { running: previous.running, queued: previous.queued };
+  // Drops held while a command ran go on being held (packaging-fold.ts): they go in with its rows.
+  let state = run.input.carry ?? {
+    running: previous.running,
+    queued: previous.queued,
+    ...(previous.dropped === undefined ? {} : { dropped: previous.dropped }),
+  };
   const once = run.packagedOnce ?? true;
   const rows: PackageRow[] = [];
   for (const event of run.events) {
