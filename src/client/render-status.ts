@@ -24,7 +24,7 @@ export function describeEval(row: EvalSummary, decided?: Decided | null): string
 }
 
 /** The counts a band-decision loop decided on, named: `decided f2p=3/60 p2f=4/240 rejected=7`. */
-export function describeDecided(decided: Decided | null): string {
+function describeDecided(decided: Decided | null): string {
   if (decided === null) return 'decided: none';
   const rejected = typeof decided.rejected_total === 'number' ? ` rejected=${decided.rejected_total}` : '';
   return `decided f2p=${decided.fail_to_pass_count}/${decided.fail_count} p2f=${decided.pass_to_fail_count}/${decided.pass_count}${rejected}`;

@@ -75,7 +75,7 @@ export function loopEvents(previous: LoopView | null, next: LoopView): string[] 
 const pValue = (p: number | null): string => (p === null ? '-' : p < 0.0001 ? p.toExponential(1) : p.toFixed(4));
 
 /** One reserve check: whose, its verdict with both p-values and the alpha it was judged at, and what it caused. */
-export function describeReserveCheck(check: ReserveCheckBrief): string {
+function describeReserveCheck(check: ReserveCheckBrief): string {
   const who = `generation ${check.generation} ${check.run_id} ${check.checkpoint_name}`;
   if (check.stale) return `reserve check of ${who}: stale (the champion changed while it ran; changes nothing)`;
   if (check.status !== 'ok') return `reserve check of ${who}: failed to score (${check.verdict}); counts as no check`;

@@ -6,7 +6,7 @@
 import type { StepNeeds } from '../rules/gpu-needs.js';
 
 /** How a lane tells and waits out a step's CUDA out-of-memory (loop.yaml `oom_marker`, `retries.oom`). */
-export interface OomRule {
+interface OomRule {
   /** A stack's own line for an out-of-memory, besides PyTorch's, JAX's and CUDA's. */
   readonly marker?: string;
   /** Out-of-memory waits a step gets, apart from its attempts. */

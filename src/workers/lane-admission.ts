@@ -22,7 +22,7 @@ function memoryRefusal(reading: GpuReading, needMiB: number, holders: number, he
 }
 
 /** What the device's memory in use holds beyond the lane's steps' processes (outside processes, other lanes' jobs, the driver). */
-export function othersHold(memory: GpuMemory, used: ReadonlyMap<string, number>): number {
+function othersHold(memory: GpuMemory, used: ReadonlyMap<string, number>): number {
   let ours = 0;
   for (const mib of used.values()) ours += mib;
   return Math.max(0, memory.totalMiB - memory.freeMiB - ours);

@@ -30,7 +30,7 @@ export type LaneAttempts<T> = (
 ) & { readonly lost: number; readonly lostGpuSeconds: number };
 
 /** The GPU seconds a lost attempt had: its lane's stop says them, a silent lane's last heartbeat (its command's time so far). */
-export function lostSeconds(error: unknown): number {
+function lostSeconds(error: unknown): number {
   if (!(error instanceof ActivityFailure)) return 0;
   const cause = error.cause;
   if (cause instanceof ApplicationFailure) {

@@ -17,7 +17,7 @@ export const FINAL_LANE_FAILURES: readonly string[] = [COMMAND_NOT_FOUND, CONTRA
  * The lane's activities for one call: its queue, the job's limits, one try (the caller repeats),
  * and the step's place in the lane's queue (its kind's priority, its loop's fairness key).
  */
-export function laneActivities(input: JobInput, timeout: string, kind: StepKind) {
+function laneActivities(input: JobInput, timeout: string, kind: StepKind) {
   return withSummaries(
     proxyActivities<LoopActivities>({
       taskQueue: input.lane,

@@ -4,7 +4,6 @@
 // however many jobs each queued (docs/operating.md, "Several loops on one fleet"). Pure: workflows
 // (where each step is started) and the client (what `status` shows) compute it alike.
 import type { Priority } from '@temporalio/common';
-import { LOOP_PRIORITY_MAX } from '../config/lanes.js';
 
 /** The kinds of lane step, each with its place in the queue. */
 export type StepKind = 'reserve' | 'evaluation' | 'teacher' | 'training';
@@ -20,14 +19,12 @@ export const STEP_PRIORITY: Readonly<Record<StepKind, number>> = {
   training: 4,
 };
 
-/**
- * The priority levels a server needs for every key this project sets (its dynamic config
- * `matching.priorityLevels`; Temporal's default is 5, and a key over it counts as the last level).
- */
-export const PRIORITY_LEVELS = STEP_PRIORITY.training + LOOP_PRIORITY_MAX;
+// The priority levels a server needs for every key this project sets: training's key plus
+// LOOP_PRIORITY_MAX of config/lanes.ts (temporal-dev.yaml `matching.priorityLevels`; Temporal's default is 5, and a
+// key over it counts as the last level).
 
 /** Temporal's limit on a fairness key, in bytes. */
-export const FAIRNESS_KEY_MAX = 64;
+const FAIRNESS_KEY_MAX = 64;
 
 /** What a loop says of its place among the loops on its lanes (loop.yaml, both optional). */
 export interface LoopQueueing {
@@ -51,13 +48,13 @@ function shortHash(text: string): string {
  * A loop's fairness key: its id, or (an id over Temporal's 64 bytes) its first 55 characters, '~'
  * and a hash of the whole id. Loop ids are ASCII (client/loop-id.ts), so characters are bytes.
  */
-export function fairnessKeyOf(loopId: string): string {
+function fairnessKeyOf(loopId: string): string {
   if (loopId.length <= FAIRNESS_KEY_MAX) return loopId;
   return `${loopId.slice(0, FAIRNESS_KEY_MAX - 9)}~${shortHash(loopId)}`;
 }
 
 /** A step's priority key: its kind's place, shifted by its loop's priority. */
-export function priorityKeyOf(kind: StepKind, queueing: LoopQueueing = {}): number {
+function priorityKeyOf(kind: StepKind, queueing: LoopQueueing = {}): number {
   return STEP_PRIORITY[kind] + (queueing.priority ?? 0);
 }
 

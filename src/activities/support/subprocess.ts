@@ -128,7 +128,7 @@ export interface StepWait {
 let subprocessEnv: Readonly<Record<string, string>> = {};
 
 /** The variable a step admitted by its GPU need finds that need in, in MiB: a cap its stack may apply. */
-export const GPU_MEMORY_CAP = 'CHAMPION_LOOP_GPU_MEMORY_MIB';
+const GPU_MEMORY_CAP = 'CHAMPION_LOOP_GPU_MEMORY_MIB';
 
 /** What the steps run inside `withStepScope` share: a lane's, so that several lanes can share one process. */
 export interface StepScope {
