@@ -1,13 +1,14 @@
 // One way to run a step on a job's lane, for every kind of job (training runs, reserve checks,
 // teacher builds): the lane's activities with the job's limits, each call tried once, and the
 // step repeated by tryOnLane (lane-attempts.ts), a lost lane counted apart from its attempts.
-import { proxyActivities } from '@temporalio/workflow';
+import { patched, proxyActivities } from '@temporalio/workflow';
 import { DEFAULT_LOST_LANE_SENDS } from '../config/lanes.js';
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
 import type { JobInput } from './job-input.js';
 import { tryOnLane, type LaneAttempts } from './lane-attempts.js';
 import { COMMAND_NOT_FOUND, CONTRACT_ERROR } from './messages.js';
+import { LANE_STEP_RETRIES } from './patches.js';
 import { stepPriority, type StepKind } from './step-priority.js';
 
 /** Failures no attempt of a lane step repeats: a command that cannot start, a contract broken. */
@@ -62,4 +63,34 @@ export function onLane<T>(
     },
     step.what,
   );
+}
+
+/**
+ * A step whose job reports one outcome (a reserve check, a teacher build): through `onLane`, its
+ * last failure thrown. Histories from before patch lane-step-retries take the SDK's retries, as
+ * their code did (`legacyFinal`: the failure types those retries never repeated).
+ */
+export async function onLaneOrThrow<T>(
+  input: JobInput,
+  step: LaneStep,
+  call: (activities: LaneCalls) => Promise<T>,
+  legacyFinal: readonly string[],
+): Promise<T> {
+  if (!patched(LANE_STEP_RETRIES)) {
+    return call(
+      withSummaries(
+        proxyActivities<LoopActivities>({
+          taskQueue: input.lane,
+          priority: stepPriority(input.loopId, step.kind, input),
+          scheduleToStartTimeout: input.timeouts.schedule_to_start,
+          startToCloseTimeout: step.timeout,
+          heartbeatTimeout: input.timeouts.heartbeat,
+          retry: { maximumAttempts: step.attempts, nonRetryableErrorTypes: [...legacyFinal] },
+        }),
+      ),
+    );
+  }
+  const done = await onLane(input, step, call);
+  if (done.ok) return done.value;
+  throw done.error;
 }

@@ -1,17 +1,13 @@
-import { isCancellation, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import type { LoopActivities } from './activity-types.js';
-import { withSummaries } from './activity-summary.js';
+import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
 import type { LaneAdmission, ReserveOutcome } from '../activities/types.js';
-import { FINAL_LANE_FAILURES, onLane, type LaneCalls } from './lane-step.js';
-import { LANE_STEP_RETRIES } from './patches.js';
+import { FINAL_LANE_FAILURES, onLaneOrThrow, type LaneCalls } from './lane-step.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { reserveReportedSignal, type ReserveReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
-import { stepPriority } from './step-priority.js';
 
 export interface ReserveCheckInput extends JobInput {
   /** The champion as it was when the check was due, and the test eval count that made it due. */
@@ -20,29 +16,15 @@ export interface ReserveCheckInput extends JobInput {
 }
 
 /**
- * The reserve evaluation on the check's lane: through `onLane` (a lost lane sent again apart from
- * its attempts), or, in histories from before it, with the SDK's retries.
+ * The step on the job's lane: a lane lost under it sends it again apart from its attempts
+ * (lane-step.ts; histories from before it: the SDK's retries).
  */
-async function scoreOnLane(
+function scoreOnLane(
   input: ReserveCheckInput,
   call: (activities: LaneCalls) => Promise<ReserveOutcome>,
 ): Promise<ReserveOutcome> {
   const { timeouts, retries } = input;
-  if (!patched(LANE_STEP_RETRIES)) {
-    return call(
-      withSummaries(
-        proxyActivities<LoopActivities>({
-          taskQueue: input.lane,
-          priority: stepPriority(input.loopId, 'reserve', input),
-          scheduleToStartTimeout: timeouts.schedule_to_start,
-          startToCloseTimeout: timeouts.evaluate,
-          heartbeatTimeout: timeouts.heartbeat,
-          retry: { maximumAttempts: retries.evaluate, nonRetryableErrorTypes: [...FINAL_LANE_FAILURES] },
-        }),
-      ),
-    );
-  }
-  const scored = await onLane(
+  return onLaneOrThrow(
     input,
     {
       kind: 'reserve',
@@ -51,9 +33,8 @@ async function scoreOnLane(
       what: `reserve check of ${input.champion.run_id} ${input.champion.checkpoint_name}`,
     },
     call,
+    FINAL_LANE_FAILURES,
   );
-  if (scored.ok) return scored.value;
-  throw scored.error;
 }
 
 /** Score the champion once on the reserve role and report it; the generation judges the verdict. */

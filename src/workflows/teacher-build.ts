@@ -1,16 +1,12 @@
-import { isCancellation, log, patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { TeacherMember, TeacherOutcome } from '../activities/types.js';
-import { onLane, type LaneCalls } from './lane-step.js';
-import { LANE_STEP_RETRIES } from './patches.js';
+import { onLaneOrThrow, type LaneCalls } from './lane-step.js';
 import type { TeacherRow } from '../ledger/rows.js';
-import type { LoopActivities } from './activity-types.js';
-import { withSummaries } from './activity-summary.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND, teacherReportedSignal, type TeacherReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
-import { stepPriority } from './step-priority.js';
 
 export interface TeacherBuildInput extends JobInput {
   readonly generation: number;
@@ -21,29 +17,15 @@ export interface TeacherBuildInput extends JobInput {
 }
 
 /**
- * The build on the job's lane: through `onLane` (a lane lost under it sends it again apart from its
- * attempts), or, in histories from before it, with the SDK's retries.
+ * The step on the job's lane: a lane lost under it sends it again apart from its attempts
+ * (lane-step.ts; histories from before it: the SDK's retries).
  */
-async function buildOnLane(
+function buildOnLane(
   input: TeacherBuildInput,
   call: (activities: LaneCalls) => Promise<TeacherOutcome>,
 ): Promise<TeacherOutcome> {
   const { timeouts, retries } = input;
-  if (!patched(LANE_STEP_RETRIES)) {
-    return call(
-      withSummaries(
-        proxyActivities<LoopActivities>({
-          taskQueue: input.lane,
-          priority: stepPriority(input.loopId, 'teacher', input),
-          scheduleToStartTimeout: timeouts.schedule_to_start,
-          startToCloseTimeout: timeouts.evaluate,
-          heartbeatTimeout: timeouts.heartbeat,
-          retry: { maximumAttempts: retries.evaluate, nonRetryableErrorTypes: [COMMAND_NOT_FOUND] },
-        }),
-      ),
-    );
-  }
-  const built = await onLane(
+  return onLaneOrThrow(
     input,
     {
       kind: 'teacher',
@@ -52,9 +34,8 @@ async function buildOnLane(
       what: `teacher build of generation ${input.generation}`,
     },
     call,
+    [COMMAND_NOT_FOUND],
   );
-  if (built.ok) return built.value;
-  throw built.error;
 }
 
 /** Build a generation's in-sample teacher on a lane and report the teacher row to the generation. */
