@@ -13,6 +13,7 @@ import type { LedgerRow, PackageRow } from '../ledger/rows.js';
 import type { GenerationInput } from '../workflows/generation.js';
 import type { CheckedHistory } from './copy-check.js';
 import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
+import { abandonedBy, abandonedRuns, resetSpan, type ResetSpan } from './reset-timelines.js';
 
 interface ListedRun {
   readonly runId: string;
@@ -127,9 +128,10 @@ export class HistoryRuns {
       const one = await this.generationRun(loopWorkflowId(loopId), run);
       if (one !== null) folded.push({ run, folded: one });
     }
-    // A reset replaces its base run (whose rows up to the reset point the new run holds again);
-    // a run without a carry is a fresh start (`start --fresh`): what came before it is another loop.
-    const replaced = new Set(folded.map((entry) => entry.folded.resetFrom).filter((runId) => runId !== null));
+    // A reset abandons its base run (whose rows up to the reset point the new run holds again) and
+    // the runs after it (reset-timelines.ts); a run without a carry is a fresh start (`start
+    // --fresh`): what came before it is another loop.
+    const replaced = abandonedRuns(folded.map(({ run, folded }) => ({ ...run, resetFrom: folded.resetFrom })));
     const current = folded.filter((entry) => !replaced.has(entry.run.runId));
     const fresh = current.map((entry) => entry.folded.input.carry === undefined).lastIndexOf(true);
     const generationRows: LedgerRow[] = [];
@@ -184,12 +186,15 @@ export class HistoryRuns {
     let updated = '';
     // The start of the loop's fresh run, when the walk reached it: package rows before it are another loop's.
     let since = 0;
-    const replaced = new Set<string>();
-    for (const run of (await listRuns(this.client, loopWorkflowId(loopId))).reverse()) {
-      if (replaced.has(run.runId)) continue;
+    // What the resets met so far abandoned (newest first, a reset run comes before its span).
+    const spans: ResetSpan[] = [];
+    const listed = await listRuns(this.client, loopWorkflowId(loopId));
+    for (const run of [...listed].reverse()) {
+      if (abandonedBy(spans, run)) continue;
       const folded = await this.generationRun(loopWorkflowId(loopId), run);
       if (folded === null) continue;
-      if (folded.resetFrom !== null) replaced.add(folded.resetFrom);
+      const span = resetSpan({ ...run, resetFrom: folded.resetFrom }, listed);
+      if (span !== null) spans.push(span);
       newest ??= folded;
       if (folded.input.carry === undefined) since = run.start;
       if (folded.rows.length > 0) updated = updatedTime(folded.rows);

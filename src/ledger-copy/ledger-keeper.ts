@@ -285,6 +285,8 @@ function changeWords(copy: Copy, now: CopyFileId | null): string {
   if (was === null) return `appeared (none when this worker last looked)`;
   if (was.ino !== now.ino) return `was replaced by another file (${rows})`;
   if (now.size < was.size) return `was cut short (${was.size} bytes then, ${now.size} now; ${rows})`;
+  // The file as this keeper left it: history is what changed (a reset abandoned rows it held).
+  if (sameFile(was, now)) return `holds rows history no longer gives this loop (a reset, or runs deleted)`;
   return `was written by someone else (${was.size} bytes then, ${now.size} now)`;
 }
 

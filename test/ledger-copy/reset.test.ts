@@ -22,14 +22,35 @@ describe('a generation reset from the Web UI', () => {
     await harness?.dispose();
   });
 
-  async function resetAndGoOn(loopId: string, type: 'LastWorkflowTask' | 'FirstWorkflowTask'): Promise<void> {
-    expect((await harness.startWith(loopId, { saturation_evals: 1000 })).kind).toBe('started');
-    const before = await harness.waitFor(loopId, (view) => view.round >= 3 && view.in_flight.length > 0, 120_000);
+  /** The loop's runs, oldest first (a hand-over, continue-as-new, starts a new run). */
+  async function runsOf(loopId: string): Promise<string[]> {
+    const runs: { runId: string; start: number }[] = [];
+    for await (const run of harness.client.workflow.list({ query: `WorkflowId = '${loopWorkflowId(loopId)}'` })) {
+      runs.push({ runId: run.runId, start: run.startTime.getTime() });
+    }
+    return runs.sort((a, b) => a.start - b.start).map((run) => run.runId);
+  }
+
+  async function resetAndGoOn(
+    loopId: string,
+    type: 'LastWorkflowTask' | 'FirstWorkflowTask',
+    { handOvers = 0 }: { handOvers?: number } = {},
+  ): Promise<void> {
+    // max_run_events 60: the loop hands over to a new run every few jobs.
+    const settings = handOvers > 0 ? { saturation_evals: 1000, max_run_events: 60 } : { saturation_evals: 1000 };
+    expect((await harness.startWith(loopId, settings)).kind).toBe('started');
+    let before = await harness.waitFor(loopId, (view) => view.round >= 3 && view.in_flight.length > 0, 120_000);
+    while ((await runsOf(loopId)).length <= handOvers) {
+      before = await harness.waitFor(loopId, (view) => view.round > before.round, 120_000);
+    }
+    // The first run of the loop, long closed (continued as new), when the loop has handed over.
+    const baseRun = handOvers > 0 ? ['--run-id', (await runsOf(loopId))[0]!] : [];
     const reset = await temporalCli(harness.server, [
       'workflow',
       'reset',
       '--workflow-id',
       loopWorkflowId(loopId),
+      ...baseRun,
       '--type',
       type,
       '--reason',
@@ -61,5 +82,11 @@ describe('a generation reset from the Web UI', () => {
 
   it('to its first workflow task: the loop goes on from its start without training a run again, every row once', async () => {
     await resetAndGoOn('reset-first', 'FirstWorkflowTask');
+  });
+
+  it('of its first run after two hand-overs: the runs the reset left behind are left out, every row once', async () => {
+    // The reset run starts the loop again from its first workflow task; the runs that continued
+    // the first one (closed as continued-as-new, the newest terminated) are a timeline abandoned.
+    await resetAndGoOn('reset-first-run', 'FirstWorkflowTask', { handOvers: 2 });
   });
 });
