@@ -40,9 +40,9 @@ import {
   loopQueues,
   startInputOf,
   queuesWithoutPoller,
-  runsStartedActivity,
   type LoopQueue,
 } from './pollers.js';
+import { runsStartedActivity } from './busy-lanes.js';
 import { redeliverReports, resumptionOf, type Resumption } from './resume.js';
 import { statusInWords } from './status-words.js';
 import { seedResumption } from './seed-carry.js';

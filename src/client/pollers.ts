@@ -8,6 +8,8 @@ import type { LoopConfig } from '../config/loop-config.js';
 import type { GenerationInput } from '../workflows/generation.js';
 import { loopWorkflowId } from '../workflows/ids.js';
 import { ORCHESTRATOR_QUEUE, PACKAGE_QUEUE } from '../workflows/queues.js';
+import { busyWords, laneBusy, type LaneBusy } from './busy-lanes.js';
+import { timestampMs } from './proto-time.js';
 
 /**
  * A worker last seen polling longer ago than this does not count. An idle worker's long poll
@@ -22,6 +24,8 @@ type QueueKind = 'orchestrator' | 'lane' | 'package';
 export interface LoopQueue {
   readonly queue: string;
   readonly kind: QueueKind;
+  /** Set where no worker polls because its workers run a job in every slot: served, busy (busy-lanes.ts). */
+  readonly busy?: LaneBusy;
 }
 
 /** The queues a loop needs polled: the orchestrator's, each lane's, the package worker's when it packages. */
@@ -50,8 +54,12 @@ function workerCommand(queue: LoopQueue): string {
   return `champion-loop worker gpu --device ${lane[2]} --host ${lane[1]} (add --cpu on a box without GPUs)`;
 }
 
-/** One line per queue nobody polls, saying what that stops and how to start its worker. */
+/**
+ * One line per queue nobody polls, saying what that stops and how to start its worker; for a
+ * queue whose workers are busy, whose jobs hold it instead.
+ */
 export function describeNoPoller(queue: LoopQueue): string {
+  if (queue.busy) return busyWords(queue.queue, queue.busy);
   const what =
     queue.kind === 'orchestrator'
       ? 'the orchestrator: the loop makes no progress and answers no query'
@@ -59,16 +67,6 @@ export function describeNoPoller(queue: LoopQueue): string {
         ? 'a lane: its jobs wait'
         : 'packaging: champions are not packaged';
   return `no worker polls task queue ${queue.queue} (${what}); start one with: ${workerCommand(queue)}`;
-}
-
-function millis(time: proto.google.protobuf.ITimestamp | null | undefined): number {
-  if (!time) return 0;
-  const seconds = time.seconds as unknown;
-  const whole =
-    typeof seconds === 'object' && seconds !== null
-      ? (seconds as { toNumber(): number }).toNumber()
-      : Number(seconds ?? 0);
-  return whole * 1000 + (time.nanos ?? 0) / 1e6;
 }
 
 /** Whether a worker polled the queue lately (POLLER_FRESH_MS; DescribeTaskQueue). */
@@ -86,13 +84,23 @@ async function hasPoller(client: Client, queue: LoopQueue, now = Date.now()): Pr
     // Not allowed to ask (a narrow API key) or the server did not answer: nothing to tell.
     return true;
   }
-  return (response.pollers ?? []).some((poller) => now - millis(poller.lastAccessTime) < POLLER_FRESH_MS);
+  return (response.pollers ?? []).some((poller) => now - timestampMs(poller.lastAccessTime) < POLLER_FRESH_MS);
 }
 
-/** The queues no worker polls now. */
+/**
+ * The queues no worker polls now; a lane or package queue whose live workers run a job in every
+ * slot comes with `busy` (served: its advice is to wait, not to start a worker).
+ */
 export async function queuesWithoutPoller(client: Client, queues: readonly LoopQueue[]): Promise<LoopQueue[]> {
   const polled = await Promise.all(queues.map((queue) => hasPoller(client, queue)));
-  return queues.filter((_, index) => !polled[index]);
+  return Promise.all(
+    queues
+      .filter((_, index) => !polled[index])
+      .map(async (queue) => {
+        const busy = queue.kind === 'orchestrator' ? null : await laneBusy(client, queue.queue);
+        return busy === null ? queue : { ...queue, busy };
+      }),
+  );
 }
 
 /** The input run `runId` of the loop's workflow was started with (history's first event; absent: its latest run's); null without history. */
@@ -128,27 +136,9 @@ export async function waitForPollers(
   { gone, intervalMs = 250 }: { gone: () => string | null; intervalMs?: number },
 ): Promise<void> {
   for (;;) {
-    if ((await queuesWithoutPoller(client, queues)).length === 0) return;
+    if ((await queuesWithoutPoller(client, queues)).every((queue) => queue.busy !== undefined)) return;
     const why = gone();
     if (why !== null) throw new Error(why);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
-/**
- * Whether a workflow has an activity a worker started and heartbeats (or started) within
- * POLLER_FRESH_MS: that worker lives, though with every slot taken it does not poll.
- */
-export async function runsStartedActivity(client: Client, workflowId: string, now = Date.now()): Promise<boolean> {
-  const { PendingActivityState } = proto.temporal.api.enums.v1;
-  try {
-    const pending = (await client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [];
-    return pending.some(
-      (activity) =>
-        activity.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED &&
-        now - Math.max(millis(activity.lastHeartbeatTime), millis(activity.lastStartedTime)) < POLLER_FRESH_MS,
-    );
-  } catch {
-    return false;
   }
 }

@@ -113,9 +113,10 @@ export function renderFrame(
     const doing = jobs
       .map((job) => `${job.kind === 'reserve' ? 'reserve check ' : ''}${job.jobId} ${elapsed(job.since, now)}`)
       .join(', ');
-    const unpolled = noPoller.some((queue) => queue.queue === lane.queue);
+    const unpolled = noPoller.find((queue) => queue.queue === lane.queue);
+    const served = unpolled === undefined ? '' : unpolled.busy ? ' busy with other jobs' : ' no worker';
     lines.push(
-      `  ${lane.queue} ${lane.busy}/${lane.slots}${laneDraining(lane, now) ? ' draining' : laneDown(lane, now) ? ' unavailable' : ''}${unpolled ? ' no worker' : ''}: ${doing || 'idle'}`,
+      `  ${lane.queue} ${lane.busy}/${lane.slots}${laneDraining(lane, now) ? ' draining' : laneDown(lane, now) ? ' unavailable' : ''}${served}: ${doing || 'idle'}`,
     );
   }
   for (const queue of noPoller) lines.push(describeNoPoller(queue));

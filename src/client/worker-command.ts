@@ -22,7 +22,7 @@ import {
   writeLanePid,
 } from '../workers/lane-pid-file.js';
 import { laneQueue } from '../config/lanes.js';
-import { installMetrics, metricsPort } from '../workers/metrics.js';
+import { installWorkerRuntime, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker, flushLedgerCopies, runOrchestrator } from '../workers/orchestrator-worker.js';
 import { createPackageWorker } from '../workers/package-worker.js';
 import type { ConnectionFlags } from './connect.js';
@@ -201,9 +201,8 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   // A lane's capacity is settled before anything connects: flags that disagree with loop.yaml are refused at once.
   const lane = kind === 'gpu' ? await laneSettings(options) : null;
   const settings = connectionSettings(options);
-  // The runtime (and with it the metrics endpoint) must exist before the first connection.
-  const port = metricsPort(options.metricsPort);
-  const metrics = port === null ? null : installMetrics(port);
+  // The runtime (worker heartbeats, the metrics endpoint) must exist before the first connection.
+  const metrics = installWorkerRuntime(metricsPort(options.metricsPort));
   // Keys that cannot be used stop the worker here, before it connects (CodecKeyError says why).
   // A lane without keys that is handed an encrypted loop's job stops taking jobs (keylessLane).
   let keyless: ((message: string) => Error) | undefined;

@@ -22,24 +22,36 @@ export function metricsPort(flag: string | undefined, env: NodeJS.ProcessEnv = p
 }
 
 /**
- * Serve the SDK's worker metrics (task slots, poll and schedule-to-start latencies, activity
- * and workflow outcomes; all named `temporal_...`) for Prometheus at http://HOST:PORT/metrics.
- * Must run before the process creates its first connection or worker: the runtime is installed once.
+ * How often a worker process tells the server its slots (worker heartbeats): `status` reads them
+ * to tell a lane whose every slot is busy from one nobody serves (client/busy-lanes.ts).
  */
-export function installMetrics(port: number, host = '0.0.0.0'): string {
-  const bindAddress = `${host}:${port}`;
+const WORKER_HEARTBEAT_MS = 10_000;
+
+/**
+ * Install the SDK runtime of a worker process: worker heartbeats every WORKER_HEARTBEAT_MS and,
+ * with a port, the SDK's worker metrics (task slots, poll and schedule-to-start latencies,
+ * activity and workflow outcomes; all named `temporal_...`) for Prometheus at
+ * http://HOST:PORT/metrics (returns that address; null without a port). Must run before the
+ * process creates its first connection or worker: the runtime is installed once.
+ */
+export function installWorkerRuntime(port: number | null, host = '0.0.0.0'): string | null {
+  const bindAddress = port === null ? null : `${host}:${port}`;
   try {
-    Runtime.install({ telemetryOptions: { metrics: { prometheus: { bindAddress } } } });
+    Runtime.install({
+      workerHeartbeatInterval: WORKER_HEARTBEAT_MS,
+      ...(bindAddress === null ? {} : { telemetryOptions: { metrics: { prometheus: { bindAddress } } } }),
+    });
   } catch (error) {
+    if (bindAddress === null) throw error;
     throw new MetricsPortError(`cannot serve worker metrics on ${bindAddress}: ${(error as Error).message}`);
   }
-  served = true;
+  served = bindAddress !== null;
   return bindAddress;
 }
 
 let served = false;
 
-/** The runtime's meter when installMetrics serves it (the loop's own metrics go there too); null: metrics off. */
+/** The runtime's meter when installWorkerRuntime serves it (the loop's own metrics go there too); null: metrics off. */
 export function servedMetricMeter(): MetricMeter | null {
   return served ? Runtime.instance().metricMeter : null;
 }
