@@ -5,7 +5,7 @@ import type { EvalRow } from '../rules/types.js';
 import { evalRow } from './support/eval-rows.js';
 import { withItemErrors } from './support/item-errors.js';
 import { bandScores, evaluateMany } from './support/evaluator.js';
-import { badInput, CONTRACT_ERROR } from './support/step-errors.js';
+import { badInput, CONTRACT_ERROR, JOB_CONFIG_MISSING } from './support/step-errors.js';
 import type { EvaluateRunInput, ScoredRow } from './types.js';
 import type { StepResult } from './support/subprocess.js';
 import { batchEvalLog, runDir } from './support/paths.js';
@@ -51,6 +51,13 @@ export async function evaluateRun(input: EvaluateRunInput): Promise<ScoredRow[]>
 /** Scores the checkpoints (their files on this host); with a store, each ok row names what another host needs. */
 async function scoreRun(input: EvaluateRunInput, runFiles: readonly FileRef[], log: string): Promise<ScoredRow[]> {
   const { paths, run, checkpoints, role } = input;
+  // Its evaluator reads the job config: gone with an emptied state dir, the training run writes it again.
+  if (!isEnsembleRun(run) && !(await exists(run.config_path))) {
+    throw badInput(
+      `run ${run.run_id}: its job config ${run.config_path} is gone (was the state dir emptied?)`,
+      JOB_CONFIG_MISSING,
+    );
+  }
   // The most any of its evaluator processes held of the lane's GPU: each row says it, for the generation to learn.
   let peakMiB = 0;
   const context = { ...input, onStep: (result: StepResult) => (peakMiB = Math.max(peakMiB, result.gpu?.peakMiB ?? 0)) };

@@ -11,7 +11,7 @@ import { collectCheckpoints, epochsRun, resumePoint, selectedCheckpoint, type Re
 import { laneAdmission } from './support/lane-admission.js';
 import { fetchStepFiles, runDirFiles, uploadStepFiles } from './support/step-files.js';
 import { markInStore, trimAfterStep, unmarkInStore } from './support/run-dir-cache.js';
-import { badInput, DATA_MISMATCH, STALE_RUN_DIR } from './support/step-errors.js';
+import { badInput, DATA_MISMATCH, JOB_CONFIG_MISSING, STALE_RUN_DIR } from './support/step-errors.js';
 import { dataFingerprint, dataMismatch } from '../artifacts/data-fingerprint.js';
 import { returnCode, type StepGpuUse } from './support/subprocess.js';
 import type { TrainInput, TrainOutcome } from './types.js';
@@ -60,6 +60,13 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   const log = trainLog(paths.stateDir, runId);
   // With a store the orchestrator's host wrote the job config and split: fetched here unless present.
   if (input.artifacts !== undefined) await fetchStepFiles(input.artifacts, input.inputs ?? [], log);
+  // Gone with an emptied state dir since it was written: the training run writes it again.
+  if (!(await exists(input.configPath))) {
+    throw badInput(
+      `run ${runId}: its job config ${input.configPath} is gone (was the state dir emptied?)`,
+      JOB_CONFIG_MISSING,
+    );
+  }
   if (resume !== null) {
     await appendLogLine(
       log,

@@ -262,10 +262,20 @@ export interface EnsembleManifestInput {
   readonly files?: readonly FileRef[];
 }
 
+/** A member an ensemble's manifest leaves out: a file its evaluation needs is gone. */
+export interface LeftOutMember {
+  readonly config: string;
+  readonly checkpoint: string;
+  /** e.g. `job config /.../round-0002/a.yaml is gone (was the state dir emptied?)`. */
+  readonly why: string;
+}
+
 /** An ensemble manifest on disk (reused when an earlier attempt wrote it). */
 export interface EnsembleManifest {
   readonly path: string;
   readonly sha256: string;
   /** With loop.yaml `artifacts:`: the manifest and its members' files, in the store (the ensemble run row's `files`). */
   readonly files?: FileRef[];
+  /** Members left out of the manifest, and why (absent when none: every member is in it). */
+  readonly left_out?: LeftOutMember[];
 }

@@ -21,7 +21,7 @@ const STEP_BEAT_FRESH_MS = 90_000;
 const HOLDER_QUERY_DEADLINE_MS = 5_000;
 
 /** A loop whose jobs run on a busy lane, and how many. */
-export interface LaneHolder {
+interface LaneHolder {
   readonly loopId: string;
   readonly jobs: number;
 }

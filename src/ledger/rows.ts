@@ -39,6 +39,8 @@ export interface RunRow {
   readonly checkpoints: string[];
   readonly error: string | null;
   readonly members?: readonly unknown[];
+  /** Not a seed field, an ensemble only: members left out of its manifest because a file their evaluation needs was gone, and why (absent when none). */
+  readonly members_left_out?: readonly { config: string; checkpoint: string; why: string }[];
   /** Not a seed field: how long its trainer ran on a GPU lane, in seconds (absent on CPU lanes and older rows). */
   readonly gpu_seconds?: number;
   /** Not a seed field: the most GPU memory its trainer's processes were seen holding at once, in MiB (absent when nvidia-smi listed none). */

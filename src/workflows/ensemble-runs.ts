@@ -18,6 +18,7 @@ function ensembleRow(
     | 'checkpoints'
     | 'members'
     | 'started'
+    | 'members_left_out'
   >,
 ): RunRow {
   return {
@@ -32,13 +33,47 @@ function ensembleRow(
   };
 }
 
+/** A member as the ensemble's run row lists it: its manifest pair at least. */
+interface RowMember {
+  readonly config: string;
+  readonly checkpoint: string;
+}
+
+/** The manifest the generation wrote for an ensemble, and the members it left out (write-ensemble-manifest.ts). */
+interface WrittenManifest {
+  readonly path: string;
+  readonly sha256: string;
+  readonly files?: readonly FileRef[];
+  readonly left_out?: readonly (RowMember & { readonly why: string })[];
+}
+
+/**
+ * The members a written manifest holds (all of them unless it left some out), and the row's
+ * field for those it left out; the run row lists exactly the manifest's members, so any host can
+ * write the manifest again from the row.
+ */
+export function manifestSplit<M extends RowMember>(
+  members: readonly M[],
+  manifest: WrittenManifest,
+): { kept: M[]; leftOut: Pick<RunRow, 'members_left_out'> } {
+  const gone = manifest.left_out ?? [];
+  if (gone.length === 0) return { kept: [...members], leftOut: {} };
+  const isGone = (member: M) =>
+    gone.some((left) => left.config === member.config && left.checkpoint === member.checkpoint);
+  return {
+    kept: members.filter((member) => !isGone(member)),
+    leftOut: { members_left_out: gone.map(({ config, checkpoint, why }) => ({ config, checkpoint, why })) },
+  };
+}
+
 /** The teacher-member ensemble of a generation, scored right after a successful teacher build. */
 export function teacherEnsembleRun(
   generation: number,
   afterRound: number,
-  manifest: { path: string; sha256: string; files?: readonly FileRef[] },
+  manifest: WrittenManifest,
   members: readonly unknown[],
   now: string,
+  leftOut: Pick<RunRow, 'members_left_out'> = {},
 ): RunRow {
   return ensembleRow({
     generation,
@@ -51,6 +86,7 @@ export function teacherEnsembleRun(
     members,
     ...(manifest.files === undefined ? {} : { files: manifest.files }),
     started: now,
+    ...leftOut,
   });
 }
 
@@ -58,9 +94,10 @@ export function teacherEnsembleRun(
 export function roundEnsembleRun(
   generation: number,
   round: number,
-  manifest: { path: string; sha256: string; files?: readonly FileRef[] },
+  manifest: WrittenManifest,
   members: readonly unknown[],
   now: string,
+  leftOut: Pick<RunRow, 'members_left_out'> = {},
 ): RunRow {
   return ensembleRow({
     generation,
@@ -73,5 +110,6 @@ export function roundEnsembleRun(
     members,
     started: now,
     ...(manifest.files === undefined ? {} : { files: manifest.files }),
+    ...leftOut,
   });
 }

@@ -159,6 +159,9 @@ export const CONTRACT_ERROR = 'ContractError';
 /** The generation's split file is gone (its state dir emptied under the loop): prepareRun writes no job config naming it. */
 export const SPLIT_MISSING = 'SplitMissing';
 
+/** A trained run's job config is gone (its state dir emptied under the loop): its training run writes it again, then scores. */
+export const JOB_CONFIG_MISSING = 'JobConfigMissing';
+
 /** A run directory that is not this loop's (trainRun leaves it untouched). */
 export const STALE_RUN_DIR = 'StaleRunDir';
 

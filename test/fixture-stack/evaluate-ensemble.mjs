@@ -31,7 +31,9 @@ await runMain('evaluate-ensemble', async (argv) => {
     const record = asRecord(member, what);
     return { config: needString(record, 'config', what), checkpoint: needString(record, 'checkpoint', what) };
   });
-  const first = readConfig(entries[0]?.config ?? '');
+  // Every member is scored with its own config, as a real stack does: each must be there.
+  const [first] = entries.map((entry) => readConfig(entry.config));
+  if (first === undefined) throw new UsageError(`manifest ${manifest} lists no members`);
   const role = args.need('role');
   await runEvalJob({
     step: 'ENSEMBLE',

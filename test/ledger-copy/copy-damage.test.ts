@@ -10,6 +10,7 @@ import {
 } from '../../src/ledger-copy/copy-files.js';
 import { ledgerLine } from '../../src/ledger/ledger-lines.js';
 import type { LedgerRow, RunRow } from '../../src/ledger/rows.js';
+import type { EvalRow } from '../../src/rules/types.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopNowSignal } from '../../src/workflows/messages.js';
 import { seededRandom } from '../../bench/lib/durations.js';
@@ -145,9 +146,31 @@ describe('a ledger copy damaged under a running loop', () => {
       { timeout: 60_000, interval: 500 },
     );
     await stat(path.join(config.state_dir, 'splits', 'gen-001.yaml'));
+    // Round ensembles (from round 3) keep members of rounds whose job configs went with the folder.
+    await harness.waitFor('emptied', (view) => view.round >= 5, 120_000);
     await stop('emptied');
     const rows = await copyIsTheExport(harness, 'emptied', config.state_dir);
     expect((await copyCaughtUp(harness, 'emptied', config.state_dir)).length).toBe(rows.length);
+    // Issue 48, item 8: such a member is left out of the ensemble and named on its run row, never
+    // a failed evaluation ("config not found").
+    const failed = rows.filter((row): row is EvalRow => row.type === 'eval' && row.status !== 'ok');
+    expect(failed.map((row) => `${row.run_id}/${row.checkpoint_name}`)).toEqual([]);
+    const ensembles = rows.filter(
+      (row): row is RunRow => row.type === 'run' && row.status === 'ensemble' && row.started > deleted,
+    );
+    const leftOut = ensembles.flatMap((row) => row.members_left_out ?? []);
+    expect(leftOut.length).toBeGreaterThan(0);
+    for (const member of leftOut) {
+      expect(member.why).toBe(`job config ${member.config} is gone (was the state dir emptied?)`);
+      // Of a round trained before the folder went; never also a member of the same row.
+      expect(member.config).toMatch(/round-000[12]\//);
+    }
+    for (const row of ensembles) {
+      const members = (row.members ?? []) as { config: string }[];
+      expect(
+        members.filter((member) => (row.members_left_out ?? []).some((gone) => gone.config === member.config)),
+      ).toEqual([]);
+    }
   });
 
   it('six faults at random (seeded) while the loop runs: the copy ends as the export, every row once', async () => {

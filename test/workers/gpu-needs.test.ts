@@ -5,7 +5,7 @@ import { STEP_MARK } from '../../src/activities/support/step-survivors.mjs';
 import type { GpuProcess, GpuReading } from '../../src/workers/gpu-memory.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
-import type { TrainingRunInput } from '../../src/workflows/training-run.js';
+import type { TrainingRunInput } from '../../src/workflows/training-run-plan.js';
 import { rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 

@@ -4,6 +4,7 @@ import {
   CONFIG_ERROR,
   CONTRACT_ERROR,
   DATA_MISMATCH,
+  JOB_CONFIG_MISSING,
   SPLIT_MISSING,
   STALE_RUN_DIR,
   STEP_FAILED,
@@ -11,7 +12,15 @@ import {
 
 // The failure types are defined with the signals, where workflows (which name them in retry
 // policies) may import them; activities raise them through the helpers below.
-export { COMMAND_NOT_FOUND, CONFIG_ERROR, CONTRACT_ERROR, DATA_MISMATCH, SPLIT_MISSING, STALE_RUN_DIR };
+export {
+  COMMAND_NOT_FOUND,
+  CONFIG_ERROR,
+  CONTRACT_ERROR,
+  DATA_MISMATCH,
+  JOB_CONFIG_MISSING,
+  SPLIT_MISSING,
+  STALE_RUN_DIR,
+};
 
 /** A command that does not exist or cannot be executed: retrying cannot help. */
 export function commandNotFound(message: string): ApplicationFailure {
@@ -30,7 +39,12 @@ export function stepFailed(message: string): ApplicationFailure {
 
 /** The failure types of input that a retry would read the same way again. */
 export type BadInputType =
-  typeof CONFIG_ERROR | typeof CONTRACT_ERROR | typeof STALE_RUN_DIR | typeof SPLIT_MISSING | typeof DATA_MISMATCH;
+  | typeof CONFIG_ERROR
+  | typeof CONTRACT_ERROR
+  | typeof STALE_RUN_DIR
+  | typeof SPLIT_MISSING
+  | typeof JOB_CONFIG_MISSING
+  | typeof DATA_MISMATCH;
 
 /** A file or input that a retry would read the same way again. */
 export function badInput(message: string, type: BadInputType): ApplicationFailure {

@@ -10,10 +10,11 @@ import {
 } from '@temporalio/workflow';
 import { inWorkdir, teacherFile, teacherTarget } from '../../config/candidate.js';
 import { reserveDue } from '../../ledger/loop-state.js';
+import type { RunRow } from '../../ledger/rows.js';
 import { MANIFEST_NAME } from '../../rules/constants.js';
 import { expandGeneration, padGeneration, roundManifestName, runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
-import { roundEnsembleRun, teacherEnsembleRun } from '../ensemble-runs.js';
+import { manifestSplit, roundEnsembleRun, teacherEnsembleRun } from '../ensemble-runs.js';
 import { splitFailureText } from '../lane-failure.js';
 import { CANDIDATES_INVALID } from '../messages.js';
 import { foldFinishedRounds, openRound } from '../round-ensembles.js';
@@ -169,7 +170,12 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
       members,
       ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts, files }),
     });
-    gen.builds.push(ensembleJob(teacherEnsembleRun(generation, config.teacher_after_round, manifest, members, now())));
+    const { kept, leftOut } = manifestSplit(members, manifest);
+    if (enoughMembers(kept, 'teacher-member ensemble', leftOut)) {
+      gen.builds.push(
+        ensembleJob(teacherEnsembleRun(generation, config.teacher_after_round, manifest, kept, now(), leftOut)),
+      );
+    }
   }
   const folded = foldFinishedRounds(gen.roundEnsembles, (r) => roundFinished(gen.progress, r, gen.round));
   gen.roundEnsembles = folded.state;
@@ -184,9 +190,28 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
       members: members.map((member) => ({ config: member.config, checkpoint: member.checkpoint })),
       ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts, files }),
     });
-    log.info('round ensemble', { generation, round: due.round, members: members.length });
-    gen.builds.push(ensembleJob(roundEnsembleRun(generation, due.round, manifest, members, now())));
+    const { kept, leftOut } = manifestSplit(members, manifest);
+    log.info('round ensemble', { generation, round: due.round, members: kept.length });
+    if (enoughMembers(kept, `round ${due.round} ensemble`, leftOut)) {
+      gen.builds.push(ensembleJob(roundEnsembleRun(generation, due.round, manifest, kept, now(), leftOut)));
+    }
   }
+}
+
+/**
+ * Whether an ensemble that left members out (their files gone) still has two to score; one
+ * that has not is not scored, and the log says so. Without members left out, always.
+ */
+function enoughMembers(kept: readonly unknown[], what: string, leftOut: Pick<RunRow, 'members_left_out'>): boolean {
+  const gone = leftOut.members_left_out ?? [];
+  if (gone.length === 0) return true;
+  const why = gone.map((member) => member.why).join('; ');
+  if (kept.length >= 2) {
+    log.warn(`${what}: ${gone.length} members left out`, { why });
+    return true;
+  }
+  log.warn(`${what}: not scored, ${kept.length} of its members left (the others' files are gone)`, { why });
+  return false;
 }
 
 /**

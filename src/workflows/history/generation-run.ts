@@ -24,7 +24,8 @@ import {
 import { reserveCheck } from '../reserve-check.js';
 import { isSplitFailedRow, SPLIT_FAILED_MEMO } from '../split-failure.js';
 import { teacherBuild } from '../teacher-build.js';
-import { trainingRun, type TrainingRunInput } from '../training-run.js';
+import { trainingRun } from '../training-run.js';
+import type { TrainingRunInput } from '../training-run-plan.js';
 import { decode, EventType, isoTime, type HistoryEvent } from './events.js';
 import { handlingOrder, type Handling } from './handling-order.js';
 import { patchedFrom, recordedPatch } from './patch-markers.js';

@@ -1,0 +1,13 @@
+import { Worker, NativeConnection, Runtime } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
+Runtime.install({ workerHeartbeatInterval: 1000 });
+const conn = await NativeConnection.connect({ address: 'localhost:7299' });
+const worker = await Worker.create({ connection: conn, taskQueue: 'lane-q', activities: { a: async () => 1 }, maxConcurrentActivityTaskExecutions: 3 });
+const run = worker.run();
+await new Promise((r) => setTimeout(r, 3000));
+const c = new Client({ connection: await Connection.connect({ address: 'localhost:7299' }) });
+const r = await c.workflowService.listWorkers({ namespace: 'default', pageSize: 10, query: "TaskQueue = 'lane-q'" });
+console.log(JSON.stringify(r.workersInfo?.map((w) => ({ tq: w.workerHeartbeat?.taskQueue, id: w.workerHeartbeat?.workerIdentity, status: w.workerHeartbeat?.status, act: w.workerHeartbeat?.activityTaskSlotsInfo, hb: w.workerHeartbeat?.heartbeatTime })), null, 1));
+const d = await c.workflowService.describeNamespace({ namespace: 'default' });
+console.log(JSON.stringify(d.namespaceInfo?.capabilities));
+worker.shutdown(); await run;
