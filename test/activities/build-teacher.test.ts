@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
 import { describe, expect, it } from 'vitest';
@@ -196,14 +196,43 @@ describe('buildTeacher', () => {
 });
 
 describe('writeEnsembleManifest', () => {
+  /** A member whose job config and checkpoint are there. */
+  async function memberFiles(workdir: string, run: string) {
+    const member = {
+      config: join(workdir, `${run}.yaml`),
+      checkpoint: join(workdir, 'runs', run, 'checkpoint-0001.pt'),
+    };
+    await mkdir(dirname(member.checkpoint), { recursive: true });
+    await writeFile(member.config, 'seed: 1\n');
+    await writeFile(member.checkpoint, '{}');
+    return member;
+  }
+
   it('writes the manifest once and reuses it on a retry', async () => {
     const paths = await fixtureLoop();
-    const members = [{ config: 'a.yaml', checkpoint: 'runs/a/checkpoint-0001.pt' }];
+    const members = [await memberFiles(paths.workdir, 'a')];
     const first = await writeEnsembleManifest({ paths, generation: 2, name: 'round-0003-all.json', members });
     expect(first.path).toBe(join(paths.stateDir, 'ensembles', 'gen-002', 'round-0003-all.json'));
     expect(JSON.parse(await readFile(first.path, 'utf8'))).toEqual({ members });
+    expect(first).not.toHaveProperty('left_out');
     const again = await writeEnsembleManifest({ paths, generation: 2, name: 'round-0003-all.json', members: [] });
     expect(again).toEqual(first);
+  });
+
+  it('leaves out a member whose job config is gone (an emptied state dir), and says which and why', async () => {
+    const paths = await fixtureLoop();
+    const [kept, gone] = [await memberFiles(paths.workdir, 'a'), await memberFiles(paths.workdir, 'b')];
+    await rm(gone.config);
+    const written = await writeEnsembleManifest({
+      paths,
+      generation: 1,
+      name: 'round-0003-all.json',
+      members: [kept, gone],
+    });
+    expect(JSON.parse(await readFile(written.path, 'utf8'))).toEqual({ members: [kept] });
+    expect(written.left_out).toEqual([
+      { ...gone, why: `job config ${gone.config} is gone (was the state dir emptied?)` },
+    ]);
   });
 });
 

@@ -53,13 +53,15 @@ describe('activities', () => {
     const paths = await fixtureLoop();
     const report = ['sh', '-c', 'echo "device=$CUDA_VISIBLE_DEVICES"; exit 1', 'train'];
     const lanes = [0, 1].map((device) => createLaneActivities({ env: { CUDA_VISIBLE_DEVICES: String(device) } }));
+    // A job config the trainer is handed must be there (JobConfigMissing otherwise).
+    await writeFile(join(paths.workdir, 'unused.yaml'), '');
     await Promise.all(
       lanes.map((lane, device) =>
         lane.trainRun({
           paths,
           commands: { ...fixtureCommands, train: report },
           runId: `run-${device}`,
-          configPath: 'unused.yaml',
+          configPath: join(paths.workdir, 'unused.yaml'),
           owner: 'test',
           noCheckpointMarker: NO_CHECKPOINT,
         }),
