@@ -14,6 +14,7 @@ import { trainRun } from './train-run.js';
 import { waitForChange } from './wait-for-change.js';
 import { DEFAULT_OOM_RETRIES, type LaneJob } from '../contract/lane-job.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
+import { eachLaneStep, type LaneStepName } from '../contract/lane-steps.js';
 
 export {
   readCandidates,
@@ -42,8 +43,11 @@ export const orchestratorActivities = {
 /** The orchestrator's activities of milliseconds (each heartbeats while it runs: `keepBeating`). */
 export const cpuActivities = { readCandidates, prepareRun, writeEnsembleManifest, missingFiles };
 
-/** GPU activities of a lane worker: training and evaluation subprocesses on its device. */
-export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTeacher };
+/** GPU activities of a lane worker: training and evaluation subprocesses on its device (contract/lane-steps.ts lists them). */
+export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTeacher } satisfies Record<
+  LaneStepName,
+  unknown
+>;
 
 /** The package worker's one activity. */
 export const packageActivities = { packageChampion };
@@ -63,12 +67,10 @@ export function createLaneActivities(scope: StepScope): typeof laneActivities {
       const job = input.laneJob ?? legacyJob(input);
       return withStepScope(job === undefined ? scope : { ...scope, job }, () => activity(input));
     };
-  return {
-    trainRun: onLane(trainRun),
-    evaluateRun: onLane(evaluateRun),
-    evaluateReserve: onLane(evaluateReserve),
-    buildTeacher: onLane(buildTeacher),
-  };
+  // Each step's own signature kept: the map's values are typed by laneActivities, built from the list.
+  return eachLaneStep((name) =>
+    onLane(laneActivities[name] as (input: { laneJob?: LaneJob }) => Promise<unknown>),
+  ) as typeof laneActivities;
 }
 
 /** A job sent before lane terms: its training's need, which its evaluations were held to too. */

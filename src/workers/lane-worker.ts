@@ -3,6 +3,7 @@ import { workerTracing } from '../tracing/tracing.js';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
+import { eachLaneStep } from '../contract/lane-steps.js';
 import { createLaneActivities } from '../activities/index.js';
 import * as probe from '../activities/probe-lane.js';
 import { loopDataConverter } from '../codec/data-converter.js';
@@ -114,10 +115,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
     dataConverter: options.dataConverter ?? loopDataConverter(),
     taskQueue: queue,
     activities: {
-      trainRun: counted(jobs.trainRun),
-      evaluateRun: counted(jobs.evaluateRun),
-      evaluateReserve: counted(jobs.evaluateReserve),
-      buildTeacher: counted(jobs.buildTeacher),
+      ...eachLaneStep((name) => counted(jobs[name] as (input: never) => Promise<unknown>)),
       ...probe,
     },
     // A shutdown (the SDK's own on SIGTERM, or a drain) waits for running jobs rather than
