@@ -122,7 +122,7 @@ async function prepare(steps: RunSteps): Promise<{ prepared: PreparedRun } | { f
   } catch (error) {
     if (isCancellation(error) || !(badConfig(error) || failureOfType(error, SPLIT_MISSING))) throw error;
     if (!failureOfType(error, SPLIT_MISSING) || plan.splitSeed === undefined) return { failure: error };
-    log.warn('split missing: building it again', { runId: plan.runId, split: plan.split });
+    log.warn('split missing: building it again', { run_id: plan.runId, split: plan.split });
     try {
       await withSummaries(proxyActivities<LoopActivities>(splitActivityOptions(input.timeouts))).buildSplit({
         paths: input.paths,
@@ -158,7 +158,7 @@ async function prepareOnce({ input, plan, owner, store, local }: RunSteps): Prom
     } catch (error) {
       if (!failureOfType(error, STORE_UNAVAILABLE)) throw error;
       log.warn('the artifact store does not take the job inputs; the run waits for it', {
-        runId: plan.runId,
+        run_id: plan.runId,
         error: failureText(error),
         retryInSeconds: wait / 1000,
       });
@@ -224,7 +224,7 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
       }),
   );
   if (!trained.ok && failureOfType(trained.error, JOB_CONFIG_MISSING) && !writtenAgain) {
-    log.warn('job config missing: writing it again', { runId: plan.runId, config: prepared.configPath });
+    log.warn('job config missing: writing it again', { run_id: plan.runId, config: prepared.configPath });
     const again = await prepare(steps);
     if ('prepared' in again && again.prepared.configSha256 === prepared.configSha256) {
       return train(steps, again.prepared, now, true);
@@ -287,7 +287,7 @@ async function score(steps: RunSteps, run: RunRow): Promise<Scored> {
   }
   if (laneUnavailable(evaluated.error)) return { evals: [], unscored: names, unavailable: true };
   log.warn('evaluation failed; its checkpoints count as scored', {
-    runId: run.run_id,
+    run_id: run.run_id,
     error: failureText(evaluated.error),
   });
   const finished = new Date().toISOString();
@@ -323,7 +323,7 @@ function evaluateOnLane(steps: RunSteps, run: RunRow, names: string[]) {
  * (the candidate's definition changed since: another sha256, or no job config can be written).
  */
 async function configWrittenAgain(steps: RunSteps, run: RunRow): Promise<Error | null> {
-  log.warn('job config missing: writing it again', { runId: run.run_id, config: run.config_path });
+  log.warn('job config missing: writing it again', { run_id: run.run_id, config: run.config_path });
   const outcome = await prepare(steps);
   if ('failure' in outcome)
     return new Error(`its job config could not be written again: ${failureText(outcome.failure)}`);

@@ -318,6 +318,15 @@ describe('the champion-loop CLI', () => {
     expect(html).toContain('corpus relabelled');
   });
 
+  it('report without --out writes beside the loop`s state dir, never into the folder it runs in (issue 47)', async () => {
+    const expected = path.join(harness.dir, 'loops', 'gate', 'reports', 'gate.html');
+    const made = await cli(['report', 'gate']);
+    expect(made.exitCode, String(made.stderr)).toBe(0);
+    expect(made.stdout).toContain(`-> ${expected} (opens offline`);
+    expect(await readFile(expected, 'utf8')).toContain('<svg class="front-plot"');
+    expect(existsSync('champion-loop-gate.html')).toBe(false);
+  });
+
   it('ledger --out and report --out refuse to replace files without --force, and refuse the loop`s own state dir (issue 24)', async () => {
     const dir = path.join(out, 'ledger');
     const again = await cli(['ledger', 'gate', '--out', dir]);

@@ -382,8 +382,9 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
       const untrained = untrainedRun(job);
       const run = untrained === null ? null : givenUpRunRow(untrained, childId, lostWhyOf(error), now());
       if (run) {
+        // `run_id`, the ledger's name: the logger's own `runId` is the workflow run's.
         log.error('run given up: recorded train_failed', {
-          runId: run.run_id,
+          run_id: run.run_id,
           error: run.error,
           finished: run.finished,
         });
