@@ -12,7 +12,6 @@ import {
 import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
 import { openPayloads } from '../codec/decode-payloads.js';
 import proto from '@temporalio/proto';
-import { workflowMetadataQuery } from '@temporalio/workflow';
 import { PACKAGING_ENDED_BY_HAND } from '../activities/request-packaging.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import { generation, type GenerationInput } from '../workflows/generation.js';
@@ -26,7 +25,6 @@ import {
   stateQuery,
   stopNowSignal,
   stopNowUpdate,
-  STORE_WAIT_DETAILS,
   stopUpdate,
   UPDATE_REFUSED,
 } from '../workflows/messages.js';
@@ -49,7 +47,7 @@ import { seedResumption } from './seed-carry.js';
 import { loopIdProblem } from './loop-id.js';
 import { relocated, type FolderMove } from './relocation.js';
 import { stopFileExists, stopFilePath } from '../activities/support/paths.js';
-import type { StepHeartbeat } from '../activities/support/subprocess.js';
+import { uploadWaiting } from './step-waits.js';
 
 /** What `start` did: started the loop, resumed a stopped one, or found it already running. */
 export type StartOutcome =
@@ -448,62 +446,6 @@ export async function packagingLines(
       `${loopWorkflowId(loopId)} --name resume (or stop and start the loop)`
     : null;
   return { ended, upload: uploadWaiting(client, await openPayloads(client, description.raw.pendingActivities ?? [])) };
-}
-
-/** What a step's last heartbeat says while it waits for the artifact store (support/store-retry.ts): its step and why. */
-function storeWaiting(
-  client: Client,
-  pending: readonly proto.temporal.api.workflow.v1.IPendingActivityInfo[],
-): { readonly step: string; readonly waiting: string } | null {
-  for (const activity of pending) {
-    const payload = activity.heartbeatDetails?.payloads?.[0];
-    if (!payload) continue;
-    let details: Partial<StepHeartbeat> | null = null;
-    try {
-      details = client.options.loadedDataConverter.payloadConverter.fromPayload(payload);
-    } catch {
-      continue;
-    }
-    if (typeof details?.step === 'string' && typeof details.waiting === 'string')
-      return { step: details.step, waiting: details.waiting };
-  }
-  return null;
-}
-
-/** What a package step's last heartbeat says while its upload waits for the artifact store. */
-function uploadWaiting(
-  client: Client,
-  pending: readonly proto.temporal.api.workflow.v1.IPendingActivityInfo[],
-): string | null {
-  const wait = storeWaiting(client, pending);
-  return wait?.step === 'upload'
-    ? `packaging: the package is made, and its upload waits for the artifact store: ${wait.waiting}`
-    : null;
-}
-
-/**
- * With loop.yaml `artifacts:`, one line for each in-flight job that waits for the artifact store:
- * a lane step fetching or uploading (its activity's last heartbeat), or a training run whose job
- * inputs the store did not take (the run's current details). A job that does not answer says nothing.
- */
-export async function storeWaitLines(client: Client, view: LoopView): Promise<string[]> {
-  if (view.artifact_store === undefined) return [];
-  const lines = await Promise.all(
-    view.in_flight.map(async (flight): Promise<string | null> => {
-      try {
-        const handle = client.workflow.getHandle(flight.childId);
-        const description = await handle.describe();
-        const wait = storeWaiting(client, await openPayloads(client, description.raw.pendingActivities ?? []));
-        if (wait !== null) return `store: ${flight.jobId} on ${flight.lane} waits to ${wait.step}: ${wait.waiting}`;
-        if (flight.kind !== 'run') return null;
-        const details = (await handle.query(workflowMetadataQuery)).currentDetails ?? '';
-        return details.startsWith(STORE_WAIT_DETAILS) ? `store: ${flight.jobId}: ${details}` : null;
-      } catch {
-        return null;
-      }
-    }),
-  );
-  return lines.filter((line): line is string => line !== null);
 }
 
 /** What the workflow's validator says of an advance without a reason (generation/reports.ts). */

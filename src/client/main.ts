@@ -23,7 +23,6 @@ import {
   endIdlePackaging,
   loopState,
   packagingLines,
-  storeWaitLines,
   packagingView,
   startLoop,
   stopLoop,
@@ -40,6 +39,7 @@ import { notifyProblems } from '../notify/problems.js';
 import { copyRepairsLine, copyRepairsSeen } from './copy-repairs.js';
 import { registryLine } from './registry-words.js';
 import { watchLoop } from './watch.js';
+import { memoryWaitLines, storeWaitLines } from './step-waits.js';
 import { loopReport } from './report-command.js';
 import { runWorker, type WorkerCommandOptions } from './worker-command.js';
 import { DEFAULT_MIN_FREE_PIDS } from '../workers/pids-limit.js';
@@ -327,6 +327,7 @@ connectionOptions(
       const registered = registryLine(registry);
       const { ended: packagingEnded, upload } = await packagingLines(client, loopId);
       const storeWaits = await storeWaitLines(client, status.view);
+      const memoryWaits = await memoryWaitLines(client, status.view);
       console.log(
         options.json
           ? JSON.stringify(
@@ -340,6 +341,7 @@ connectionOptions(
                 ...(packagingEnded ? { packaging_ended: packagingEnded } : {}),
                 ...(upload ? { package_upload: upload } : {}),
                 ...(storeWaits.length > 0 ? { store_waits: storeWaits } : {}),
+                ...(memoryWaits.length > 0 ? { memory_waits: memoryWaits } : {}),
               },
               null,
               2,
@@ -353,6 +355,7 @@ connectionOptions(
               ...(packagingEnded ? [packagingEnded] : []),
               ...(upload ? [upload] : []),
               ...storeWaits,
+              ...memoryWaits,
             ].join('\n'),
       );
       return;

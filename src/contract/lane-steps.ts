@@ -3,7 +3,7 @@
 // here (the compiler then asks for it where a lane's activities are made). Workflow-safe: names only.
 
 /** The lane's activities by name: training, test evaluation, reserve evaluation, teacher build. */
-export const LANE_STEPS = ['trainRun', 'evaluateRun', 'evaluateReserve', 'buildTeacher'] as const;
+const LANE_STEPS = ['trainRun', 'evaluateRun', 'evaluateReserve', 'buildTeacher'] as const;
 
 export type LaneStepName = (typeof LANE_STEPS)[number];
 

@@ -1,0 +1,111 @@
+// What a job's lane step waits for while it is not running, as its activity's last heartbeat says
+// (the step's pid is 0 then): the artifact store (a fetch or an upload, support/store-retry.ts) or
+// its GPU lane's device memory (the lane's admission, support/subprocess.ts waitForRoom). `status`
+// prints one line for each waiting job.
+import type { Client } from '@temporalio/client';
+import type proto from '@temporalio/proto';
+import { workflowMetadataQuery } from '@temporalio/workflow';
+import { openPayloads } from '../codec/decode-payloads.js';
+import type { StepHeartbeat } from '../activities/support/subprocess.js';
+import type { LoopView } from '../workflows/loop-view.js';
+import { STORE_WAIT_DETAILS } from '../workflows/messages.js';
+import { timestampMs } from './proto-time.js';
+
+/** The steps that wait for the artifact store; a waiting step of any other name waits for device memory. */
+const STORE_STEPS = new Set(['fetch', 'upload']);
+
+/** What the pending activities' last heartbeats say of waiting steps: each step, why, and for how long. */
+function waitingSteps(
+  client: Client,
+  pending: readonly proto.temporal.api.workflow.v1.IPendingActivityInfo[],
+): { readonly step: string; readonly waiting: string; readonly elapsedMs: number }[] {
+  const waits = [];
+  for (const activity of pending) {
+    const payload = activity.heartbeatDetails?.payloads?.[0];
+    if (!payload) continue;
+    let details: Partial<StepHeartbeat> | null = null;
+    try {
+      details = client.options.loadedDataConverter.payloadConverter.fromPayload(payload);
+    } catch {
+      continue;
+    }
+    // The wait as the heartbeat said it, and since that heartbeat (steps beat every few seconds).
+    const since = activity.lastHeartbeatTime ? Math.max(0, Date.now() - timestampMs(activity.lastHeartbeatTime)) : 0;
+    if (typeof details?.step === 'string' && typeof details.waiting === 'string')
+      waits.push({ step: details.step, waiting: details.waiting, elapsedMs: (details.elapsedMs ?? 0) + since });
+  }
+  return waits;
+}
+
+/** A whole-second span in words: `45 s`, `3 min 20 s`. */
+function span(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+}
+
+/** What a step's last heartbeat says while it waits for the artifact store (support/store-retry.ts): its step and why. */
+function storeWaiting(
+  client: Client,
+  pending: readonly proto.temporal.api.workflow.v1.IPendingActivityInfo[],
+): { readonly step: string; readonly waiting: string } | null {
+  return waitingSteps(client, pending).find((wait) => STORE_STEPS.has(wait.step)) ?? null;
+}
+
+/** What a package step's last heartbeat says while its upload waits for the artifact store. */
+export function uploadWaiting(
+  client: Client,
+  pending: readonly proto.temporal.api.workflow.v1.IPendingActivityInfo[],
+): string | null {
+  const wait = storeWaiting(client, pending);
+  return wait?.step === 'upload'
+    ? `packaging: the package is made, and its upload waits for the artifact store: ${wait.waiting}`
+    : null;
+}
+
+/**
+ * With loop.yaml `artifacts:`, one line for each in-flight job that waits for the artifact store:
+ * a lane step fetching or uploading (its activity's last heartbeat), or a training run whose job
+ * inputs the store did not take (the run's current details). A job that does not answer says nothing.
+ */
+export async function storeWaitLines(client: Client, view: LoopView): Promise<string[]> {
+  if (view.artifact_store === undefined) return [];
+  const lines = await Promise.all(
+    view.in_flight.map(async (flight): Promise<string | null> => {
+      try {
+        const handle = client.workflow.getHandle(flight.childId);
+        const description = await handle.describe();
+        const wait = storeWaiting(client, await openPayloads(client, description.raw.pendingActivities ?? []));
+        if (wait !== null) return `store: ${flight.jobId} on ${flight.lane} waits to ${wait.step}: ${wait.waiting}`;
+        if (flight.kind !== 'run') return null;
+        const details = (await handle.query(workflowMetadataQuery)).currentDetails ?? '';
+        return details.startsWith(STORE_WAIT_DETAILS) ? `store: ${flight.jobId}: ${details}` : null;
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return lines.filter((line): line is string => line !== null);
+}
+
+/**
+ * One line for each in-flight job whose step waits on a GPU lane for device memory: the job, the
+ * lane, for how long, and the lane's words (what it needs, what is free, what others hold).
+ * A job that does not answer says nothing.
+ */
+export async function memoryWaitLines(client: Client, view: LoopView): Promise<string[]> {
+  const lines = await Promise.all(
+    view.in_flight.map(async (flight): Promise<string | null> => {
+      try {
+        const description = await client.workflow.getHandle(flight.childId).describe();
+        const waits = waitingSteps(client, await openPayloads(client, description.raw.pendingActivities ?? []));
+        const wait = waits.find((one) => !STORE_STEPS.has(one.step));
+        return wait === undefined
+          ? null
+          : `gpu: ${flight.jobId} on ${flight.lane} waits ${span(wait.elapsedMs)} to ${wait.step}: ${wait.waiting}`;
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return lines.filter((line): line is string => line !== null);
+}
