@@ -1,0 +1,133 @@
+// champion-loop status: one command of the CLI (src/client/main.ts adds them all).
+import type { Command } from 'commander';
+import type { ConnectionFlags } from '../connect.js';
+import { NoSuchLoopError } from '../no-such-loop.js';
+import { exportLedger, lastLoopState, ledgerSources } from '../ledger-export.js';
+import { loopState, packagingLines, packagingView } from '../loop-control.js';
+import { describeNoPoller } from '../pollers.js';
+import { renderStatus, renderStoppedState } from '../render-status.js';
+import { notifyProblems } from '../../notify/problems.js';
+import { copyRepairsLine, copyRepairsSeen } from '../copy-repairs.js';
+import { registryLine } from '../registry-words.js';
+import { memoryWaitLines, storeWaitLines } from '../step-waits.js';
+import { testReuse } from '../../rules/test-reuse.js';
+import { connectionOptions, withClient, copyOf } from './shared.js';
+
+/** `champion-loop status`. */
+export function addStatusCommand(program: Command): void {
+  connectionOptions(
+    program
+      .command('status')
+      .description(
+        "a loop's state: generation, round, champion, Pareto set, reserve checks, lanes (a loop that is not running: its last state)",
+      )
+      .argument('<loop-id>')
+      .option('--json', 'print the state query as JSON')
+      .option(
+        '-c, --config <loop.yaml>',
+        "the loop's settings: where its ledger copy is when no history of it is left",
+      ),
+  ).action(async (loopId: string, options: ConnectionFlags & { json?: boolean; config?: string }) => {
+    await withClient(options, async (client) => {
+      let status: Awaited<ReturnType<typeof loopState>>;
+      try {
+        status = await loopState(client, loopId);
+      } catch (error) {
+        if (!(error instanceof NoSuchLoopError) || options.config === undefined) throw error;
+        // No history left at all (retention, delete, a new server): the last state from the copy.
+        const ledger = await exportLedger(client, loopId, await copyOf(options.config), { upToDamage: true });
+        if (ledger.rows.length === 0) throw error;
+        if (options.json) {
+          console.log(JSON.stringify({ running: false, ended: 'no history left', ...ledger.state }, null, 2));
+          return;
+        }
+        console.log(
+          `loop ${loopId} has no history left; its last state from the ledger copy in ${ledger.stateDir ?? '?'} ('champion-loop start' goes on from here):`,
+        );
+        console.log(renderStoppedState(ledger.state));
+        const note = ledgerSources(ledger);
+        if (note) console.log(`note: ${note}`);
+        return;
+      }
+      if (status.kind === 'running' && status.view) {
+        const noPoller = status.noPoller.map(describeNoPoller);
+        // notify.json is the orchestrator's: readable here when this CLI shares its file system.
+        const notify = status.view.state_dir ? await notifyProblems(status.view.state_dir) : [];
+        const repairs = status.view.state_dir ? await copyRepairsSeen(status.view.state_dir) : null;
+        const packaging = await packagingView(client, loopId);
+        const registry = packaging?.registry;
+        const registered = registryLine(registry);
+        const { ended: packagingEnded, upload } = await packagingLines(client, loopId);
+        const storeWaits = await storeWaitLines(client, status.view);
+        const memoryWaits = await memoryWaitLines(client, status.view);
+        console.log(
+          options.json
+            ? JSON.stringify(
+                {
+                  ...status.view,
+                  test_reuse: testReuse(status.view.test_evals, status.view.champion),
+                  ...(noPoller.length > 0 ? { no_poller: noPoller } : {}),
+                  ...(notify.length > 0 ? { notify_problems: notify } : {}),
+                  ...(repairs ? { copy_repairs: repairs } : {}),
+                  ...(registry ? { registry } : {}),
+                  ...(packagingEnded ? { packaging_ended: packagingEnded } : {}),
+                  ...(upload ? { package_upload: upload } : {}),
+                  ...(storeWaits.length > 0 ? { store_waits: storeWaits } : {}),
+                  ...(memoryWaits.length > 0 ? { memory_waits: memoryWaits } : {}),
+                },
+                null,
+                2,
+              )
+            : [
+                renderStatus(status.view),
+                ...noPoller,
+                ...notify,
+                ...(repairs ? [copyRepairsLine(repairs)] : []),
+                ...(registered ? [registered] : []),
+                ...(packagingEnded ? [packagingEnded] : []),
+                ...(upload ? [upload] : []),
+                ...storeWaits,
+                ...memoryWaits,
+              ].join('\n'),
+        );
+        return;
+      }
+      if (status.kind === 'running') {
+        // No orchestrator polls: nobody can answer the state query; what history holds instead.
+        const ledger = await lastLoopState(client, loopId);
+        const noPoller = status.noPoller.map(describeNoPoller);
+        const why = status.unanswered ?? 'no orchestrator worker polls its task queue (none seen in the last 90 s)';
+        if (options.json) {
+          console.log(
+            JSON.stringify({ running: true, answered: false, why, no_poller: noPoller, ...ledger.state }, null, 2),
+          );
+          return;
+        }
+        console.log(`loop ${loopId} is running but cannot answer: ${why}`);
+        for (const line of noPoller) console.log(line);
+        console.log(`its state as history holds it:\n${renderStoppedState(ledger.state)}`);
+        return;
+      }
+      // Not running: its last state from history (the ledger copy only once history is gone).
+      const ledger = await lastLoopState(client, loopId);
+      const { note } = ledger;
+      const repairs = await copyRepairsSeen(ledger.stateDir);
+      if (options.json) {
+        console.log(
+          JSON.stringify(
+            { running: false, ended: status.ended, ...ledger.state, ...(repairs ? { copy_repairs: repairs } : {}) },
+            null,
+            2,
+          ),
+        );
+        return;
+      }
+      console.log(
+        `loop ${loopId} is not running (its last run ${status.ended}); 'champion-loop start' goes on from here`,
+      );
+      console.log(renderStoppedState(ledger.state));
+      if (note) console.log(`note: ${note}`);
+      if (repairs) console.log(copyRepairsLine(repairs));
+    });
+  });
+}
