@@ -13,7 +13,8 @@ import { cliHint } from '../src/client/cli-hint.js';
 import { connectClient } from '../src/client/connect.js';
 import { exportLedger } from '../src/client/ledger-export.js';
 import { loopClosed, loopEndedLine, loopResult, type LoopEnd } from '../src/client/loop-end.js';
-import { startLoop, stopLoop } from '../src/client/loop-control.js';
+import { startLoop } from '../src/client/loop-start.js';
+import { stopLoop } from '../src/client/loop-updates.js';
 import { configQueues, waitForPollers } from '../src/client/pollers.js';
 import { watchLoop } from '../src/client/watch.js';
 import { loadLoopConfig } from '../src/config/load-loop-config.js';
@@ -149,7 +150,7 @@ while (!done && ended === null) {
 
 if (ended === null) {
   say('generation finished and a champion packaged; stopping the loop (running jobs finish first)...');
-  await stopLoop(client, LOOP_ID, false).catch(() => undefined);
+  await stopLoop(client, { loopId: LOOP_ID, now: false }).catch(() => undefined);
   ended = await loopResult(client, LOOP_ID);
 }
 await stopWorkers();

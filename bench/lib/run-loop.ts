@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
-import { startLoop } from '../../src/client/loop-control.js';
+import { startLoop } from '../../src/client/loop-start.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stateQuery, stopSignal } from '../../src/workflows/messages.js';

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { TestBudgetView } from '../rules/test-reuse.js';
 import type { LoopView, ReserveCheckBrief } from '../workflows/loop-view.js';
-import { loopLook } from './loop-control.js';
+import { loopLook } from './loop-look.js';
 import { describeNoPoller, type LoopQueue } from './pollers.js';
 import { describeEval, laneDown, laneDraining } from './render-status.js';
 

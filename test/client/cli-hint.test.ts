@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resumeCommand } from '../../src/client/loop-control.js';
+import { resumeCommand } from '../../src/client/loop-start.js';
 import { cliHint } from '../../src/client/cli-hint.js';
 
 describe('hints name what the command needs', () => {

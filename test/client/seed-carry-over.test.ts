@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { buildSplit } from '../../src/activities/build-split.js';
 import { loopReport } from '../../src/client/report-command.js';
-import { startLoop } from '../../src/client/loop-control.js';
+import { startLoop } from '../../src/client/loop-start.js';
 import { readLedgerCopy } from '../../src/ledger-copy/copy-files.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { roundEnsembleRunId } from '../../src/rules/ids.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startLoop } from '../../src/client/loop-control.js';
+import { startLoop } from '../../src/client/loop-start.js';
 import { loopQueues, queuesWithoutPoller, startInputOf } from '../../src/client/pollers.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { ORCHESTRATOR_QUEUE } from '../../src/workflows/queues.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopLoop } from '../../src/client/loop-control.js';
+import { stopLoop } from '../../src/client/loop-updates.js';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
@@ -190,7 +190,7 @@ describe.skipIf(unavailable !== null)('the python-gate stack under a real loop',
         message: 'two trainers, two loaders',
       })
       .toBe(4);
-    await stopLoop(harness.client, 'kill', true);
+    await stopLoop(harness.client, { loopId: 'kill', now: true });
     const result = await harness.result('kill');
     expect(result.view.in_flight).toEqual([]);
     await expect

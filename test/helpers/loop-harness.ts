@@ -7,7 +7,7 @@ import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
 import { exportLedger } from '../../src/client/ledger-export.js';
-import { startLoop, type StartOutcome } from '../../src/client/loop-control.js';
+import { startLoop, type StartOutcome } from '../../src/client/loop-start.js';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { exportLedger } from '../../src/client/ledger-export.js';
-import { startLoop } from '../../src/client/loop-control.js';
+import { startLoop } from '../../src/client/loop-start.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stateQuery } from '../../src/workflows/messages.js';

@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { loopState } from '../../src/client/loop-control.js';
+import { loopState } from '../../src/client/loop-look.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import { runIdFor } from '../../src/rules/ids.js';

@@ -9,7 +9,7 @@ import { AesGcmCodec } from '../../src/codec/aes-gcm-codec.js';
 import { codecKeysFrom, type CodecKeys } from '../../src/codec/codec-keys.js';
 import { codecServer } from '../../src/codec/codec-server.js';
 import { loopDataConverter } from '../../src/codec/data-converter.js';
-import { startLoop } from '../../src/client/loop-control.js';
+import { startLoop } from '../../src/client/loop-start.js';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { tempDir } from '../helpers/files-and-errors.js';

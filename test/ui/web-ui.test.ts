@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { startLoop } from '../../src/client/loop-control.js';
+import { startLoop } from '../../src/client/loop-start.js';
 import { renderReport } from '../../src/client/report/render-report.js';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import { tempDir } from '../helpers/files-and-errors.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { stopLoop } from '../../src/client/loop-control.js';
+import { stopLoop } from '../../src/client/loop-updates.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopNowSignal, stopSignal } from '../../src/workflows/messages.js';
 import { processesMentioning, rowsOf, signalWithCli, stateOf } from '../helpers/loop-checks.js';
@@ -40,7 +40,7 @@ describe('stopping, resuming and starting a loop twice', () => {
     // The ledger of a loop that has no champion (and no packaging workflow) yet exports too.
     expect(rowsOf((await harness.ledger('graceful')).rows, 'generation')).toHaveLength(1);
     const running = await harness.waitFor('graceful', (view) => view.in_flight.length === 2);
-    await stopLoop(harness.client, 'graceful', false);
+    await stopLoop(harness.client, { loopId: 'graceful', now: false });
     const stopping = await harness.view('graceful');
     expect(stopping.stopping).toBe(true);
     expect(stopping.in_flight.map((flight) => flight.childId)).toEqual(
@@ -103,7 +103,7 @@ describe('stopping, resuming and starting a loop twice', () => {
       .poll(async () => (await trainers()).length, { timeout: 30_000, interval: 250, message: 'both trainers run' })
       .toBe(2);
 
-    await stopLoop(harness.client, 'now', true);
+    await stopLoop(harness.client, { loopId: 'now', now: true });
     const result = await harness.result('now');
     expect(result.view.in_flight).toEqual([]);
     const gone = Date.now();

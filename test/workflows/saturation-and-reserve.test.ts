@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { advanceLoop } from '../../src/client/loop-control.js';
+import { advanceLoop } from '../../src/client/loop-updates.js';
 import { NoSuchLoopError } from '../../src/client/no-such-loop.js';
 import type { LedgerRow, ReserveCheckRow } from '../../src/ledger/rows.js';
 import { reserveVerdict } from '../../src/rules/index.js';
@@ -211,7 +211,7 @@ describe('saturation, reserve checks and generation advance', () => {
   it('a user advances the generation from the client and from the temporal CLI, with reasons and the previous champion recorded', async () => {
     await harness.startWith('advance', { ...oneLane(), saturation_evals: 1000 });
     await harness.waitFor('advance', (view) => view.champion !== null);
-    const before = await advanceLoop(harness.client, 'advance', 'corpus relabelled');
+    const before = await advanceLoop(harness.client, { loopId: 'advance', reason: 'corpus relabelled' });
     expect(before.generation).toBe(1);
     await harness.waitFor('advance', (view) => view.generation === 2 && view.champion !== null);
     await signalWithCli(harness.server, 'advance', advanceSignal.name, '"labels changed"');
@@ -255,7 +255,9 @@ describe('saturation, reserve checks and generation advance', () => {
   });
 
   it('advancing a loop that does not exist, or has no generation yet, is refused with a clear error', async () => {
-    const missing = await advanceLoop(harness.client, 'ghost', 'why').catch((error: unknown) => error);
+    const missing = await advanceLoop(harness.client, { loopId: 'ghost', reason: 'why' }).catch(
+      (error: unknown) => error,
+    );
     expect(missing).toBeInstanceOf(NoSuchLoopError);
     expect((missing as Error).message).toMatch(/no loop 'ghost' here/);
     const cli = await championLoopCli(harness.server, ['advance', 'ghost', '--reason', 'why']);
@@ -270,7 +272,7 @@ describe('saturation, reserve checks and generation advance', () => {
     });
     // The advance is an update no worker answers: after its deadline the client says why.
     const started = Date.now();
-    await expect(advanceLoop(harness.client, 'unopened', 'why', 3_000)).rejects.toThrow(
+    await expect(advanceLoop(harness.client, { loopId: 'unopened', reason: 'why', deadlineMs: 3_000 })).rejects.toThrow(
       /'unopened' has no generation to advance from yet/,
     );
     expect(Date.now() - started).toBeLessThan(10_000);

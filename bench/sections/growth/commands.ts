@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { execa } from 'execa';
 import { exportLedger, lastLoopState } from '../../../src/client/ledger-export.js';
-import { loopState } from '../../../src/client/loop-control.js';
+import { loopState } from '../../../src/client/loop-look.js';
 import { renderStoppedState } from '../../../src/client/render-status.js';
 import { loopReport } from '../../../src/client/report-command.js';
 import type { LoopConfig } from '../../../src/config/loop-config.js';

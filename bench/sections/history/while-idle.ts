@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { loopStatus } from '../../../src/client/loop-control.js';
+import { loopStatus } from '../../../src/client/loop-look.js';
 import { PROJECT_ROOT } from '../../../src/devserver/project-root.js';
 import { loopWorkflowId } from '../../../src/workflows/ids.js';
 import { stateQuery } from '../../../src/workflows/messages.js';

@@ -1,7 +1,8 @@
 // champion-loop advance: one command of the CLI (src/client/main.ts adds them all).
 import type { Command } from 'commander';
 import type { ConnectionFlags } from '../connect.js';
-import { advanceLoop, currentGeneration } from '../loop-control.js';
+import { advanceLoop } from '../loop-updates.js';
+import { currentGeneration } from '../loop-look.js';
 import { connectionOptions, withClient, positive } from './shared.js';
 
 /** `champion-loop advance`. */
@@ -23,7 +24,12 @@ export function addAdvanceCommand(program: Command): void {
         options.generation === undefined
           ? await currentGeneration(client, loopId)
           : positive(options.generation, '--generation');
-      return advanceLoop(client, loopId, options.reason, undefined, from, options.generation !== undefined);
+      return advanceLoop(client, {
+        loopId,
+        reason: options.reason,
+        fromGeneration: from,
+        named: options.generation !== undefined,
+      });
     });
     console.log(
       `loop ${loopId}: generation ${view.generation}, round ${view.round}: advancing to generation ${view.generation + 1} before any new job (${options.reason})`,

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { loadLoopConfig } from '../../config/load-loop-config.js';
 import type { ConnectionFlags } from '../connect.js';
-import { endIdlePackaging } from '../loop-control.js';
+import { endIdlePackaging } from '../packaging-control.js';
 import { latestRunConfig } from '../pollers.js';
 import { statusInWords } from '../status-words.js';
 import { folderMoves, moveFolders } from '../relocation.js';

@@ -6,7 +6,7 @@ import { startOver } from '../start-over.js';
 import { requireSearchAttributes } from '../namespace-check.js';
 import { warnOnShortRetention } from '../retention.js';
 import { registryWarning } from '../registry-check.js';
-import { startLoop } from '../loop-control.js';
+import { startLoop } from '../loop-start.js';
 import { claimFolders } from '../../config/folder-owners.js';
 import { checkFolderOwners } from '../folder-owner.js';
 import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } from '../pollers.js';

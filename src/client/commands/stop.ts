@@ -1,7 +1,7 @@
 // champion-loop stop: one command of the CLI (src/client/main.ts adds them all).
 import type { Command } from 'commander';
 import type { ConnectionFlags } from '../connect.js';
-import { stopLoop } from '../loop-control.js';
+import { stopLoop } from '../loop-updates.js';
 import { connectionOptions, withClient } from './shared.js';
 
 /** `champion-loop stop`. */
@@ -13,7 +13,7 @@ export function addStopCommand(program: Command): void {
       .argument('<loop-id>')
       .option('--now', 'stop at once: cancel running jobs and kill their subprocesses'),
   ).action(async (loopId: string, options: ConnectionFlags & { now?: boolean }) => {
-    const view = await withClient(options, (client) => stopLoop(client, loopId, options.now === true));
+    const view = await withClient(options, (client) => stopLoop(client, { loopId, now: options.now === true }));
     console.log(
       options.now
         ? `loop ${loopId}: generation ${view.generation}, round ${view.round}: stopping now (running jobs cancelled)`
