@@ -14,7 +14,7 @@ import { putPathRef } from '../artifacts/file-store.js';
 import { uploadStepFiles } from './support/step-files.js';
 import { withStepFiles } from './support/run-dir-cache.js';
 import { withStore } from './support/store-retry.js';
-import { currentStepScope } from './support/subprocess.js';
+import { currentStepScope } from './support/step-scope.js';
 
 /** One member scored on the development role: its selected checkpoint and where its report and scores go. */
 interface MemberJob {

@@ -7,7 +7,7 @@ import { withItemErrors } from './support/item-errors.js';
 import { bandScores, evaluateMany } from './support/evaluator.js';
 import { badInput, CONTRACT_ERROR, JOB_CONFIG_MISSING } from './support/step-errors.js';
 import type { EvaluateRunInput, ScoredRow } from './types.js';
-import type { StepResult } from './support/subprocess.js';
+import type { StepResult } from './support/step-types.js';
 import { batchEvalLog, runDir } from './support/paths.js';
 import { evalRowFiles, uploadStepFiles } from './support/step-files.js';
 import { withStepFiles } from './support/run-dir-cache.js';

@@ -8,7 +8,7 @@ import { missingFiles } from './missing-files.js';
 import { packageChampion } from './package-champion.js';
 import { evaluateReserve } from './evaluate-reserve.js';
 import { buildSplit } from './build-split.js';
-import { withStepScope, type StepScope } from './support/subprocess.js';
+import { withStepScope, type StepScope } from './support/step-scope.js';
 import { buildTeacher } from './build-teacher.js';
 import { trainRun } from './train-run.js';
 import { waitForChange } from './wait-for-change.js';
@@ -53,7 +53,7 @@ export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTea
 export const packageActivities = { packageChampion };
 
 /** Not an activity: sets the subprocess variables (CUDA_VISIBLE_DEVICES) of every lane in this process. */
-export { setSubprocessEnv } from './support/subprocess.js';
+export { setSubprocessEnv } from './support/step-scope.js';
 
 /**
  * Not an activity: a lane's activities whose subprocesses run in the lane's scope (its

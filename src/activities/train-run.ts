@@ -13,7 +13,8 @@ import { fetchStepFiles, runDirFiles, uploadStepFiles } from './support/step-fil
 import { markInStore, trimAfterStep, unmarkInStore } from './support/run-dir-cache.js';
 import { badInput, DATA_MISMATCH, JOB_CONFIG_MISSING, STALE_RUN_DIR } from './support/step-errors.js';
 import { dataFingerprint, dataMismatch } from '../artifacts/data-fingerprint.js';
-import { returnCode, type StepGpuUse } from './support/subprocess.js';
+import { returnCode } from './support/subprocess.js';
+import { type StepGpuUse } from './support/step-types.js';
 import type { TrainInput, TrainOutcome } from './types.js';
 
 /**

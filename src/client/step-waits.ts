@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import type proto from '@temporalio/proto';
 import { workflowMetadataQuery } from '@temporalio/workflow';
 import { openPayloads } from '../codec/decode-payloads.js';
-import type { StepHeartbeat } from '../activities/support/subprocess.js';
+import type { StepHeartbeat } from '../activities/support/step-types.js';
 import type { LoopView } from '../workflows/loop-view.js';
 import { STORE_WAIT_DETAILS } from '../workflows/messages.js';
 import { timestampMs } from './proto-time.js';

@@ -1,6 +1,6 @@
 // The steps running on one GPU lane and what each holds of its device, for the memory guard:
 // nvidia-smi's per-process memory, attributed to steps by the mark their processes carry.
-import type { StepGpuUse, StepRegistry } from '../activities/support/subprocess.js';
+import type { StepGpuUse, StepRegistry } from '../activities/support/step-types.js';
 import type { GpuProcess } from './gpu-memory.js';
 
 interface RunningStep {

@@ -2,7 +2,7 @@ import type { ActivitySlotInfo, CustomSlotSupplier, SlotPermit } from '@temporal
 import { stepMarkOf } from '../activities/support/step-survivors.mjs';
 import type { GpuReading } from './gpu-memory.js';
 import { LaneAdmission } from './lane-admission.js';
-import type { StepAdmitted, StepGpuNeed, StepRegistry, StepWait } from '../activities/support/subprocess.js';
+import type { StepAdmitted, StepGpuNeed, StepRegistry, StepWait } from '../activities/support/step-types.js';
 import type { LaneSteps } from './lane-steps.js';
 import { pidsRefusal, type PidsReading } from './pids-limit.js';
 

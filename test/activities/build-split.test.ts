@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildSplit } from '../../src/activities/build-split.js';
-import { setSubprocessEnv } from '../../src/activities/support/subprocess.js';
+import { setSubprocessEnv } from '../../src/activities/support/step-scope.js';
 import { fixtureCommands, fixtureLoop, readJson } from './fixture-loop.js';
 
 interface Split {

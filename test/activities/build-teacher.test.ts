@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { writeEnsembleManifest } from '../../src/activities/write-ensemble-manifest.js';
 import { missingFiles } from '../../src/activities/missing-files.js';
 import { buildTeacher } from '../../src/activities/build-teacher.js';
-import { withStepScope } from '../../src/activities/support/subprocess.js';
+import { withStepScope } from '../../src/activities/support/step-scope.js';
 import { trainRun } from '../../src/activities/train-run.js';
 import type { TeacherMember } from '../../src/activities/types.js';
 import type { StepCommands } from '../../src/activities/types.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { evaluateRun } from '../../src/activities/evaluate-run.js';
 import { evaluateReserve } from '../../src/activities/evaluate-reserve.js';
-import { setSubprocessEnv } from '../../src/activities/support/subprocess.js';
+import { setSubprocessEnv } from '../../src/activities/support/step-scope.js';
 import { trainRun } from '../../src/activities/train-run.js';
 import type { LoopPaths } from '../../src/activities/types.js';
 import type { EvalRow } from '../../src/rules/types.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { evaluateRun } from '../../src/activities/evaluate-run.js';
 import { COMMAND_NOT_FOUND } from '../../src/activities/support/step-errors.js';
-import { setSubprocessEnv } from '../../src/activities/support/subprocess.js';
+import { setSubprocessEnv } from '../../src/activities/support/step-scope.js';
 import { trainRun } from '../../src/activities/train-run.js';
 import type { LoopPaths } from '../../src/activities/types.js';
 import { readReport } from '../../src/contract/read.js';

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { packageChampion } from '../../src/activities/package-champion.js';
-import { setSubprocessEnv } from '../../src/activities/support/subprocess.js';
+import { setSubprocessEnv } from '../../src/activities/support/step-scope.js';
 import type { LoopPaths, PackageChampion } from '../../src/activities/types.js';
 import { evaluateRun } from '../../src/activities/evaluate-run.js';
 import { trainRun } from '../../src/activities/train-run.js';

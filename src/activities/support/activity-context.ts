@@ -1,5 +1,5 @@
 import { Context } from '@temporalio/activity';
-import type { StepHeartbeat } from './subprocess.js';
+import type { StepHeartbeat } from './step-types.js';
 
 /** What an activity's context offers a step: heartbeats, cancellation and a logger. */
 export interface ActivityHooks {

@@ -8,7 +8,7 @@ import { batchEvalLog, evalLog, jobsFile, runDir, scoreCacheArgs } from './paths
 import { readReportAt, type ReportRead } from './reports.js';
 import { validationFile } from './run-dir.js';
 import type { LoopPaths, StepCommands } from '../types.js';
-import type { StepResult } from './subprocess.js';
+import type { StepResult } from './step-types.js';
 
 /** What every evaluation needs: where the loop's files are and the evaluator commands. */
 export interface EvalContext {

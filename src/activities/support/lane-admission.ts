@@ -1,5 +1,5 @@
 import type { LaneAdmission } from '../types.js';
-import type { StepResult } from './subprocess.js';
+import type { StepResult } from './step-types.js';
 
 /**
  * How the lane admitted a step, when it admitted it by its device's memory (it read the device):

@@ -8,14 +8,9 @@ import { activityHooks } from './activity-context.js';
 import { logSince } from './log-search.js';
 import { appendLogLine } from './reports.js';
 import { isCommandNotFound } from './step-errors.js';
-import {
-  currentStepScope,
-  runStep,
-  type RunStepOptions,
-  type StepGpuUse,
-  type StepHeartbeat,
-  type StepResult,
-} from './subprocess.js';
+import { currentStepScope } from './step-scope.js';
+import { runStep, type RunStepOptions } from './subprocess.js';
+import { type StepGpuUse, type StepHeartbeat, type StepResult } from './step-types.js';
 
 /** One command of the subprocess contract, as an activity runs it. */
 export interface LoopStep {

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { closeSync, openSync } from 'node:fs';
 import { appendFile, mkdir, open } from 'node:fs/promises';
 import { constants } from 'node:os';
@@ -14,20 +13,8 @@ import { killMarked, STEP_MARK } from './step-survivors.mjs';
 import { ProgressWatch } from './progress-watch.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
-import type { GpuNeed } from '../../rules/gpu-needs.js';
-import type { LaneJob } from '../../contract/lane-job.js';
-
-/** Heartbeat details while a step runs: enough to find its processes on the lane's host. */
-export interface StepHeartbeat {
-  readonly step: string;
-  /** The command's pid. */
-  readonly pid: number;
-  /** Its process group: the command leads it, so the same number. */
-  readonly pgid: number;
-  readonly elapsedMs: number;
-  /** Set while the step waits at its start for its lane's GPU memory (pid and pgid are 0 then): why. */
-  readonly waiting?: string;
-}
+import { currentStepScope, scopeEnv } from './step-scope.js';
+import type { StepAdmitted, StepGpuNeed, StepGpuUse, StepHeartbeat, StepRegistry, StepResult } from './step-types.js';
 
 export interface RunStepOptions {
   /** What runs, for heartbeats and messages, e.g. `train`. */
@@ -63,110 +50,11 @@ export interface RunStepOptions {
   readonly gpuNeed?: StepGpuNeed;
 }
 
-/** What a step may grow to on its GPU, and why the loop thinks so (said while the step waits for it). */
-export type StepGpuNeed = GpuNeed;
-
-/** How a step ended. `exitCode` is null when a signal ended it. */
-export interface StepResult {
-  readonly exitCode: number | null;
-  readonly signal: string | null;
-  readonly pid: number;
-  readonly pgid: number;
-  readonly started: string;
-  readonly finished: string;
-  /** Byte offset in the log where this run's output begins (earlier attempts come before). */
-  readonly logStart: number;
-  /** Killed because nothing it wrote changed for `progress.quietMs`. */
-  readonly stalled: boolean;
-  /** What it used of its lane's GPU, when it ran on a lane that watches its device. */
-  readonly gpu?: StepGpuUse;
-  /** How its lane admitted it, on a lane that admits steps by GPU memory (it started at `started`). */
-  readonly admitted?: StepAdmitted;
-}
-
-/** A lane's admission of one step: what it let it grow to, and which of its admissions it was. */
-export interface StepAdmitted {
-  /** The GPU memory the step was admitted to grow to (its job's need, else the lane's). */
-  readonly needMiB: number;
-  /** Its place among the steps the lane's worker admitted since it started (1 first). */
-  readonly slot: number;
-  /** The lane: its task queue and physical device (a registry that knows them). */
-  readonly worker?: string;
-  readonly device?: number;
-}
-
-/** What one step used of its lane's GPU: the most memory its processes held at once (as sampled) and how long it ran. */
-export interface StepGpuUse {
-  readonly peakMiB: number;
-  readonly seconds: number;
-  /** Whether anything else held the device while it ran (another step, an outside process); absent: unknown. */
-  readonly shared?: boolean;
-  /** The device's size, when the lane read it. */
-  readonly totalMiB?: number;
-}
-
-/** A lane's record of the steps running on it, for its memory guard (src/workers/memory-guard.ts). */
-export interface StepRegistry {
-  /**
-   * Wait until the lane has room for a step that may grow to `need` (absent: the lane's per-job
-   * need), telling `waiting` why while it cannot start; then count the step as started (as
-   * `started` does) before resolving with the admission, so no other admission misses it.
-   * Rejects with the signal's reason when it is aborted. A registry without it starts every
-   * step at once.
-   */
-  admit?(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<StepAdmitted>;
-  started(mark: string, needMiB?: number): void;
-  ended(mark: string): StepGpuUse | null;
-}
-
-/** How a step waiting for its lane's memory is stopped, and where it says why it waits. */
-export interface StepWait {
-  readonly signal: AbortSignal | undefined;
-  readonly waiting: (why: string) => void;
-}
-
-let subprocessEnv: Readonly<Record<string, string>> = {};
-
 /** The variable a step admitted by its GPU need finds that need in, in MiB: a cap its stack may apply. */
 const GPU_MEMORY_CAP = 'CHAMPION_LOOP_GPU_MEMORY_MIB';
 
-/** What the steps run inside `withStepScope` share: a lane's, so that several lanes can share one process. */
-export interface StepScope {
-  /** Variables their subprocesses get on top of setSubprocessEnv's, e.g. the lane's CUDA_VISIBLE_DEVICES. */
-  readonly env: Readonly<Record<string, string>>;
-  /** How long a step's group gets between SIGTERM and SIGKILL (a step's own `killGraceMs` wins). */
-  readonly killGraceMs?: number;
-  /** Aborted when the lane worker stops at once (SIGTERM): every step's group is stopped as on cancellation. */
-  readonly stopping?: AbortSignal;
-  /** Told of every step that starts and ends (by its mark), so the lane can attribute its device's memory. */
-  readonly steps?: StepRegistry;
-  /** The job whose steps run in this scope: what each may use of the lane (contract/lane-job.ts). */
-  readonly job?: LaneJob;
-}
-
-const scoped = new AsyncLocalStorage<StepScope>();
-
-/** The scope the current step runs in (none outside a lane's activity). */
-export function currentStepScope(): StepScope | undefined {
-  return scoped.getStore();
-}
-
 /** How long a group gets between SIGTERM and SIGKILL when neither the step nor its scope says. */
 const DEFAULT_KILL_GRACE_MS = 5_000;
-
-/**
- * Sets variables every later step's subprocess in this process gets, e.g. a lane's
- * CUDA_VISIBLE_DEVICES. With several lanes in one process, use withStepScope instead.
- */
-export function setSubprocessEnv(env: Readonly<Record<string, string>>): void {
-  subprocessEnv = { ...env };
-}
-
-/** Runs `work` with its steps in `scope` (variables added to an enclosing scope's). */
-export function withStepScope<T>(scope: StepScope, work: () => Promise<T>): Promise<T> {
-  const outer = scoped.getStore();
-  return scoped.run({ ...outer, ...scope, env: { ...outer?.env, ...scope.env } }, work);
-}
 
 /**
  * The worker's own Temporal credentials: no step of the contract needs them, and a stack that
@@ -202,8 +90,8 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
       `empty command for ${options.step} (${options.source ?? options.step}): give a program and its arguments`,
     );
   }
-  const scope = scoped.getStore();
-  const env = { ...withoutWorkerSecrets(process.env), ...subprocessEnv, ...scope?.env, ...options.env };
+  const scope = currentStepScope();
+  const env = { ...withoutWorkerSecrets(process.env), ...scopeEnv(), ...options.env };
   const problem = await programProblem(program, options.cwd, env);
   if (problem !== null) {
     const what = problem.kind === 'not_found' ? 'command not found' : 'command not executable';

@@ -6,13 +6,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { execa } from 'execa';
 import { describe, expect, it, vi } from 'vitest';
 import { COMMAND_NOT_FOUND } from '../../../src/activities/support/step-errors.js';
-import {
-  returnCode,
-  runStep,
-  setSubprocessEnv,
-  withStepScope,
-  type StepHeartbeat,
-} from '../../../src/activities/support/subprocess.js';
+import { returnCode, runStep } from '../../../src/activities/support/subprocess.js';
+import { setSubprocessEnv, withStepScope } from '../../../src/activities/support/step-scope.js';
+import { type StepHeartbeat } from '../../../src/activities/support/step-types.js';
 import { stepCgroups } from '../../../src/activities/support/step-cgroup.mjs';
 import { parentOf } from '../../helpers/worker-processes.js';
 import { stepMarkOf } from '../../../src/activities/support/step-survivors.mjs';
