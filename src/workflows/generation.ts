@@ -25,18 +25,8 @@ import {
   stopAtOnce,
   waitForWork,
 } from './generation/hand-over.js';
-import {
-  onAdvance,
-  onReserveReport,
-  onResume,
-  onRunReport,
-  onStop,
-  onStopNow,
-  onTeacherReport,
-  validateAdvance,
-  validateStop,
-  validateStopNow,
-} from './generation/reports.js';
+import { onReserveReport, onResume, onRunReport, onTeacherReport } from './generation/reports.js';
+import { onAdvance, onStop, onStopNow, validateAdvance, validateStop, validateStopNow } from './generation/control.js';
 import { noteLanesInUse, now, onLaneDraining, openGeneration, stopped, toCarry, view } from './generation/state.js';
 import {
   advanceSignal,

@@ -7,7 +7,7 @@ import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import { generationRow, initialLoopState, recordRow } from '../../src/ledger/loop-state.js';
 import { firstCarry } from '../../src/workflows/generation/carry.js';
-import { ADVANCE_TWICE_MS, validateAdvance } from '../../src/workflows/generation/reports.js';
+import { ADVANCE_TWICE_MS, validateAdvance } from '../../src/workflows/generation/control.js';
 import { openGeneration, toCarry, type Generation } from '../../src/workflows/generation/state.js';
 import { evalRowOf } from '../helpers/eval-rows.js';
 
