@@ -64,7 +64,7 @@ export function dollars(usd: number): string {
 }
 
 /** A duration in seconds as `3h05m`, `12m`, `40s`. */
-function duration(seconds: number): string {
+export function duration(seconds: number): string {
   if (seconds < 60) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);
   if (minutes < 60) return `${minutes}m`;

@@ -10,6 +10,7 @@ import type { StepHeartbeat } from '../activities/support/step-types.js';
 import type { LoopView } from '../workflows/loop-view.js';
 import { STORE_WAIT_DETAILS } from '../workflows/messages.js';
 import { timestampMs } from './proto-time.js';
+import { duration } from './render-status.js';
 
 /** The steps that wait for the artifact store; a waiting step of any other name waits for device memory. */
 const STORE_STEPS = new Set(['fetch', 'upload']);
@@ -35,12 +36,6 @@ function waitingSteps(
       waits.push({ step: details.step, waiting: details.waiting, elapsedMs: (details.elapsedMs ?? 0) + since });
   }
   return waits;
-}
-
-/** A whole-second span in words: `45 s`, `3 min 20 s`. */
-function span(ms: number): string {
-  const seconds = Math.round(ms / 1000);
-  return seconds < 60 ? `${seconds} s` : `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
 }
 
 /** What a step's last heartbeat says while it waits for the artifact store (support/store-retry.ts): its step and why. */
@@ -101,7 +96,7 @@ export async function memoryWaitLines(client: Client, view: LoopView): Promise<s
         const wait = waits.find((one) => !STORE_STEPS.has(one.step));
         return wait === undefined
           ? null
-          : `gpu: ${flight.jobId} on ${flight.lane} waits ${span(wait.elapsedMs)} to ${wait.step}: ${wait.waiting}`;
+          : `gpu: ${flight.jobId} on ${flight.lane} waits ${duration(Math.round(wait.elapsedMs / 1000))} to ${wait.step}: ${wait.waiting}`;
       } catch {
         return null;
       }

@@ -47,23 +47,19 @@ interface WrittenManifest {
   readonly left_out?: readonly (RowMember & { readonly why: string })[];
 }
 
-/**
- * The members a written manifest holds (all of them unless it left some out), and the row's
- * field for those it left out; the run row lists exactly the manifest's members, so any host can
- * write the manifest again from the row.
- */
-export function manifestSplit<M extends RowMember>(
-  members: readonly M[],
-  manifest: WrittenManifest,
-): { kept: M[]; leftOut: Pick<RunRow, 'members_left_out'> } {
+/** The members a written manifest holds: all of them unless it left some out (their files gone). */
+export function keptMembers<M extends RowMember>(members: readonly M[], manifest: WrittenManifest): M[] {
   const gone = manifest.left_out ?? [];
-  if (gone.length === 0) return { kept: [...members], leftOut: {} };
-  const isGone = (member: M) =>
-    gone.some((left) => left.config === member.config && left.checkpoint === member.checkpoint);
-  return {
-    kept: members.filter((member) => !isGone(member)),
-    leftOut: { members_left_out: gone.map(({ config, checkpoint, why }) => ({ config, checkpoint, why })) },
-  };
+  return members.filter(
+    (member) => !gone.some((left) => left.config === member.config && left.checkpoint === member.checkpoint),
+  );
+}
+
+/** The row's words for the members the manifest left out (absent when none): the row lists exactly the manifest's members. */
+function leftOutOf(manifest: WrittenManifest): Pick<RunRow, 'members_left_out'> {
+  const gone = manifest.left_out ?? [];
+  if (gone.length === 0) return {};
+  return { members_left_out: gone.map(({ config, checkpoint, why }) => ({ config, checkpoint, why })) };
 }
 
 /** The teacher-member ensemble of a generation, scored right after a successful teacher build. */
@@ -73,7 +69,6 @@ export function teacherEnsembleRun(
   manifest: WrittenManifest,
   members: readonly unknown[],
   now: string,
-  leftOut: Pick<RunRow, 'members_left_out'> = {},
 ): RunRow {
   return ensembleRow({
     generation,
@@ -86,7 +81,7 @@ export function teacherEnsembleRun(
     members,
     ...(manifest.files === undefined ? {} : { files: manifest.files }),
     started: now,
-    ...leftOut,
+    ...leftOutOf(manifest),
   });
 }
 
@@ -97,7 +92,6 @@ export function roundEnsembleRun(
   manifest: WrittenManifest,
   members: readonly unknown[],
   now: string,
-  leftOut: Pick<RunRow, 'members_left_out'> = {},
 ): RunRow {
   return ensembleRow({
     generation,
@@ -110,6 +104,6 @@ export function roundEnsembleRun(
     members,
     started: now,
     ...(manifest.files === undefined ? {} : { files: manifest.files }),
-    ...leftOut,
+    ...leftOutOf(manifest),
   });
 }

@@ -224,11 +224,8 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
       }),
   );
   if (!trained.ok && failureOfType(trained.error, JOB_CONFIG_MISSING) && !writtenAgain) {
-    log.warn('job config missing: writing it again', { run_id: plan.runId, config: prepared.configPath });
-    const again = await prepare(steps);
-    if ('prepared' in again && again.prepared.configSha256 === prepared.configSha256) {
-      return train(steps, again.prepared, now, true);
-    }
+    const again = await configWrittenAgain(steps, prepared);
+    if ('prepared' in again) return train(steps, again.prepared, now, true);
   }
   // Not a seed field, and only when it happened: how many lanes the training lost.
   // With the lost attempts' GPU time, and when the first of them started.
@@ -272,9 +269,9 @@ async function score(steps: RunSteps, run: RunRow): Promise<Scored> {
   const names = input.unscored ?? run.checkpoints;
   let evaluated = await evaluateOnLane(steps, run, names);
   if (!evaluated.ok && failureOfType(evaluated.error, JOB_CONFIG_MISSING) && run.status === 'trained') {
-    const again = await configWrittenAgain(steps, run);
-    if (again === null) evaluated = await evaluateOnLane(steps, run, names);
-    else evaluated = { ...evaluated, error: again };
+    const again = await configWrittenAgain(steps, { configPath: run.config_path, configSha256: run.config_sha256 });
+    if ('prepared' in again) evaluated = await evaluateOnLane(steps, run, names);
+    else evaluated = { ...evaluated, error: again.error };
   }
   if (evaluated.ok) {
     // What its evaluator held of the GPU goes to the generation apart from the rows (never recorded in them).
@@ -319,19 +316,25 @@ function evaluateOnLane(steps: RunSteps, run: RunRow, names: string[]) {
 }
 
 /**
- * The run's job config written again as it was trained with; null when it was, else why not
- * (the candidate's definition changed since: another sha256, or no job config can be written).
+ * The job config gone with an emptied state dir, written again as it was (the split built again
+ * first): the prepared run when its path and sha256 are those it had, else why not (the
+ * candidate's definition changed since, or no job config can be written).
  */
-async function configWrittenAgain(steps: RunSteps, run: RunRow): Promise<Error | null> {
-  log.warn('job config missing: writing it again', { run_id: run.run_id, config: run.config_path });
+async function configWrittenAgain(
+  steps: RunSteps,
+  was: Pick<PreparedRun, 'configPath' | 'configSha256'>,
+): Promise<{ prepared: PreparedRun } | { error: Error }> {
+  log.warn('job config missing: writing it again', { run_id: steps.plan.runId, config: was.configPath });
   const outcome = await prepare(steps);
   if ('failure' in outcome)
-    return new Error(`its job config could not be written again: ${failureText(outcome.failure)}`);
-  const { configPath, configSha256 } = outcome.prepared;
-  if (configPath === run.config_path && configSha256 === run.config_sha256) return null;
-  return new Error(
-    `its job config ${run.config_path} is gone and the candidate's definition changed since it trained (sha256 ${configSha256}, the run row says ${run.config_sha256})`,
-  );
+    return { error: new Error(`its job config could not be written again: ${failureText(outcome.failure)}`) };
+  const { prepared } = outcome;
+  if (prepared.configPath === was.configPath && prepared.configSha256 === was.configSha256) return { prepared };
+  return {
+    error: new Error(
+      `its job config ${was.configPath} is gone and the candidate's definition changed since it trained (sha256 ${prepared.configSha256}, the run row says ${was.configSha256})`,
+    ),
+  };
 }
 
 /**

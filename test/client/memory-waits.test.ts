@@ -43,7 +43,7 @@ describe('status of a loop whose jobs wait for GPU memory', () => {
       stdout = String((await championLoopAt(harness.server, ['status', 'waits'])).stdout);
       if (!stdout.includes('gpu: ')) await new Promise((resolve) => setTimeout(resolve, 500));
     }
-    expect(stdout).toMatch(/^gpu: \S+ on champion-loop\.test\.gpu0 waits \d+ (s|min \d+ s) to train: .*40(\.0)? GiB/m);
+    expect(stdout).toMatch(/^gpu: \S+ on champion-loop\.test\.gpu0 waits \d+(s|m) to train: .*40(\.0)? GiB/m);
     console.log(stdout.split('\n').find((line) => line.startsWith('gpu: ')));
     const json = JSON.parse(String((await championLoopAt(harness.server, ['status', 'waits', '--json'])).stdout)) as {
       memory_waits?: string[];

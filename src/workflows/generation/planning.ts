@@ -10,11 +10,10 @@ import {
 } from '@temporalio/workflow';
 import { inWorkdir, teacherFile, teacherTarget } from '../../config/candidate.js';
 import { reserveDue } from '../../ledger/loop-state.js';
-import type { RunRow } from '../../ledger/rows.js';
 import { MANIFEST_NAME } from '../../rules/constants.js';
 import { expandGeneration, padGeneration, roundManifestName, runIdFor } from '../../rules/ids.js';
 import { trainingSeed } from '../../rules/seeds.js';
-import { manifestSplit, roundEnsembleRun, teacherEnsembleRun } from '../ensemble-runs.js';
+import { keptMembers, roundEnsembleRun, teacherEnsembleRun } from '../ensemble-runs.js';
 import { splitFailureText } from '../lane-failure.js';
 import { CANDIDATES_INVALID } from '../messages.js';
 import { foldFinishedRounds, openRound } from '../round-ensembles.js';
@@ -29,6 +28,7 @@ import {
   teacherDue,
   teacherMembers,
 } from '../teacher-plan.js';
+import type { EnsembleManifest } from '../../activities/types.js';
 import type { GenerationActivities } from './activities.js';
 import { pausing } from './hand-over.js';
 import { ensembleJob, newRunJob, reserveJob, type Job } from './jobs.js';
@@ -170,11 +170,9 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
       members,
       ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts, files }),
     });
-    const { kept, leftOut } = manifestSplit(members, manifest);
-    if (enoughMembers(kept, 'teacher-member ensemble', leftOut)) {
-      gen.builds.push(
-        ensembleJob(teacherEnsembleRun(generation, config.teacher_after_round, manifest, kept, now(), leftOut)),
-      );
+    const kept = keptMembers(members, manifest);
+    if (enoughMembers(kept, 'teacher-member ensemble', manifest)) {
+      gen.builds.push(ensembleJob(teacherEnsembleRun(generation, config.teacher_after_round, manifest, kept, now())));
     }
   }
   const folded = foldFinishedRounds(gen.roundEnsembles, (r) => roundFinished(gen.progress, r, gen.round));
@@ -190,10 +188,10 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
       members: members.map((member) => ({ config: member.config, checkpoint: member.checkpoint })),
       ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts, files }),
     });
-    const { kept, leftOut } = manifestSplit(members, manifest);
+    const kept = keptMembers(members, manifest);
     log.info('round ensemble', { generation, round: due.round, members: kept.length });
-    if (enoughMembers(kept, `round ${due.round} ensemble`, leftOut)) {
-      gen.builds.push(ensembleJob(roundEnsembleRun(generation, due.round, manifest, kept, now(), leftOut)));
+    if (enoughMembers(kept, `round ${due.round} ensemble`, manifest)) {
+      gen.builds.push(ensembleJob(roundEnsembleRun(generation, due.round, manifest, kept, now())));
     }
   }
 }
@@ -202,8 +200,8 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
  * Whether an ensemble that left members out (their files gone) still has two to score; one
  * that has not is not scored, and the log says so. Without members left out, always.
  */
-function enoughMembers(kept: readonly unknown[], what: string, leftOut: Pick<RunRow, 'members_left_out'>): boolean {
-  const gone = leftOut.members_left_out ?? [];
+function enoughMembers(kept: readonly unknown[], what: string, manifest: EnsembleManifest): boolean {
+  const gone = manifest.left_out ?? [];
   if (gone.length === 0) return true;
   const why = gone.map((member) => member.why).join('; ');
   if (kept.length >= 2) {
