@@ -40,26 +40,60 @@ async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
 }
 
 /**
+ * Step processes held with SIGSTOP while the test looks at them: a step that is found cannot
+ * end before the fault reaches it, however slow the box answers the loop's state query. The
+ * worker keeps heartbeating for a held step (its heartbeat is the worker's, not the process's).
+ */
+class HeldSteps {
+  private readonly pids = new Set<number>();
+
+  hold(pid: number): void {
+    if (this.pids.has(pid)) return;
+    try {
+      process.kill(pid, 'SIGSTOP');
+      this.pids.add(pid);
+    } catch {
+      // Gone already: nothing to hold.
+    }
+  }
+
+  release(): void {
+    for (const pid of this.pids)
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Gone meanwhile.
+      }
+    this.pids.clear();
+  }
+}
+
+/**
  * The trainer (or evaluator) process of one run in one loop and the lane it runs on, once the
  * loop's view has the job in flight on a lane whose worker runs that process. A step process
  * alone is not enough: on a busy box a job can be moved off its lane (a missed heartbeat) while
  * its old process has not yet been told to stop, and the view then shows it queued or elsewhere.
+ * Every step process found is held (SIGSTOP) until the caller releases it, so the step is still
+ * running when the view is read, on a box of any speed.
  */
 async function stepOnItsLane(
   loop: ProcessLoop,
   loopId: string,
   runId: string,
   step: RunStep,
+  held: HeldSteps,
 ): Promise<{ trainer: { pid: number; cmdline: string }; lane: string }> {
   const root = rootOf(loop, loopId, step);
   return vi.waitFor(
     async () => {
-      const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
-      if (flight === undefined) throw new Error(`${runId} is not in flight`);
-      const { worker } = loop.laneOf(flight.lane);
       const processes = (await processesMentioning(root)).filter(
         (p) => p.cmdline.includes(runId) && p.cmdline.includes(`${step}.mjs`),
       );
+      for (const found of processes) held.hold(found.pid);
+      const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
+      if (flight === undefined)
+        throw new Error(`${runId} is not in flight (step processes: ${JSON.stringify(processes)})`);
+      const { worker } = loop.laneOf(flight.lane);
       for (const trainer of processes)
         if (await descendsFrom(trainer.pid, worker.pid)) return { trainer, lane: flight.lane };
       throw new Error(`no ${step} process of ${runId} under ${flight.lane}'s worker: ${JSON.stringify(processes)}`);
@@ -93,13 +127,37 @@ export async function loseLaneWhile(
   /** Waited for once the step runs, before the fault (e.g. until training has written some epochs). */
   ready?: () => Promise<void>,
 ): Promise<LaneFault> {
-  await stepOnItsLane(loop, loopId, runId, step);
-  await ready?.();
-  // Found again after `ready`: the job may have moved while it waited.
-  const { trainer, lane } = await stepOnItsLane(loop, loopId, runId, step);
+  const held = new HeldSteps();
+  try {
+    return await loseLaneOf(loop, loopId, runId, signal, step, held, ready);
+  } finally {
+    held.release();
+  }
+}
+
+async function loseLaneOf(
+  loop: ProcessLoop,
+  loopId: string,
+  runId: string,
+  signal: 'SIGKILL' | 'SIGTERM',
+  step: RunStep,
+  held: HeldSteps,
+  ready: (() => Promise<void>) | undefined,
+): Promise<LaneFault> {
+  let found = await stepOnItsLane(loop, loopId, runId, step, held);
+  if (ready !== undefined) {
+    held.release();
+    await ready();
+    held.hold(found.trainer.pid);
+    // Found again after `ready`: the job may have moved while it waited.
+    found = await stepOnItsLane(loop, loopId, runId, step, held);
+  }
+  const { trainer, lane } = found;
   const pgid = await processGroup(trainer.pid);
   expect(pgid, `the ${step} process of ${runId} has a process group`).not.toBeNull();
   const { device, worker } = loop.laneOf(lane);
+  // Running again a moment before the fault, as a preempted step would be.
+  held.release();
   const sent = Date.now();
   if (signal === 'SIGKILL') {
     expect((await killWorker(worker)).signal).toBe('SIGKILL');
