@@ -15,8 +15,10 @@ import { exportLedger } from '../src/client/ledger-export.js';
 import { loopClosed, loopEndedLine, loopResult, type LoopEnd } from '../src/client/loop-end.js';
 import { startLoop } from '../src/client/loop-start.js';
 import { stopLoop } from '../src/client/loop-updates.js';
+import { packagingSettled } from '../src/client/packaging-control.js';
 import { configQueues, waitForPollers } from '../src/client/pollers.js';
 import { watchLoop } from '../src/client/watch.js';
+import { durationMs } from '../src/config/duration.js';
 import { loadLoopConfig } from '../src/config/load-loop-config.js';
 import { ensureBackgroundDevServer } from '../src/devserver/background.js';
 import { PROJECT_ROOT } from '../src/devserver/project-root.js';
@@ -152,6 +154,17 @@ if (ended === null) {
   say('generation finished and a champion packaged; stopping the loop (running jobs finish first)...');
   await stopLoop(client, { loopId: LOOP_ID, now: false }).catch(() => undefined);
   ended = await loopResult(client, LOOP_ID);
+  // A champion of the loop's last moments may still be packaging: let it finish before the
+  // package worker stops (stopped mid-way, it would be a launch_failed row until the next run).
+  const unfinished = await packagingSettled(client, LOOP_ID, {
+    deadlineMs: Date.now() + durationMs(config.timeouts.package),
+    say,
+  });
+  if (unfinished !== null)
+    say(
+      `the package of ${unfinished.run_id} ${unfinished.checkpoint_name} did not finish within timeouts.package; ` +
+        'stopping the workers: the next `npm run demo` packages the champion again',
+    );
 }
 await stopWorkers();
 if (ended.kind === 'ended') {

@@ -4,6 +4,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { openPayloads } from '../codec/decode-payloads.js';
 import { PACKAGING_ENDED_BY_HAND } from '../activities/request-packaging.js';
 import { loopWorkflowId, packagingWorkflowId } from '../workflows/ids.js';
+import type { PackageChampion } from '../activities/types.js';
 import type { PackagingView } from '../workflows/packaging-view.js';
 import { packagingQuery, stopNowSignal } from '../workflows/messages.js';
 import { statusInWords } from './status-words.js';
@@ -20,6 +21,33 @@ export async function packagingView(client: Client, loopId: string): Promise<Pac
     );
   } catch {
     return null;
+  }
+}
+
+/**
+ * Wait until the loop's packaging workflow has nothing running or queued (or does not run, or
+ * does not answer): what stops its package worker (the demo's end) first lets a package finish
+ * rather than kill it mid-way. Says once what it waits for; at `deadlineMs` it gives up and
+ * returns the champion still packaging (null: settled).
+ */
+export async function packagingSettled(
+  client: Client,
+  loopId: string,
+  { deadlineMs, say, intervalMs = 500 }: { deadlineMs: number; say: (line: string) => void; intervalMs?: number },
+): Promise<PackageChampion | null> {
+  let told = false;
+  for (;;) {
+    const view = await packagingView(client, loopId);
+    const busy = view === null ? null : (view.running ?? view.queued);
+    if (busy === null) return null;
+    if (!told)
+      say(
+        `waiting for the package of generation ${busy.generation}'s champion ${busy.run_id} ${busy.checkpoint_name} ` +
+          'to finish before stopping the workers',
+      );
+    told = true;
+    if (Date.now() >= deadlineMs) return busy;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
 
