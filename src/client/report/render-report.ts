@@ -65,13 +65,14 @@ function frontTable(front: readonly PlotPoint[], champion: PlotPoint | null): Ht
 function championTable(champions: readonly ChampionEntry[]): Html {
   if (champions.length === 0) return html`<p class="muted">No champion yet.</p>`;
   return table(
-    ['time', 'run', 'checkpoint', 'Fail->Pass', 'Pass->Fail'],
+    ['time', 'run', 'checkpoint', 'Fail->Pass', 'Pass->Fail', 'decided by'],
     champions.map((entry) => [
       time(entry.time),
       entry.runId,
       checkpoint(entry.checkpointName, entry.epoch),
       counts(entry.counts, 'f2p'),
       counts(entry.counts, 'p2f'),
+      entry.reason,
     ]),
     'champions',
   );

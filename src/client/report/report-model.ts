@@ -1,5 +1,6 @@
 import type { GenerationRow, LedgerRow, PackageRow, ParetoSetRow, ReserveCheckRow } from '../../ledger/rows.js';
 import { reserveCheckPower } from '../../ledger/reserve-check-power.js';
+import { championChangeReason } from '../../rules/champion-change.js';
 import type { ReservePower } from '../../rules/reserve-power.js';
 import { testReuse, type TestReuse } from '../../rules/test-reuse.js';
 import type { CompareKey, Counts, EvalRow, EvalSummary } from '../../rules/types.js';
@@ -32,6 +33,8 @@ export interface ChampionEntry {
   readonly checkpointName: string;
   readonly epoch: number | null;
   readonly counts: ErrorCounts | null;
+  /** What decided the change: the rule, or the tie-break on the front (championChangeReason). */
+  readonly reason: string;
 }
 
 /** A reserve check and its verdict. */
@@ -103,7 +106,7 @@ interface Building {
   unplotted: number;
   front: ParetoSetRow | null;
   champion: EvalSummary | null;
-  champions: { row: EvalSummary; time: string }[];
+  champions: { row: EvalSummary; time: string; reason: string }[];
   reserveChecks: ReserveEntry[];
   runs: Record<string, number>;
   gpu: { seconds: number; runs: number; usd: number; pricedRuns: number };
@@ -165,7 +168,7 @@ export function reportModel(rows: readonly LedgerRow[], compare: CompareKey): Re
         break;
       case 'champion':
         into.champion = row.champion;
-        into.champions.push({ row: row.champion, time: row.finished });
+        into.champions.push({ row: row.champion, time: row.finished, reason: championChangeReason(row, compare) });
         break;
       case 'reserve_check':
         into.reserveChecks.push(reserveEntry(row));
@@ -244,8 +247,9 @@ function finish(building: Building, compare: CompareKey): GenerationReport {
     unplotted: building.unplotted,
     front: (building.front?.members ?? []).map(pointOf).filter((point): point is PlotPoint => point !== null),
     champion: building.champion ? pointOf(building.champion) : null,
-    champions: building.champions.map(({ row, time }) => ({
+    champions: building.champions.map(({ row, time, reason }) => ({
       time,
+      reason,
       runId: row.run_id,
       checkpointName: row.checkpoint_name,
       epoch: row.epoch,

@@ -47,9 +47,9 @@ describe('the report model of a ledger', () => {
       'champ-g002-r0001-base/checkpoint-0001.pt',
     ]);
     expect(second?.champion?.key).toBe('champ-g002-r0001-wide/checkpoint-0002.pt');
-    expect(second?.champions.map((c) => [c.runId, c.counts?.f2p])).toEqual([
-      ['champ-g002-r0001-base', 9],
-      ['champ-g002-r0001-wide', 6],
+    expect(second?.champions.map((c) => [c.runId, c.counts?.f2p, c.reason])).toEqual([
+      ['champ-g002-r0001-base', 9, 'the first champion of its generation'],
+      ['champ-g002-r0001-wide', 6, expect.stringMatching(/^dominates the previous champion: Fail->Pass 9 -> 6, /)],
     ]);
   });
 
