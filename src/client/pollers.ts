@@ -69,8 +69,19 @@ export function describeNoPoller(queue: LoopQueue): string {
   return `no worker polls task queue ${queue.queue} (${what}); start one with: ${workerCommand(queue)}`;
 }
 
-/** Whether a worker polled the queue lately (POLLER_FRESH_MS; DescribeTaskQueue). */
-async function hasPoller(client: Client, queue: LoopQueue, now = Date.now()): Promise<boolean> {
+/**
+ * How long a worker just started may take before it polls: the orchestrator bundles its
+ * workflows first (2-9 s measured on a busy 2-core box), a lane checks its device. A queue never
+ * polled is said to have no worker only after this (`queuesUnpolled`).
+ */
+export const WORKER_START_GRACE_MS = 20_000;
+
+/** Whether a worker polled the queue lately (POLLER_FRESH_MS), and whether one ever did (DescribeTaskQueue). */
+async function pollersOf(
+  client: Client,
+  queue: LoopQueue,
+  now = Date.now(),
+): Promise<{ fresh: boolean; ever: boolean }> {
   const { TaskQueueType, TaskQueueKind } = proto.temporal.api.enums.v1;
   let response: proto.temporal.api.workflowservice.v1.IDescribeTaskQueueResponse;
   try {
@@ -82,9 +93,13 @@ async function hasPoller(client: Client, queue: LoopQueue, now = Date.now()): Pr
     });
   } catch {
     // Not allowed to ask (a narrow API key) or the server did not answer: nothing to tell.
-    return true;
+    return { fresh: true, ever: true };
   }
-  return (response.pollers ?? []).some((poller) => now - timestampMs(poller.lastAccessTime) < POLLER_FRESH_MS);
+  const pollers = response.pollers ?? [];
+  return {
+    fresh: pollers.some((poller) => now - timestampMs(poller.lastAccessTime) < POLLER_FRESH_MS),
+    ever: pollers.length > 0,
+  };
 }
 
 /**
@@ -92,15 +107,57 @@ async function hasPoller(client: Client, queue: LoopQueue, now = Date.now()): Pr
  * slot comes with `busy` (served: its advice is to wait, not to start a worker).
  */
 export async function queuesWithoutPoller(client: Client, queues: readonly LoopQueue[]): Promise<LoopQueue[]> {
-  const polled = await Promise.all(queues.map((queue) => hasPoller(client, queue)));
+  return (await unpolledQueues(client, queues)).map(({ queue }) => queue);
+}
+
+/** The queues no worker polls now, each with whether a worker ever polled it (the server still remembers one). */
+async function unpolledQueues(
+  client: Client,
+  queues: readonly LoopQueue[],
+): Promise<{ queue: LoopQueue; everPolled: boolean }[]> {
+  const polled = await Promise.all(queues.map((queue) => pollersOf(client, queue)));
   return Promise.all(
-    queues
-      .filter((_, index) => !polled[index])
-      .map(async (queue) => {
-        const busy = queue.kind === 'orchestrator' ? null : await laneBusy(client, queue.queue);
-        return busy === null ? queue : { ...queue, busy };
-      }),
+    queues.flatMap((queue, index) => {
+      const pollers = polled[index];
+      if (pollers === undefined || pollers.fresh) return [];
+      return [
+        (async () => {
+          const busy = queue.kind === 'orchestrator' ? null : await laneBusy(client, queue.queue);
+          return { queue: busy === null ? queue : { ...queue, busy }, everPolled: pollers.ever };
+        })(),
+      ];
+    }),
   );
+}
+
+/**
+ * The queues no worker polls, said only once it is not a worker still starting: a queue some
+ * worker polled and then went silent (or busy) at once; one no worker ever polled only after
+ * `graceMs` without a poller (what `start` prints: an orchestrator started a moment before
+ * bundles its workflows for seconds before it polls).
+ */
+export async function queuesUnpolled(
+  client: Client,
+  queues: readonly LoopQueue[],
+  {
+    graceMs = WORKER_START_GRACE_MS,
+    intervalMs = 500,
+    onWait,
+  }: { graceMs?: number; intervalMs?: number; onWait?: (line: string) => void } = {},
+): Promise<LoopQueue[]> {
+  const deadline = Date.now() + graceMs;
+  let told = false;
+  for (;;) {
+    const unpolled = await unpolledQueues(client, queues);
+    const starting = unpolled.filter(({ everPolled }) => !everPolled).map(({ queue }) => queue.queue);
+    if (starting.length === 0 || Date.now() >= deadline) return unpolled.map(({ queue }) => queue);
+    if (!told)
+      onWait?.(
+        `no worker has polled ${starting.join(', ')} yet; waiting up to ${Math.round(graceMs / 1000)} s for one just started`,
+      );
+    told = true;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
 }
 
 /** The input run `runId` of the loop's workflow was started with (history's first event; absent: its latest run's); null without history. */

@@ -9,7 +9,7 @@ import { registryWarning } from '../registry-check.js';
 import { startLoop } from '../loop-start.js';
 import { claimFolders } from '../../config/folder-owners.js';
 import { checkFolderOwners } from '../folder-owner.js';
-import { configQueues, describeNoPoller, latestRunConfig, queuesWithoutPoller } from '../pollers.js';
+import { configQueues, describeNoPoller, latestRunConfig, queuesUnpolled } from '../pollers.js';
 import { changedFields } from '../config-change.js';
 import { folderMoves, recordedMoves, type FolderMove } from '../relocation.js';
 import { loopWorkflowId } from '../../workflows/ids.js';
@@ -118,7 +118,9 @@ export function addStartCommand(program: Command): void {
             }
             break;
         }
-        for (const queue of await queuesWithoutPoller(client, configQueues(config)))
+        for (const queue of await queuesUnpolled(client, configQueues(config), {
+          onWait: (line) => console.log(`note: ${line}`),
+        }))
           console.log(`note: ${describeNoPoller(queue)}`);
       });
     },
