@@ -112,6 +112,7 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
         ? ''
         : `; no job ${duration(lane.idle_seconds)} of ${duration(lane.watched_seconds)} (${Math.round((100 * lane.idle_seconds) / lane.watched_seconds)}%)`;
     lines.push(`  lane ${lane.queue}: ${lane.busy}/${lane.slots}${mark}${idle}`);
+    if (lane.lost_to !== undefined) lines.push(`    last lost under a job: ${lane.lost_to}`);
     for (const job of jobs) lines.push(`    ${job.kind} ${job.jobId} since ${job.since}`);
   }
   if (view.candidates_error)

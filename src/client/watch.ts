@@ -118,6 +118,7 @@ export function renderFrame(
     lines.push(
       `  ${lane.queue} ${lane.busy}/${lane.slots}${laneDraining(lane, now) ? ' draining' : laneDown(lane, now) ? ' unavailable' : ''}${served}: ${doing || 'idle'}`,
     );
+    if (lane.lost_to !== undefined) lines.push(`    last lost under a job: ${lane.lost_to}`);
   }
   for (const queue of noPoller) lines.push(describeNoPoller(queue));
   return lines;

@@ -4,7 +4,7 @@
 // loses a lane now and then never costs a run its attempts at training.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
 import { isCancellation, log, sleep } from '@temporalio/workflow';
-import { laneUnavailable } from './lane-failure.js';
+import { failureText, laneUnavailable } from './lane-failure.js';
 import { LANE_STOPPED } from '../contract/lane-job.js';
 
 /** What a lane was lost to, or null: the step's own failure. */
@@ -24,10 +24,13 @@ export interface LaneAttemptLimits {
   readonly nonRetryable: readonly string[];
 }
 
-/** How a lane step ended, how many lanes it lost, and what its lost attempts had of their GPU (seconds). */
+/**
+ * How a lane step ended, how many lanes it lost, what its lost attempts had of their GPU (seconds),
+ * and why its lane was last lost (e.g. the lane has no codec key), null when none was.
+ */
 export type LaneAttempts<T> = (
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown }
-) & { readonly lost: number; readonly lostGpuSeconds: number };
+) & { readonly lost: number; readonly lostGpuSeconds: number; readonly lostTo: string | null };
 
 /** The GPU seconds a lost attempt had: its lane's stop says them, a silent lane's last heartbeat (its command's time so far). */
 function lostSeconds(error: unknown): number {
@@ -64,13 +67,15 @@ export async function tryOnLane<T>(
   let failures = 0;
   let lost = 0;
   let lostGpuSeconds = 0;
+  let lostTo: string | null = null;
   for (;;) {
     try {
-      return { ok: true, value: await attempt(), lost, lostGpuSeconds };
+      return { ok: true, value: await attempt(), lost, lostGpuSeconds, lostTo };
     } catch (error) {
       if (isCancellation(error)) throw error;
-      if (laneUnavailable(error)) return { ok: false, error, lost, lostGpuSeconds };
+      if (laneUnavailable(error)) return { ok: false, error, lost, lostGpuSeconds, lostTo };
       const loss = laneLoss(error);
+      if (loss !== null) lostTo = failureText(error);
       if (loss !== null && lost < limits.lostLanes) {
         lost += 1;
         lostGpuSeconds = Math.round((lostGpuSeconds + lostSeconds(error)) * 10) / 10;
@@ -81,7 +86,7 @@ export async function tryOnLane<T>(
       const cause = error instanceof ActivityFailure ? error.cause : error;
       const final =
         cause instanceof ApplicationFailure && (cause.nonRetryable || limits.nonRetryable.includes(cause.type ?? ''));
-      if (final || failures >= limits.attempts) return { ok: false, error, lost, lostGpuSeconds };
+      if (final || failures >= limits.attempts) return { ok: false, error, lost, lostGpuSeconds, lostTo };
       await sleep(backoffMs(failures));
     }
   }

@@ -50,6 +50,8 @@ export interface LoopView extends StateJson {
     readonly slots: number;
     readonly busy: number;
     readonly down_until: string | null;
+    /** Why the lane was last lost under a job (e.g. its worker has no codec key), until a job on it reports again (absent: none). */
+    readonly lost_to?: string;
     /** Its worker said it drains: no new job goes to it until then (absent on older workers). */
     readonly draining_until?: string | null;
     /** How long it had no job of this loop, of the time the loop has watched it (absent on older workers). */

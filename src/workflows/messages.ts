@@ -85,6 +85,11 @@ export interface RunReport {
   } | null;
   /** The lane did not start the work in time; the generation sends what is left to another lane. */
   readonly laneUnavailable: boolean;
+  /**
+   * With laneUnavailable: why the lane was last lost under the step before that (e.g. its worker
+   * has no codec key and stopped), which `status` shows beside the lane. Absent: it was not lost.
+   */
+  readonly laneLost?: string;
   /** Checkpoints still to score when the lane was unavailable. */
   readonly unscored: string[];
   /** How a GPU lane admitted the training this child ran: the run's `dispatch` rows (report-fold.ts). */

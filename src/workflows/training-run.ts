@@ -49,6 +49,8 @@ interface Trained {
   readonly run: RunRow | null;
   readonly selected: RunReport['selected'];
   readonly admission?: LaneAdmission;
+  /** Lane unavailable: why the lane was lost under the training before that (LaneAttempts.lostTo). */
+  readonly lostTo?: string | null;
 }
 
 /** A scoring's outcome: the eval rows, the checkpoints left unscored (lane unavailable), the most its evaluators held. */
@@ -57,6 +59,7 @@ interface Scored {
   readonly unscored: string[];
   readonly unavailable: boolean;
   readonly evalPeakMiB?: number;
+  readonly lostTo?: string | null;
 }
 
 /**
@@ -93,7 +96,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     run && (run.status === 'trained' || run.status === 'ensemble')
       ? await score(steps, run)
       : { evals: [], unscored: [], unavailable: run === null };
-  const report: RunReport = {
+  let report: RunReport = {
     childId: workflowInfo().workflowId,
     jobId: input.jobId,
     // An evaluation-only retry does not report the run row again; an ensemble's first scoring does.
@@ -106,6 +109,8 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     ...(trained.admission === undefined ? {} : { admission: trained.admission }),
     ...(scored.evalPeakMiB === undefined ? {} : { evalPeakMiB: scored.evalPeakMiB }),
   };
+  const laneLost = scored.unavailable ? (trained.lostTo ?? scored.lostTo ?? null) : null;
+  if (laneLost !== null) report = { ...report, laneLost };
   await deliver(runReportedSignal, report);
   return report;
 }
@@ -241,7 +246,7 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
     const run = runRow(plan, prepared.configPath, prepared.configSha256, { ...fields, ...cost, ...lost });
     return { run, selected, ...(admission === undefined ? {} : { admission }) };
   }
-  if (laneUnavailable(trained.error)) return { run: null, selected: null };
+  if (laneUnavailable(trained.error)) return { run: null, selected: null, lostTo: trained.lostTo };
   const failed = runRow(plan, prepared.configPath, prepared.configSha256, {
     status: 'train_failed',
     started: now,
@@ -282,7 +287,8 @@ async function score(steps: RunSteps, run: RunRow): Promise<Scored> {
     });
     return { evals, unscored: [], unavailable: false, ...(evalPeakMiB === undefined ? {} : { evalPeakMiB }) };
   }
-  if (laneUnavailable(evaluated.error)) return { evals: [], unscored: names, unavailable: true };
+  if (laneUnavailable(evaluated.error))
+    return { evals: [], unscored: names, unavailable: true, lostTo: evaluated.lostTo };
   log.warn('evaluation failed; its checkpoints count as scored', {
     run_id: run.run_id,
     error: failureText(evaluated.error),

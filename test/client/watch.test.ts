@@ -339,6 +339,22 @@ describe('status and watch: lanes and queues (issue 18)', () => {
     ]);
   });
 
+  it('says what a lane was last lost to under a job (issue 48: a lane with no codec key), in status and watch', () => {
+    const lost = 'trainRun: lane champion-loop.box.gpu1 has no codec key: set CHAMPION_LOOP_CODEC_KEYS';
+    const marked = [
+      { queue: 'champion-loop.box.gpu0', slots: 1, busy: 0, down_until: null },
+      { queue: 'champion-loop.box.gpu1', slots: 1, busy: 0, down_until: '2026-01-05T08:15:00.000Z', lost_to: lost },
+    ];
+    expect(renderStatus(view({ lanes: marked }), undefined, now)).toContain(
+      `  lane champion-loop.box.gpu1: 0/1 (unavailable until 2026-01-05T08:15:00.000Z)\n    last lost under a job: ${lost}`,
+    );
+    expect(renderFrame(view({ lanes: marked }), now).slice(3)).toEqual([
+      '  champion-loop.box.gpu0 0/1: idle',
+      '  champion-loop.box.gpu1 0/1 unavailable: idle',
+      `    last lost under a job: ${lost}`,
+    ]);
+  });
+
   it('names a queue nobody polls and the command that starts its worker', () => {
     const frame = renderFrame(view(), now, undefined, [{ queue: 'champion-loop.box.gpu1', kind: 'lane' }]);
     expect(frame.slice(3)).toEqual([

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderStatus } from '../../src/client/render-status.js';
 import { loopDataConverter } from '../../src/codec/data-converter.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
@@ -58,6 +59,15 @@ describe('a lane without the payload key beside an encrypted loop', () => {
     expect(keyless.output()).toContain('CHAMPION_LOOP_CODEC_KEYS');
     expect(keyless.output()).toContain('stops taking jobs');
     expect(ended?.exitCode).toBe(1);
+    // `status` names the lane and the key it lacks (before, only the lane's own log said it).
+    const down = await harness.waitFor(
+      loopId,
+      (view) => view.lanes.some((lane) => lane.queue === 'champion-loop.nokey.gpu0' && lane.lost_to !== undefined),
+      240_000,
+    );
+    expect(renderStatus(down)).toMatch(
+      /\n {2}lane champion-loop\.nokey\.gpu0: .*\n {4}last lost under a job: \w+: (Failed to parse activity args for activity \w+: )?lane champion-loop\.nokey\.gpu0 has no codec key: this loop's payloads are encrypted \(key '2026-12'\) and this process has no codec key: set CHAMPION_LOOP_CODEC_KEYS/,
+    );
     await harness.waitFor(loopId, (view) => view.round >= 2 && view.test_evals >= 2, 240_000);
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     await harness.result(loopId);

@@ -24,6 +24,8 @@ export interface GenerationCarry {
   readonly candidates: Candidate[] | null;
   readonly candidatesError: string | null;
   readonly lanesDownUntil: Record<string, number>;
+  /** Why each lane was last lost under a job (RunReport.laneLost), until a job on it reports again. */
+  readonly lanesDownWhy: Record<string, string>;
   /** Lanes whose worker said it drains, and until when (epoch ms, workflow time): no new job goes there. */
   readonly lanesDraining: Record<string, number>;
   readonly stopping: boolean;
@@ -114,6 +116,7 @@ export function firstCarry(config: LoopConfig, started: string, incarnation = 1)
     candidates: null,
     candidatesError: null,
     lanesDownUntil: {},
+    lanesDownWhy: {},
     lanesDraining: {},
     stopping: false,
     ...freshGenerationPlans(),

@@ -186,9 +186,12 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
       seconds: report.run.gpu_seconds,
       ...(report.run.gpu_usd === undefined ? {} : { usd: report.run.gpu_usd }),
     });
-  if (!report.laneUnavailable) runIsFinal(gen, flight.job, report);
+  if (!report.laneUnavailable) {
+    runIsFinal(gen, flight.job, report);
+    delete gen.lanesDownWhy[flight.lane];
+  }
   if (report.laneUnavailable) {
-    laneDown(gen, flight.lane);
+    laneDown(gen, flight.lane, typeof report.laneLost === 'string' ? report.laneLost : null);
     const run = report.run ?? flight.job.run;
     gen.queue.unshift({
       ...nextAttempt(flight.job),

@@ -86,6 +86,7 @@ export function openGeneration(
     queue: [...carry.queue],
     inFlight: [...carry.inFlight],
     lanesDownUntil: { ...carry.lanesDownUntil },
+    lanesDownWhy: { ...carry.lanesDownWhy },
     lanesDraining: { ...carry.lanesDraining },
     laneUse: { ...carry.laneUse },
     waitsReported: [...carry.waitsReported],
@@ -184,6 +185,7 @@ export function view(gen: Generation): LoopView {
         slots: lane.slots,
         busy: busy.get(lane.queue) ?? 0,
         down_until: downUntil > Date.now() ? new Date(downUntil).toISOString() : null,
+        ...(gen.lanesDownWhy[lane.queue] === undefined ? {} : { lost_to: gen.lanesDownWhy[lane.queue] }),
         draining_until: drainingUntil > Date.now() ? new Date(drainingUntil).toISOString() : null,
         ...(idle
           ? { idle_seconds: Math.round(idle.idleMs / 1000), watched_seconds: Math.round(idle.watchedMs / 1000) }
@@ -301,8 +303,12 @@ export function onLaneDraining(gen: Generation, notice: unknown): void {
   gen.dirty = true;
 }
 
-/** A lane that did not start work in time takes nothing for a while. */
-export function laneDown(gen: Generation, lane: string): void {
+/**
+ * A lane that did not start work in time takes nothing for a while. `why`: what the lane was lost
+ * to before (its worker stopped with no codec key...), kept until a job on it reports again.
+ */
+export function laneDown(gen: Generation, lane: string, why: string | null = null): void {
   gen.lanesDownUntil[lane] = Date.now() + durationMs(gen.config.timeouts.schedule_to_start);
+  if (why !== null) gen.lanesDownWhy[lane] = why.slice(0, 500);
   log.warn('lane did not start work in time; sending its jobs elsewhere for a while', { lane });
 }
