@@ -74,7 +74,7 @@ export function describeNoPoller(queue: LoopQueue): string {
  * workflows first (2-9 s measured on a busy 2-core box), a lane checks its device. A queue never
  * polled is said to have no worker only after this (`queuesUnpolled`).
  */
-export const WORKER_START_GRACE_MS = 20_000;
+const WORKER_START_GRACE_MS = 20_000;
 
 /** Whether a worker polled the queue lately (POLLER_FRESH_MS), and whether one ever did (DescribeTaskQueue). */
 async function pollersOf(

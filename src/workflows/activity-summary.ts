@@ -3,6 +3,7 @@
 // "train champ-g001-r0002-base" instead of a row of `trainRun` events. Summaries are metadata on
 // the command, not part of it: histories recorded without them replay unchanged (test/replay).
 import type { ActivityOptions } from '@temporalio/common';
+import type { LoopActivities } from './activity-types.js';
 
 /** The fields of activity inputs a summary names; every one optional, as inputs differ. */
 interface Described {
@@ -30,8 +31,11 @@ const count = (n: number, one: string): string => `${n} ${one}${n === 1 ? '' : '
 const checkpointOf = (champion: Described['champion']): string =>
   `${champion?.run_id ?? '?'} ${champion?.checkpoint_name ?? '?'}`;
 
-/** Activity types and how each reads in the history; an unknown one reads as its name. */
-const summaries: Readonly<Record<string, (input: Described) => string>> = {
+/**
+ * Every activity type and how it reads in the history: a new activity is not done until it has
+ * one (the compiler asks, from LoopActivities). A type this code does not know reads as its name.
+ */
+const summaries = {
   readCandidates: (input) => `read the candidates file ${input.file ?? ''}`.trim(),
   buildSplit: (input) => `build the split of generation ${input.generation ?? '?'} (seed ${input.splitSeed ?? '?'})`,
   prepareRun: (input) => `write the job config of ${input.runId ?? '?'}`,
@@ -55,14 +59,16 @@ const summaries: Readonly<Record<string, (input: Described) => string>> = {
   packageChampion: (input) => `package champion ${checkpointOf(input.champion)}`,
   registerChampion: (input) => `register champion ${checkpointOf(input.champion)} in MLflow`,
   probeLane: () => 'probe the lane',
-};
+} satisfies Record<keyof LoopActivities, (input: Described) => string>;
+
+const byType: Readonly<Record<string, (input: Described) => string>> = summaries;
 
 /** The longest summary kept: the Web UI shows one line. */
 const MAX_SUMMARY = 200;
 
 /** One line saying what an activity call does, from its type and its first argument. */
 export function activitySummary(activityType: string, input: unknown): string {
-  const describe = summaries[activityType];
+  const describe = byType[activityType];
   const described = typeof input === 'object' && input !== null ? (input as Described) : {};
   const text = describe ? describe(described) : activityType;
   const line = text.replace(/\s+/g, ' ');
