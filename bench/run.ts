@@ -20,6 +20,7 @@ import { runLedgerCopy } from './sections/ledger-copy.js';
 import { runPacking } from './sections/packing.js';
 import { runUtilisation } from './sections/utilisation.js';
 import { runStore } from './sections/store.js';
+import { runDeploy } from './sections/deploy.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(usage());
@@ -108,6 +109,7 @@ if (options.sections.includes('growth')) await section('growth', () => runGrowth
 if (options.sections.includes('fleet')) await section('fleet', () => runFleet(ctx));
 if (options.sections.includes('packing')) await section('packing', () => Promise.resolve(runPacking(ctx)));
 if (options.sections.includes('store')) await section('store', () => runStore(ctx));
+if (options.sections.includes('deploy')) await section('deploy', () => runDeploy(ctx));
 
 const calibrationAtEnd = calibrate();
 log(describeCalibration('machine at the end', calibrationAtEnd));
@@ -143,6 +145,7 @@ const order = [
   'growth',
   'fleet',
   'packing',
+  'deploy',
 ];
 const rank = (f: Figure) => {
   const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);

@@ -3,12 +3,15 @@ import type { TestProject } from 'vitest/node';
 import { ensureTemporalCli } from '../src/devserver/provision.js';
 import { ensureWeed } from '../scripts/object-store/provision.js';
 import { startBackgroundBuilds } from '../scripts/tools/build.js';
+import { buildBundleFile } from './helpers/bundle-file.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     temporalCli: string;
     /** SeaweedFS's `weed`: the artifact store tests' S3 server (test/helpers/object-store.ts). */
     weedBinary: string;
+    /** The orchestrator's workflow bundle, built once for the run: worker processes start from it (test/helpers/worker-processes.ts). */
+    workflowBundleFile: string;
   }
 }
 
@@ -44,11 +47,16 @@ function provisionPythonModules(): void {
  * the background (started by `npm test` before type-checking, or here when vitest is run alone) and
  * the tracing test, run last (test/tools-last-sequencer.ts), waits for it (test/helpers/jaeger.ts).
  */
-export default async function setup(project: TestProject): Promise<void> {
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   await startBackgroundBuilds({ cluster: false });
+  // Built while pip and the CLI are provisioned: what `champion-loop bundle` writes.
+  const bundled = buildBundleFile();
   provisionPythonModules();
   const say = (line: string) => console.error(`[provision] ${line}`);
   const cli = await ensureTemporalCli(say);
   project.provide('temporalCli', cli.path);
   project.provide('weedBinary', await ensureWeed(say));
+  const bundle = await bundled;
+  project.provide('workflowBundleFile', bundle.file);
+  return bundle.dispose;
 }

@@ -2,7 +2,17 @@
 // with a flag (`--history-runs 1000`) or its variable (BENCH_HISTORY_RUNS=1000); a flag wins.
 import { Command, CommanderError, Option } from 'commander';
 
-const SECTIONS = ['dispatch', 'scale-out', 'history', 'ledger-copy', 'growth', 'fleet', 'packing', 'store'] as const;
+const SECTIONS = [
+  'dispatch',
+  'scale-out',
+  'history',
+  'ledger-copy',
+  'growth',
+  'fleet',
+  'packing',
+  'store',
+  'deploy',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 export interface BenchOptions {

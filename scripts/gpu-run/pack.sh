@@ -57,7 +57,7 @@ fi
 S=$C/stage
 rm -rf "$S" && mkdir -p "$S"
 npx tsx scripts/gpu-run/precompile.ts "$S" | sed 's/^/[pack] /'
-node --import tsx src/workers/bundle-workflows.ts "$R/src/workflows/index.ts" "$S/workflow-bundle.js"
+node bin/champion-loop.js bundle --out "$S/workflow-bundle.js"
 say "workflow bundle: $(stat -c %s "$S/workflow-bundle.js") bytes"
 npx tsx scripts/gpu-run/carry-modules.ts "$S" | sed 's/^/[pack] node_modules: /'
 BRIDGE=$S/node_modules/@temporalio/core-bridge/releases/x86_64-unknown-linux-gnu/index.node

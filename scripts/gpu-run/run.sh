@@ -59,7 +59,7 @@ wait
 chmod +x "$G/bin/node" "$G/bin/temporal"
 cp "$R/.gpucarry/MANIFEST" "$W/logs/carry-MANIFEST.txt" 2>/dev/null
 export PATH="$G/bin:$PATH" LANG=C.UTF-8 XDG_RUNTIME_DIR=$G/xdg TEMPORAL_CLI=$G/bin/temporal \
-  TEMPORAL_ADDRESS=127.0.0.1:$PORT TEMPORAL_NAMESPACE=champion-loop CHAMPION_LOOP_WORKFLOW_BUNDLE=$P/workflow-bundle.js
+  TEMPORAL_ADDRESS=127.0.0.1:$PORT TEMPORAL_NAMESPACE=champion-loop
 unset CHAMPION_LOOP_WORKER_VERSIONING NODE_OPTIONS
 say "unpacked in $(($(date +%s) - t0))s: node $(node --version), $(temporal --version | head -1); compute $COMPUTE"
 
@@ -161,7 +161,7 @@ lane_start() {
   setsid $CL worker gpu --config "$W/loop/loop.yaml" --host gpubox --device 0 >> "$W/logs/lane.log" 2>&1 < /dev/null &
   LANE=$!
 }
-setsid $CL worker orchestrator > "$W/logs/orchestrator.log" 2>&1 < /dev/null &
+setsid $CL worker orchestrator --workflow-bundle "$P/workflow-bundle.js" > "$W/logs/orchestrator.log" 2>&1 < /dev/null &
 ORCH=$!
 setsid $CL worker package > "$W/logs/package.log" 2>&1 < /dev/null &
 PKG=$!

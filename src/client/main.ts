@@ -17,6 +17,7 @@ import { addFetchPackageCommand } from './commands/fetch-package.js';
 import { addCodecServerCommand } from './commands/codec-server.js';
 import { addStateCommand } from './commands/state.js';
 import { addWorkerCommand } from './commands/worker.js';
+import { addBundleCommand } from './commands/bundle.js';
 
 // A reader that stops reading (`champion-loop status L | head -1`) closes the pipe: end quietly,
 // as other command-line tools do, instead of on an unhandled EPIPE.
@@ -48,6 +49,7 @@ addFetchPackageCommand(program);
 addCodecServerCommand(program);
 addStateCommand(program);
 addWorkerCommand(program);
+addBundleCommand(program);
 
 startTracing('cli');
 try {

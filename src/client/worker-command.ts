@@ -25,6 +25,7 @@ import { laneQueue } from '../config/lanes.js';
 import { installWorkerRuntime, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker, flushLedgerCopies, runOrchestrator } from '../workers/orchestrator-worker.js';
 import { createPackageWorker } from '../workers/package-worker.js';
+import { prebuiltWorkflowBundle } from '../workers/workflow-bundle.js';
 import type { ConnectionFlags } from './connect.js';
 import { stepCgroups } from '../activities/support/step-cgroup.mjs';
 import { requireSearchAttributes } from './namespace-check.js';
@@ -46,6 +47,8 @@ export interface WorkerCommandOptions extends ConnectionFlags {
   /** orchestrator, versioned: take the current version even from a newer build. */
   readonly makeCurrent?: boolean;
   readonly metricsPort?: string;
+  /** orchestrator: a bundle built ahead of time (`champion-loop bundle`). */
+  readonly workflowBundle?: string;
 }
 
 /** A flag's number, or undefined when the flag was not given. */
@@ -193,6 +196,11 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
     throw new Error(`unknown worker kind '${kind}': use orchestrator, gpu or package`);
   if (options.makeCurrent === true && kind !== 'orchestrator')
     throw new Error(`--make-current is for the orchestrator (with Worker Versioning), not the ${kind} worker`);
+  if (options.workflowBundle !== undefined && kind !== 'orchestrator')
+    throw new Error(`--workflow-bundle is for the orchestrator, not the ${kind} worker`);
+  // A bundle that is none is refused before anything connects.
+  const prebuilt =
+    options.workflowBundle === undefined ? undefined : await prebuiltWorkflowBundle(options.workflowBundle);
   if (options.drain === true) {
     if (kind !== 'gpu')
       throw new Error(`--drain is for a GPU lane (worker gpu --drain --device N), not the ${kind} worker`);
@@ -228,8 +236,8 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   let failure: string | null = null;
   switch (kind) {
     case 'orchestrator':
-      worker = await createOrchestratorWorker(common);
-      what = 'orchestrator (workflows, CPU activities)';
+      worker = await createOrchestratorWorker({ ...common, ...(prebuilt ? { workflowBundle: prebuilt } : {}) });
+      what = `orchestrator (workflows${prebuilt ? ` of the bundle ${options.workflowBundle}` : ''}, CPU activities)`;
       break;
     case 'gpu': {
       const { device, host, capacity, cpu } = lane as LaneSettings;

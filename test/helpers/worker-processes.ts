@@ -3,6 +3,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { inject } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
 
@@ -25,6 +26,12 @@ export interface WorkerProcessOptions {
    * read (a fleet without a shared disk). Needs root, as the tests' tmpfs mounts do.
    */
   readonly privateDir?: string;
+  /**
+   * The orchestrator: the workflow bundle it starts from (`--workflow-bundle`); by default the one
+   * the test set-up built for the whole run (`champion-loop bundle`, test/global-setup.ts), as
+   * production orchestrators are deployed; null: it bundles its workflows at start.
+   */
+  readonly workflowBundle?: string | null;
 }
 
 /** How a worker process ended. */
@@ -48,7 +55,10 @@ export interface WorkerProcess {
 }
 
 /** The worker's command-line arguments after `champion-loop`. */
-function workerArgs(worker: WorkerKind, options: Pick<WorkerProcessOptions, 'address' | 'namespace'>): string[] {
+function workerArgs(
+  worker: WorkerKind,
+  options: Pick<WorkerProcessOptions, 'address' | 'namespace' | 'workflowBundle'>,
+): string[] {
   const connection = ['--address', options.address, '--namespace', options.namespace];
   if (worker.kind === 'gpu') {
     return [
@@ -63,6 +73,10 @@ function workerArgs(worker: WorkerKind, options: Pick<WorkerProcessOptions, 'add
       '0',
       ...connection,
     ];
+  }
+  if (worker.kind === 'orchestrator') {
+    const bundle = options.workflowBundle === undefined ? inject('workflowBundleFile') : options.workflowBundle;
+    return ['worker', 'orchestrator', ...connection, ...(bundle === null ? [] : ['--workflow-bundle', bundle])];
   }
   return ['worker', worker.kind, ...connection];
 }

@@ -43,6 +43,10 @@ export function addWorkerCommand(program: Command): void {
         "orchestrator, with Worker Versioning: make this build the deployment's current version even when a newer build is (a rollback on purpose); without it an older build restarted serves only the runs started on it",
       )
       .option(
+        '--workflow-bundle <file>',
+        "orchestrator: run the workflows of this bundle ('champion-loop bundle --out FILE' writes one) instead of bundling them at start",
+      )
+      .option(
         '--metrics-port <port>',
         'serve Prometheus metrics (temporal_*) at http://0.0.0.0:PORT/metrics (default: CHAMPION_LOOP_METRICS_PORT; off)',
       ),
