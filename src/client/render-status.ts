@@ -77,6 +77,12 @@ export function laneDraining(lane: LoopView['lanes'][number], now: Date): boolea
   return until !== null && Date.parse(until) > now.getTime();
 }
 
+/** A job's lane step and priority key, e.g. ` (training, priority 4)`; empty from older workers. */
+function stepWords(job: { readonly step?: string; readonly priority?: number }): string {
+  if (job.step === undefined || job.priority === undefined) return '';
+  return ` (${job.step === 'reserve' ? 'reserve check' : job.step}, priority ${job.priority})`;
+}
+
 /** The `status` command's text: what a person wants to see of a running loop. */
 export function renderStatus(view: LoopView, saturationEvals?: number, now = new Date()): string {
   const lines = [
@@ -100,6 +106,11 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
     );
   }
   lines.push(`jobs: ${view.in_flight.length} running, ${view.queued} queued`);
+  const queued = view.queued_jobs ?? [];
+  if (queued.length > 0)
+    lines.push(
+      `  queued, next first${queued.length < view.queued ? ` (the first ${queued.length})` : ''}: ${queued.map((job) => `${job.jobId}${stepWords(job)}`).join(', ')}`,
+    );
   for (const lane of view.lanes) {
     const jobs = view.in_flight.filter((flight) => flight.lane === lane.queue);
     const mark = laneDraining(lane, now)
@@ -113,7 +124,7 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
         : `; no job ${duration(lane.idle_seconds)} of ${duration(lane.watched_seconds)} (${Math.round((100 * lane.idle_seconds) / lane.watched_seconds)}%)`;
     lines.push(`  lane ${lane.queue}: ${lane.busy}/${lane.slots}${mark}${idle}`);
     if (lane.lost_to !== undefined) lines.push(`    last lost under a job: ${lane.lost_to}`);
-    for (const job of jobs) lines.push(`    ${job.kind} ${job.jobId} since ${job.since}`);
+    for (const job of jobs) lines.push(`    ${job.kind} ${job.jobId}${stepWords(job)} since ${job.since}`);
   }
   if (view.candidates_error)
     lines.push(`candidates file invalid (keeping ${view.candidates.join(', ')}): ${view.candidates_error}`);

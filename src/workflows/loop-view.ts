@@ -1,14 +1,22 @@
 import type { DecidedCounts, StateJson } from '../ledger/loop-state.js';
 import type { ReservePower } from '../rules/reserve-power.js';
 import type { TestBudgetView } from '../rules/test-reuse.js';
+import type { StepKind } from './step-priority.js';
 
 /** One job running on a lane. */
-interface InFlightView {
-  readonly jobId: string;
+interface InFlightView extends QueuedView {
   readonly kind: 'run' | 'reserve' | 'teacher';
   readonly childId: string;
   readonly lane: string;
   readonly since: string;
+}
+
+/** A job waiting for a lane, as it stands in a lane's queue (step-priority.ts); its step and priority absent on older workers. */
+interface QueuedView {
+  readonly jobId: string;
+  readonly step?: StepKind;
+  /** Temporal's priority key it is started with: smaller runs first (its kind's, plus loop.yaml `priority`). */
+  readonly priority?: number;
 }
 
 /** One reserve check as `watch` prints it: whose, its verdict with the p-values and the alpha it was judged at. */
@@ -44,6 +52,8 @@ export interface LoopView extends StateJson {
   readonly stopping: boolean;
   readonly split_ready: boolean;
   readonly queued: number;
+  /** The queued jobs in the order the loop sends them to lanes, at most 20 (absent on older workers). */
+  readonly queued_jobs?: QueuedView[];
   readonly in_flight: InFlightView[];
   readonly lanes: {
     readonly queue: string;

@@ -339,6 +339,35 @@ describe('status and watch: lanes and queues (issue 18)', () => {
     ]);
   });
 
+  it("status shows each job's lane step and priority key, running and queued, next first (issue 45)", () => {
+    const status = renderStatus(
+      view({
+        in_flight: [
+          {
+            jobId: 'champ-g001-r0002-a',
+            kind: 'run',
+            step: 'training',
+            priority: 4,
+            childId: 'c',
+            lane: 'champion-loop.box.gpu0',
+            since: '2026-01-05T08:00:00.000Z',
+          },
+        ],
+        queued: 3,
+        queued_jobs: [
+          { jobId: 'reserve-champ-g001-r0001-a-checkpoint-0002.pt-n4', step: 'reserve', priority: 1 },
+          { jobId: 'champ-g001-r0001-b', step: 'evaluation', priority: 2 },
+        ],
+      }),
+      undefined,
+      now,
+    );
+    expect(status).toContain('\n    run champ-g001-r0002-a (training, priority 4) since 2026-01-05T08:00:00.000Z');
+    expect(status).toContain(
+      'jobs: 1 running, 3 queued\n  queued, next first (the first 2): reserve-champ-g001-r0001-a-checkpoint-0002.pt-n4 (reserve check, priority 1), champ-g001-r0001-b (evaluation, priority 2)',
+    );
+  });
+
   it('says what a lane was last lost to under a job (issue 48: a lane with no codec key), in status and watch', () => {
     const lost = 'trainRun: lane champion-loop.box.gpu1 has no codec key: set CHAMPION_LOOP_CODEC_KEYS';
     const marked = [

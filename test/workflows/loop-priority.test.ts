@@ -9,6 +9,7 @@ import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js'
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopNowSignal } from '../../src/workflows/messages.js';
 import { STEP_PRIORITY } from '../../src/workflows/step-priority.js';
+import { renderStatus } from '../../src/client/render-status.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -193,7 +194,11 @@ describe('several loops on one lane: priority by kind, fairness by loop', () => 
       saturation_evals: 10_000,
       priority: 4,
     });
-    await harness.waitFor('experiment', (view) => view.in_flight.length >= 6, 60_000);
+    const experimentView = await harness.waitFor('experiment', (view) => view.in_flight.length >= 6, 60_000);
+    // `status` shows each job's step and the priority key it was started with: the kind's, plus loop.yaml's 4.
+    for (const flight of experimentView.in_flight)
+      expect(flight, flight.jobId).toMatchObject({ step: 'training', priority: STEP_PRIORITY.training + 4 });
+    expect(renderStatus(experimentView)).toMatch(/\n {4}run champ-g001-r0001-\S+ \(training, priority 8\) since /);
     const gateCandidates = path.join(harness.dir, 'production-candidates.yaml');
     await harness.writeCandidates([{ name: 'solo', overrides: { fixture_epochs: 1 } }], gateCandidates);
     await harness.startWith('production', { candidates: gateCandidates, parallel: 1, timeouts: waitLong });

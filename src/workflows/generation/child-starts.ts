@@ -14,7 +14,7 @@ import { CANDIDATE, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../search-attr
 import { teacherBuild } from '../teacher-build.js';
 import { trainingRun } from '../training-run.js';
 import type { GenerationActivities } from './activities.js';
-import type { Job, ReserveJob, RunJob, TeacherJob } from './jobs.js';
+import { jobStep, type Job, type ReserveJob, type RunJob, type TeacherJob } from './jobs.js';
 import { onChildLost, onReportOf } from './reports.js';
 import { adoptChild } from './adoption.js';
 import { compareKeyFor } from '../../rules/champion.js';
@@ -22,7 +22,7 @@ import { reserveChildDetails, runChildDetails, teacherChildDetails } from './chi
 import { now, type Generation } from './state.js';
 import { inWorkdir } from '../../config/candidate.js';
 import { laneJobOf } from './lane-jobs.js';
-import { loopQueueingOf, stepPriority, type StepKind } from '../step-priority.js';
+import { loopQueueingOf, stepPriority } from '../step-priority.js';
 
 interface JobByKind {
   run: RunJob;
@@ -209,12 +209,6 @@ async function settleStartedChild(
 }
 
 /** The kind of step a child starts with: a training run that only evaluates (a retry, an ensemble) waits as an evaluation. */
-function childKind(job: Job): StepKind {
-  if (job.kind === 'reserve') return 'reserve';
-  if (job.kind === 'teacher') return 'teacher';
-  return job.run === null && job.reportRun !== true ? 'training' : 'evaluation';
-}
-
 /**
  * Start a job's child on a lane. Its result is its report; a child that ends without reporting
  * frees its slot and runs again.
@@ -243,7 +237,7 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
   // generation's starts) is asked what became of it instead.
   const common: StartOptions = {
     taskQueue: ORCHESTRATOR_QUEUE,
-    priority: stepPriority(gen.loopId, childKind(job), base),
+    priority: stepPriority(gen.loopId, jobStep(job), base),
     parentClosePolicy: ParentClosePolicy.ABANDON,
     workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
   };

@@ -5,6 +5,7 @@ import type { RunRow } from '../../ledger/rows.js';
 import { runIdFor } from '../../rules/ids.js';
 import type { EvalRow } from '../../rules/types.js';
 import type { RunReport } from '../messages.js';
+import type { StepKind } from '../step-priority.js';
 
 /**
  * A training run to dispatch: new, or trained already with evaluations left (a retry elsewhere),
@@ -103,4 +104,11 @@ export function reserveJob(state: LoopState, champion: EvalRow): ReserveJob {
 /** The same job, once more. */
 export function nextAttempt<J extends Job>(job: J): J {
   return { ...job, attempt: job.attempt + 1 };
+}
+
+/** Which kind of lane step a job is (its place in the lane's queue, step-priority.ts): an evaluation-only retry is an evaluation. */
+export function jobStep(job: Job): StepKind {
+  if (job.kind === 'reserve') return 'reserve';
+  if (job.kind === 'teacher') return 'teacher';
+  return job.run === null && job.reportRun !== true ? 'training' : 'evaluation';
 }

@@ -16,7 +16,8 @@ import { loopWorkflowId } from '../ids.js';
 import { lanesOf, type Lane } from '../lanes.js';
 import type { LoopView, ReserveCheckBrief } from '../loop-view.js';
 import { carriedKeys, firstCarry, type GenerationCarry, type GenerationInput, type GenerationResult } from './carry.js';
-import type { InFlight, Job } from './jobs.js';
+import { jobStep, type InFlight, type Job } from './jobs.js';
+import { loopQueueingOf, stepPriority, type StepKind } from '../step-priority.js';
 import type { LaneDraining } from '../messages.js';
 import { idleSoFar, noteLaneUse } from './lane-use.js';
 
@@ -152,6 +153,19 @@ export function busyLanes(gen: Generation): Map<string, number> {
   return busy;
 }
 
+/** The queued jobs the view lists, first ones first. */
+const QUEUED_SHOWN = 20;
+
+/** A job as the view shows it: its id, its kind of lane step and the priority key it is (or will be) started with. */
+function queuedView(gen: Generation, job: Job): { jobId: string; step: StepKind; priority: number } {
+  const step = jobStep(job);
+  return {
+    jobId: job.jobId,
+    step,
+    priority: stepPriority(gen.loopId, step, loopQueueingOf(gen.config)).priorityKey ?? 0,
+  };
+}
+
 /** What the `state` query answers: the seed's state.json plus rounds, lanes and what runs where. */
 export function view(gen: Generation): LoopView {
   const busy = busyLanes(gen);
@@ -168,8 +182,9 @@ export function view(gen: Generation): LoopView {
     stopping: gen.stopping,
     split_ready: gen.split !== null,
     queued: gen.queue.length + gen.builds.length,
+    queued_jobs: [...gen.builds, ...gen.queue].slice(0, QUEUED_SHOWN).map((job) => queuedView(gen, job)),
     in_flight: gen.inFlight.map((flight) => ({
-      jobId: flight.job.jobId,
+      ...queuedView(gen, flight.job),
       kind: flight.job.kind,
       childId: flight.childId,
       lane: flight.lane,
