@@ -38,7 +38,7 @@ function sha256(bytes: Buffer | string): string {
  */
 export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome> {
   const started = new Date().toISOString();
-  const { paths, commands, teacherPath } = input;
+  const { paths, teacherPath } = input;
   const members: TeacherOutcome['members'] = [];
   const done = (status: 'ok' | 'failed', extra: Partial<TeacherOutcome> = {}): TeacherOutcome => ({
     status,
@@ -53,33 +53,13 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
   try {
     const build = async (): Promise<TeacherOutcome> => {
       const folder = join(dirname(teacherPath), 'members');
-      const jobs: MemberJob[] = [];
-      for (const member of input.members) {
-        const selection = await readSelection(join(runDir(paths, member.run_id), 'selection.json'));
-        const checkpoint = join(runDir(paths, member.run_id), selection.checkpoint);
-        members.push({
-          run_id: member.run_id,
-          checkpoint_name: selection.checkpoint,
-          config: member.config_path,
-          checkpoint,
-        });
-        jobs.push({
-          member,
-          checkpointName: selection.checkpoint,
-          report: join(folder, `${member.run_id}.dev.json`),
-          scores: join(folder, `${member.run_id}.dev.scores.jsonl`),
-        });
-      }
+      const jobs = await memberJobs(input, folder, members);
       // A member whose report exists was scored by an earlier attempt.
       const pending: MemberJob[] = [];
       for (const job of jobs) {
         if (await exists(job.report)) continue;
-        const text = await readFile(job.member.config_path, 'utf8');
-        if (sha256(text) !== job.member.config_sha256) {
-          return done('failed', {
-            error: `teacher member config ${job.member.config_path} changed since ${job.member.run_id} trained (sha256 differs)`,
-          });
-        }
+        const changed = await configChange(job.member);
+        if (changed !== null) return done('failed', { error: changed });
         pending.push(job);
       }
       const failure =
@@ -91,18 +71,8 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
         if (!(await exists(job.report)))
           return done('failed', { error: `no development report for ${job.member.run_id} at ${job.report}` });
       }
-      const tmp = `${teacherPath}.tmp`;
-      await mkdir(dirname(teacherPath), { recursive: true });
-      await moveAside(tmp);
-      const result = await runLoopStep(paths, {
-        step: 'teacher scores',
-        commandKey: 'teacher_scores',
-        command: [...commands.teacher_scores, '--inputs', ...jobs.map((job) => job.scores), '--output', tmp],
-        log,
-      });
-      if (result.exitCode !== 0)
-        return done('failed', { error: `teacher scores ended with ${describeEnd(result)} (log ${log})` });
-      await rename(tmp, teacherPath);
+      const averaged = await averageScores(input, jobs, log);
+      if (averaged !== null) return done('failed', { error: averaged });
       const built = sha256(await readFile(teacherPath));
       if (input.store === undefined) return done('ok', { sha256: built });
       // The students' lanes and the orchestrator (which waits for the file) find it by its path.
@@ -129,6 +99,62 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
       throw error;
     return done('failed', { error: (error as Error).message });
   }
+}
+
+/**
+ * Each member's development job: its selected checkpoint and where its report and scores go.
+ * Every member is listed in the outcome's `members` as its selection is read.
+ */
+async function memberJobs(
+  input: TeacherInput,
+  folder: string,
+  members: TeacherOutcome['members'][number][],
+): Promise<MemberJob[]> {
+  const jobs: MemberJob[] = [];
+  for (const member of input.members) {
+    const selection = await readSelection(join(runDir(input.paths, member.run_id), 'selection.json'));
+    const checkpoint = join(runDir(input.paths, member.run_id), selection.checkpoint);
+    members.push({
+      run_id: member.run_id,
+      checkpoint_name: selection.checkpoint,
+      config: member.config_path,
+      checkpoint,
+    });
+    jobs.push({
+      member,
+      checkpointName: selection.checkpoint,
+      report: join(folder, `${member.run_id}.dev.json`),
+      scores: join(folder, `${member.run_id}.dev.scores.jsonl`),
+    });
+  }
+  return jobs;
+}
+
+/** Why a member cannot be scored: its config changed since it trained (sha256 differs); null when unchanged. */
+async function configChange(member: TeacherMember): Promise<string | null> {
+  const text = await readFile(member.config_path, 'utf8');
+  if (sha256(text) === member.config_sha256) return null;
+  return `teacher member config ${member.config_path} changed since ${member.run_id} trained (sha256 differs)`;
+}
+
+/**
+ * Runs the teacher-scores command over every member's development scores into a temp file,
+ * renamed into place at the teacher's path once it succeeded. Null when it did; else why not.
+ */
+async function averageScores(input: TeacherInput, jobs: readonly MemberJob[], log: string): Promise<string | null> {
+  const { paths, commands, teacherPath } = input;
+  const tmp = `${teacherPath}.tmp`;
+  await mkdir(dirname(teacherPath), { recursive: true });
+  await moveAside(tmp);
+  const result = await runLoopStep(paths, {
+    step: 'teacher scores',
+    commandKey: 'teacher_scores',
+    command: [...commands.teacher_scores, '--inputs', ...jobs.map((job) => job.scores), '--output', tmp],
+    log,
+  });
+  if (result.exitCode !== 0) return `teacher scores ended with ${describeEnd(result)} (log ${log})`;
+  await rename(tmp, teacherPath);
+  return null;
 }
 
 /** Uploads the teacher file by content and records it under its path for the loop's other hosts. */

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { DEFAULT_NO_PROGRESS } from '../config/loop-config.js';
 import { durationMs } from '../config/duration.js';
-import { describeEnd, runLoopStep } from './support/loop-step.js';
+import { describeEnd, runLoopStep, type LoopStepResult } from './support/loop-step.js';
 import { logContains } from './support/log-search.js';
 import { exists, moveAside } from './support/move-aside.js';
 import { readOwner, writeOwner } from './support/owner.js';
@@ -31,7 +31,7 @@ import type { TrainInput, TrainOutcome } from './types.js';
  * run is train_failed with that reason (an outcome, like a crash: not an attempt to repeat).
  */
 export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
-  const { paths, runId, owner } = input;
+  const { paths, runId } = input;
   // On a fleet without a shared disk each host has its own data_root: the run trains on a copy that is the orchestrator's.
   if (input.data !== undefined) {
     const mismatch = dataMismatch(paths.dataRoot, input.data, await dataFingerprint(paths.dataRoot));
@@ -39,6 +39,55 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   }
   const started = new Date().toISOString();
   const dir = runDir(paths, runId);
+  const resume = await claimRunDir(input, dir);
+  const log = trainLog(paths.stateDir, runId);
+  await gatherInputs(input, log);
+  if (resume !== null) {
+    await appendLogLine(
+      log,
+      `train: resuming ${runId} from epoch ${resume.epoch} (${resume.checkpoint}), the newest epoch an earlier attempt completed (loop.yaml resume_flag)`,
+    );
+  }
+  const noProgress = input.noProgress ?? DEFAULT_NO_PROGRESS;
+  const result = await runTrainer(input, dir, log, resume, noProgress);
+  const train_rc = returnCode(result);
+  const common = { train_rc, epochs_run: await epochsRun(dir), started };
+  // After the seed's fields (a run row keeps their order): what the trainer used of its GPU lane.
+  const admitted = laneAdmission(result);
+  const gpu = {
+    ...gpuFields(result.gpu),
+    ...(admitted === undefined ? {} : { admission: admitted }),
+    ...(result.oomRetries > 0 ? { oom_retries: result.oomRetries } : {}),
+  };
+  if (result.stalled) {
+    const hung = `no progress for ${noProgress} (loop.yaml timeouts.no_progress): no new output in its log or run directory; killed`;
+    await appendLogLine(log, `train: ${hung}`).catch(() => undefined);
+    return { ...failed(common, `${hung}; see ${log}`), ...gpu };
+  }
+  if (train_rc === 0) return trainedOutcome(input, dir, log, common, gpu);
+  if (train_rc === 1 && (await logContains(log, result.logStart, input.noCheckpointMarker))) {
+    return {
+      ...common,
+      status: 'no_eligible_checkpoint',
+      checkpoints: [],
+      error: null,
+      finished: new Date().toISOString(),
+      selected: null,
+      ...gpu,
+    };
+  }
+  if (result.oom !== undefined) return { ...failed(common, `${result.oom}; see ${log}`), ...gpu };
+  return { ...failed(common, `trainer ended with ${describeEnd(result)}; see ${log}`), ...gpu };
+}
+
+/**
+ * Makes the run directory this owner's before the trainer writes it: a directory of anybody
+ * else's is refused untouched; one of ours from a lost attempt is kept to resume from (with
+ * `resume_flag` and a complete epoch) or moved aside, with the earlier training's reports when
+ * the run trains afresh. Returns where training resumes, or null for a fresh start.
+ */
+async function claimRunDir(input: TrainInput, dir: string): Promise<ResumePoint | null> {
+  const { paths, runId, owner } = input;
   // Trained here again: nothing of its directory is the host cache's to delete until it is uploaded again.
   if (input.artifacts !== undefined) await unmarkInStore(dir);
   const marked = await readOwner(paths.stateDir, runId);
@@ -58,35 +107,50 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   if (marked !== owner) {
     await writeOwner(paths.stateDir, runId, owner);
   }
-  const log = trainLog(paths.stateDir, runId);
+  return resume;
+}
+
+/** Makes sure the run's job config (and, with a store, its split) is on this host before it trains. */
+async function gatherInputs(input: TrainInput, log: string): Promise<void> {
   // With a store the orchestrator's host wrote the job config and split: fetched here unless present.
   if (input.artifacts !== undefined) await fetchStepFiles(input.artifacts, input.inputs ?? [], log);
   // Gone with an emptied state dir since it was written: the training run writes it again.
   if (!(await exists(input.configPath))) {
     throw badInput(
-      `run ${runId}: its job config ${input.configPath} is gone (was the state dir emptied?)`,
+      `run ${input.runId}: its job config ${input.configPath} is gone (was the state dir emptied?)`,
       JOB_CONFIG_MISSING,
     );
   }
-  if (resume !== null) {
-    await appendLogLine(
-      log,
-      `train: resuming ${runId} from epoch ${resume.epoch} (${resume.checkpoint}), the newest epoch an earlier attempt completed (loop.yaml resume_flag)`,
-    );
-  }
-  const noProgress = input.noProgress ?? DEFAULT_NO_PROGRESS;
-  const command = (from: ResumePoint | null): string[] => [
+}
+
+/** The trainer's command line, resuming from `from` when loop.yaml sets `resume_flag`. */
+function trainCommand(input: TrainInput, dir: string, from: ResumePoint | null): string[] {
+  return [
     ...input.commands.train,
     ...['--config', input.configPath],
-    ...['--output-root', paths.runsRoot],
-    ...['--run-id', runId],
-    ...scoreCacheArgs(paths),
+    ...['--output-root', input.paths.runsRoot],
+    ...['--run-id', input.runId],
+    ...scoreCacheArgs(input.paths),
     ...(from === null || input.resumeFlag === undefined ? [] : [input.resumeFlag, join(dir, from.checkpoint)]),
   ];
-  const result = await runLoopStep(paths, {
+}
+
+/**
+ * Runs the trainer on its lane, killed when its log and run directory stay quiet for
+ * `noProgress`, and tried again after an out-of-memory.
+ */
+async function runTrainer(
+  input: TrainInput,
+  dir: string,
+  log: string,
+  resume: ResumePoint | null,
+  noProgress: string,
+): Promise<LoopStepResult> {
+  const { paths, runId } = input;
+  return runLoopStep(paths, {
     step: 'train',
     commandKey: 'train',
-    command: command(resume),
+    command: trainCommand(input, dir, resume),
     log,
     progress: { watch: [dir], quietMs: durationMs(noProgress) },
     need: 'train',
@@ -98,71 +162,55 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
         await moveAside(dir);
         await moveAside(evalsDir(paths.stateDir, runId));
       } else await appendLogLine(log, `train: resuming ${runId} from epoch ${from.epoch} (${from.checkpoint})`);
-      return command(from);
+      return trainCommand(input, dir, from);
     },
   });
-  const train_rc = returnCode(result);
-  const common = { train_rc, epochs_run: await epochsRun(dir), started };
-  // After the seed's fields (a run row keeps their order): what the trainer used of its GPU lane.
-  const admitted = laneAdmission(result);
-  const gpu = {
-    ...gpuFields(result.gpu),
-    ...(admitted === undefined ? {} : { admission: admitted }),
-    ...(result.oomRetries > 0 ? { oom_retries: result.oomRetries } : {}),
+}
+
+/**
+ * The outcome of a trainer that exited 0: trained with its checkpoints (uploaded first, with a
+ * store), or train_failed when they cannot be collected.
+ */
+async function trainedOutcome(
+  input: TrainInput,
+  dir: string,
+  log: string,
+  common: Pick<TrainOutcome, 'train_rc' | 'epochs_run' | 'started'>,
+  gpu: Pick<TrainOutcome, 'gpu_seconds' | 'gpu_peak_mib' | 'admission' | 'oom_retries'>,
+): Promise<TrainOutcome> {
+  let checkpoints: string[];
+  let selected: TrainOutcome['selected'];
+  try {
+    checkpoints = await collectCheckpoints(dir);
+    selected = await selectedCheckpoint(dir);
+  } catch (error) {
+    return {
+      ...failed(
+        common,
+        `checkpoints could not be collected: ${error instanceof Error ? error.message : String(error)}`,
+      ),
+      ...gpu,
+    };
+  }
+  // With a store: the run directory goes up before the run is recorded trained, for evaluations elsewhere.
+  let files = {};
+  if (input.artifacts !== undefined) {
+    const uploaded = await uploadStepFiles(input.artifacts, await runDirFiles(dir), log);
+    // The directory is now a copy of the store's: the host keeps it while it fits (keep_local_gib).
+    await markInStore(dir, uploaded);
+    await trimAfterStep(input.artifacts, input.paths.runsRoot, log);
+    files = { files: [...(input.inputs ?? []), ...uploaded] };
+  }
+  return {
+    ...common,
+    status: 'trained',
+    checkpoints,
+    error: null,
+    finished: new Date().toISOString(),
+    selected,
+    ...gpu,
+    ...files,
   };
-  if (result.stalled) {
-    const hung = `no progress for ${noProgress} (loop.yaml timeouts.no_progress): no new output in its log or run directory; killed`;
-    await appendLogLine(log, `train: ${hung}`).catch(() => undefined);
-    return { ...failed(common, `${hung}; see ${log}`), ...gpu };
-  }
-  if (train_rc === 0) {
-    let checkpoints: string[];
-    let selected: TrainOutcome['selected'];
-    try {
-      checkpoints = await collectCheckpoints(dir);
-      selected = await selectedCheckpoint(dir);
-    } catch (error) {
-      return {
-        ...failed(
-          common,
-          `checkpoints could not be collected: ${error instanceof Error ? error.message : String(error)}`,
-        ),
-        ...gpu,
-      };
-    }
-    // With a store: the run directory goes up before the run is recorded trained, for evaluations elsewhere.
-    let files = {};
-    if (input.artifacts !== undefined) {
-      const uploaded = await uploadStepFiles(input.artifacts, await runDirFiles(dir), log);
-      // The directory is now a copy of the store's: the host keeps it while it fits (keep_local_gib).
-      await markInStore(dir, uploaded);
-      await trimAfterStep(input.artifacts, paths.runsRoot, log);
-      files = { files: [...(input.inputs ?? []), ...uploaded] };
-    }
-    return {
-      ...common,
-      status: 'trained',
-      checkpoints,
-      error: null,
-      finished: new Date().toISOString(),
-      selected,
-      ...gpu,
-      ...files,
-    };
-  }
-  if (train_rc === 1 && (await logContains(log, result.logStart, input.noCheckpointMarker))) {
-    return {
-      ...common,
-      status: 'no_eligible_checkpoint',
-      checkpoints: [],
-      error: null,
-      finished: new Date().toISOString(),
-      selected: null,
-      ...gpu,
-    };
-  }
-  if (result.oom !== undefined) return { ...failed(common, `${result.oom}; see ${log}`), ...gpu };
-  return { ...failed(common, `trainer ended with ${describeEnd(result)}; see ${log}`), ...gpu };
 }
 
 /** What the trainer used of its GPU lane, as run row fields: its seconds, and its peak when nvidia-smi listed its processes. */

@@ -89,21 +89,8 @@ export async function startLoop(
       `${stopFilePath(config.state_dir)} exists: it stops loop ${loopId} (as the seed's STOP file did). ` +
         'Delete it, then start the loop again. Nothing started.',
     );
-  const resumed: (Extract<Resumption, { kind: 'resume' }> & { notes?: string[] }) | null =
-    resumption.kind === 'resume' && !options.fresh ? resumption : null;
-  // Folders `relocate` moved: every path the carry holds under them moves with them.
-  const relocation = options.relocation ?? [];
-  const resume =
-    resumed && relocation.length > 0
-      ? {
-          ...resumed,
-          carry: relocated(resumed.carry, relocation),
-          notes: [
-            ...(resumed.notes ?? []),
-            `relocated: ${relocation.map((move) => `${move.field} ${move.from} -> ${move.to}`).join(', ')}`,
-          ],
-        }
-      : resumed;
+  const resumed: ResumeWithNotes | null = resumption.kind === 'resume' && !options.fresh ? resumption : null;
+  const resume = resumed && withRelocation(resumed, options.relocation ?? []);
   const incarnation = options.fresh ? await freshIncarnation(client, loopId) : 1;
   const startToken = randomUUID();
   const started = await startOnce(client, loopId, options.answerWithinMs ?? START_ANSWER_DEADLINE_MS, {
@@ -145,6 +132,25 @@ export async function startLoop(
     from: resume.from,
     ...(resume.notes ? { notes: resume.notes } : {}),
     ...answered,
+  };
+}
+
+/** A stopped loop's resumption, with the notes `start` prints about it. */
+type ResumeWithNotes = Extract<Resumption, { kind: 'resume' }> & { notes?: string[] };
+
+/**
+ * The resumption with the folders `relocate` moved: every path the carry holds under them moves
+ * with them, and a note says so. Unchanged without moves.
+ */
+function withRelocation(resumed: ResumeWithNotes, relocation: readonly FolderMove[]): ResumeWithNotes {
+  if (relocation.length === 0) return resumed;
+  return {
+    ...resumed,
+    carry: relocated(resumed.carry, relocation),
+    notes: [
+      ...(resumed.notes ?? []),
+      `relocated: ${relocation.map((move) => `${move.field} ${move.from} -> ${move.to}`).join(', ')}`,
+    ],
   };
 }
 

@@ -213,60 +213,25 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   const metrics = installWorkerRuntime(metricsPort(options.metricsPort));
   // Keys that cannot be used stop the worker here, before it connects (CodecKeyError says why).
   // A lane without keys that is handed an encrypted loop's job stops taking jobs (keylessLane).
-  let keyless: ((message: string) => Error) | undefined;
-  const dataConverter = loopDataConverter(process.env, (message) => keyless?.(message) ?? new Error(message));
+  const run: WorkerRun = { failure: null };
+  const dataConverter = loopDataConverter(process.env, (message) => run.keyless?.(message) ?? new Error(message));
   // With OTEL_EXPORTER_OTLP_ENDPOINT set, its activities and their steps send spans (tracing.ts).
   startTracing(kind === 'gpu' ? 'lane' : kind);
   const connection = await NativeConnection.connect(settings.connectionOptions);
   const common = { connection, namespace: settings.namespace, dataConverter };
-  // A namespace without the loop's search attributes is named before the worker polls it.
-  try {
-    const client = new Client({ connection, namespace: settings.namespace, dataConverter });
-    await requireSearchAttributes(client);
-    // Keys that cannot open the running loops' history: refused now rather than failing every task.
-    await requireHistoryKeys(client);
-  } catch (error) {
-    await connection.close();
-    throw error;
-  }
+  await checkNamespace(common);
   let worker: Worker;
   let what: string;
-  let pidFile: string | null = null;
-  let laneSignals: ReturnType<typeof stopLaneOnSignals> | null = null;
-  let failure: string | null = null;
+  let started: StartedLane | null = null;
   switch (kind) {
     case 'orchestrator':
       worker = await createOrchestratorWorker({ ...common, ...(prebuilt ? { workflowBundle: prebuilt } : {}) });
       what = `orchestrator (workflows${prebuilt ? ` of the bundle ${options.workflowBundle}` : ''}, CPU activities)`;
       break;
-    case 'gpu': {
-      const { device, host, capacity, cpu } = lane as LaneSettings;
-      const client = new Client({ connection, namespace: settings.namespace, dataConverter });
-      const created = await createLaneWorker({
-        ...common,
-        device,
-        host,
-        slots: capacity.slots,
-        minFreeGiB: capacity.minFreeGiB,
-        minFreePids: number(options.minFreePids, '--min-free-pids', 0),
-        killGraceMs: capacity.killGraceMs,
-        cpu,
-        log: (message) => console.log(`[lane] ${message}`),
-        tellLoops: tellLoops(client, (message) => console.warn(`[lane] ${message}`)),
-      });
-      laneSignals = stopLaneOnSignals(created);
-      keyless = keylessLane(created, (why) => (failure ??= why));
-      // `worker gpu --drain` on this machine finds it here.
-      pidFile = lanePidFile(created.queue);
-      await writeLanePid(pidFile);
-      // How it admits jobs, from a first reading of its device: a lane without a memory guard says so.
-      console.log(admissionLine(created.queue, capacity, cpu ? null : await readGpuMemory(device)));
-      // How a job's processes are held together: a cgroup per step, or its process group and mark.
-      console.log(`[lane] ${stepCgroups().why}`);
-      worker = created.worker;
-      what = `${cpu ? 'CPU' : 'GPU'} lane ${created.queue}`;
+    case 'gpu':
+      started = await startLane(common, lane as LaneSettings, options, run);
+      ({ worker, what } = started);
       break;
-    }
     default:
       worker = await createPackageWorker(common);
       what = 'package worker';
@@ -279,37 +244,123 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
     await warnOnShortRetention(client, (line) => console.warn(line));
   }
   try {
-    if (kind === 'orchestrator')
-      // New workflows, and generations continuing as new, run on this build from now on.
-      await runOrchestrator(
-        worker,
-        connection,
-        settings.namespace,
-        (was, version) => {
-          if (was !== version.buildId) console.log(currentVersionLine(was, version));
-        },
-        { makeCurrent: options.makeCurrent === true, onLeft: (line) => console.warn(line) },
-      );
+    if (kind === 'orchestrator') await serveOrchestrator(worker, connection, settings.namespace, options);
     else await worker.run();
   } catch (error) {
-    failure = (error as Error).message;
+    run.failure = (error as Error).message;
     throw error;
   } finally {
-    if (pidFile !== null) {
-      // How it ended, for a `worker gpu --drain` waiting on it: drained, stopped by a signal, failed.
-      await writeLaneEnd(
-        pidFile,
-        failure !== null
-          ? { pid: process.pid, how: 'failed', error: failure }
-          : (laneSignals?.stoppedBy() ?? { pid: process.pid, how: 'drained' }),
-      );
-      await removeLanePid(pidFile);
-    }
+    if (started !== null) await recordLaneEnd(started, run.failure);
   }
   // The loop's last rows reach the ledger copy before the connection goes.
   if (kind === 'orchestrator') await flushLedgerCopies(worker);
   await connection.close();
   await stopTracing();
+}
+
+/** What a worker learns as it runs: how its lane refuses a job it has no keys for, and why it failed. */
+interface WorkerRun {
+  keyless?: (message: string) => Error;
+  failure: string | null;
+}
+
+/** A worker's connection, namespace and payload codec: what every kind of worker is created with. */
+interface WorkerCommon {
+  readonly connection: NativeConnection;
+  readonly namespace: string;
+  readonly dataConverter: ReturnType<typeof loopDataConverter>;
+}
+
+/**
+ * Refuses a namespace without the loop's search attributes, and keys that cannot open the running
+ * loops' history, before the worker polls (rather than failing every task); the connection is
+ * closed then.
+ */
+async function checkNamespace({ connection, namespace, dataConverter }: WorkerCommon): Promise<void> {
+  try {
+    const client = new Client({ connection, namespace, dataConverter });
+    await requireSearchAttributes(client);
+    await requireHistoryKeys(client);
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}
+
+/** A lane worker as `worker gpu` started it: its worker, what it is called, its pid file and its signals. */
+interface StartedLane {
+  readonly worker: Worker;
+  readonly what: string;
+  readonly pidFile: string;
+  readonly signals: ReturnType<typeof stopLaneOnSignals>;
+}
+
+/**
+ * Creates this host's lane worker for its device, stopped by SIGTERM/SIGINT/SIGQUIT and failed by
+ * a job it has no keys for (`run`), with its pid file written for `worker gpu --drain`; says how it
+ * admits jobs and how a job's processes are held together.
+ */
+async function startLane(
+  common: WorkerCommon,
+  { device, host, capacity, cpu }: LaneSettings,
+  options: WorkerCommandOptions,
+  run: WorkerRun,
+): Promise<StartedLane> {
+  const client = new Client(common);
+  const created = await createLaneWorker({
+    ...common,
+    device,
+    host,
+    slots: capacity.slots,
+    minFreeGiB: capacity.minFreeGiB,
+    minFreePids: number(options.minFreePids, '--min-free-pids', 0),
+    killGraceMs: capacity.killGraceMs,
+    cpu,
+    log: (message) => console.log(`[lane] ${message}`),
+    tellLoops: tellLoops(client, (message) => console.warn(`[lane] ${message}`)),
+  });
+  const signals = stopLaneOnSignals(created);
+  run.keyless = keylessLane(created, (why) => (run.failure ??= why));
+  // `worker gpu --drain` on this machine finds it here.
+  const pidFile = lanePidFile(created.queue);
+  await writeLanePid(pidFile);
+  // How it admits jobs, from a first reading of its device: a lane without a memory guard says so.
+  console.log(admissionLine(created.queue, capacity, cpu ? null : await readGpuMemory(device)));
+  // How a job's processes are held together: a cgroup per step, or its process group and mark.
+  console.log(`[lane] ${stepCgroups().why}`);
+  return { worker: created.worker, what: `${cpu ? 'CPU' : 'GPU'} lane ${created.queue}`, pidFile, signals };
+}
+
+/**
+ * Records how the lane ended, for a `worker gpu --drain` waiting on it: drained, stopped by a
+ * signal, or failed (`failure`); then removes its pid file.
+ */
+async function recordLaneEnd(lane: StartedLane, failure: string | null): Promise<void> {
+  await writeLaneEnd(
+    lane.pidFile,
+    failure !== null
+      ? { pid: process.pid, how: 'failed', error: failure }
+      : (lane.signals.stoppedBy() ?? { pid: process.pid, how: 'drained' }),
+  );
+  await removeLanePid(lane.pidFile);
+}
+
+/** Runs the orchestrator: new workflows, and generations continuing as new, run on this build from now on. */
+async function serveOrchestrator(
+  worker: Worker,
+  connection: NativeConnection,
+  namespace: string,
+  options: WorkerCommandOptions,
+): Promise<void> {
+  await runOrchestrator(
+    worker,
+    connection,
+    namespace,
+    (was, version) => {
+      if (was !== version.buildId) console.log(currentVersionLine(was, version));
+    },
+    { makeCurrent: options.makeCurrent === true, onLeft: (line) => console.warn(line) },
+  );
 }
 
 /** What an orchestrator says once its build is current: and, when it replaced one, how to retire it. */

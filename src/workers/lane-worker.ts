@@ -84,25 +84,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
         running -= 1;
       }
     };
-  // A GPU lane knows its running steps, so its guard can tell what each holds of the device, and
-  // each step starts through the guard, once there is room for what its job may grow to.
-  const guard = memoryGuard({
-    slots: options.slots,
-    minFreeGiB: options.minFreeGiB,
-    ...(options.cpu ? {} : { steps: new LaneSteps() }),
-    ...(options.gpuPollMs === undefined ? {} : { pollMs: options.gpuPollMs }),
-    read: options.cpu
-      ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' })
-      : (options.readGpu ?? (() => readGpuMemory(options.device))),
-    ...(options.minFreePids === 0
-      ? {}
-      : {
-          minFreePids: options.minFreePids ?? DEFAULT_MIN_FREE_PIDS,
-          readPids: options.readPids ?? (() => readPidsLimit()),
-        }),
-    ...(options.log ? { log: options.log } : {}),
-    lane: { queue, device: options.device },
-  });
+  const guard = laneGuard(options, queue);
   const jobs = createLaneActivities({
     env: { CUDA_VISIBLE_DEVICES: options.cpu ? '' : String(options.device) },
     killGraceMs: options.killGraceMs ?? DEFAULT_KILL_GRACE_MS,
@@ -136,21 +118,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
   const tell = options.tellLoops;
   // Up: a loop that marked the lane draining or down takes it back at once.
   if (tell) void tell({ lane: queue, forMs: 0 });
-  let leaving: NodeJS.Timeout | undefined;
-  /** The worker is going (a drain, a stop): the loops send it nothing new, told again until it has stopped. */
-  const sayLeaving = (): void => {
-    if (!tell || leaving !== undefined) return;
-    const say = (): void => {
-      if (['STOPPED', 'FAILED'].includes(worker.getState())) {
-        clearInterval(leaving);
-        return;
-      }
-      void tell({ lane: queue, forMs: DRAIN_NOTICE_MS });
-    };
-    leaving = setInterval(say, DRAIN_NOTICE_EVERY_MS);
-    leaving.unref();
-    say();
-  };
+  const sayLeaving = leavingNotices(worker, queue, tell);
   return {
     worker,
     queue,
@@ -164,6 +132,52 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
       sayLeaving();
       return running;
     },
+  };
+}
+
+/**
+ * The lane's memory guard. A GPU lane knows its running steps, so its guard can tell what each
+ * holds of the device, and each step starts through the guard, once there is room for what its
+ * job may grow to; a CPU lane's guard sees no GPU, and only its slots (and the pids limit) decide.
+ */
+function laneGuard(options: LaneWorkerOptions, queue: string): ReturnType<typeof memoryGuard> {
+  return memoryGuard({
+    slots: options.slots,
+    minFreeGiB: options.minFreeGiB,
+    ...(options.cpu ? {} : { steps: new LaneSteps() }),
+    ...(options.gpuPollMs === undefined ? {} : { pollMs: options.gpuPollMs }),
+    read: options.cpu
+      ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' })
+      : (options.readGpu ?? (() => readGpuMemory(options.device))),
+    ...(options.minFreePids === 0
+      ? {}
+      : {
+          minFreePids: options.minFreePids ?? DEFAULT_MIN_FREE_PIDS,
+          readPids: options.readPids ?? (() => readPidsLimit()),
+        }),
+    ...(options.log ? { log: options.log } : {}),
+    lane: { queue, device: options.device },
+  });
+}
+
+/**
+ * What says the worker is going (a drain, a stop): the loops send it nothing new, told at once
+ * and again every DRAIN_NOTICE_EVERY_MS until the worker has stopped. Saying it twice is a no-op.
+ */
+function leavingNotices(worker: Worker, queue: string, tell: LaneWorkerOptions['tellLoops']): () => void {
+  let leaving: NodeJS.Timeout | undefined;
+  return (): void => {
+    if (!tell || leaving !== undefined) return;
+    const say = (): void => {
+      if (['STOPPED', 'FAILED'].includes(worker.getState())) {
+        clearInterval(leaving);
+        return;
+      }
+      void tell({ lane: queue, forMs: DRAIN_NOTICE_MS });
+    };
+    leaving = setInterval(say, DRAIN_NOTICE_EVERY_MS);
+    leaving.unref();
+    say();
   };
 }
 

@@ -65,9 +65,6 @@ export function memoryGuardSlots(options: MemoryGuardOptions): CustomSlotSupplie
  * reservation, as in the seed, not a holding. Without a GPU, slots (and the pids limit) decide.
  */
 export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
-  const pollMs = options.pollMs ?? 5_000;
-  const log = options.log ?? (() => undefined);
-  const readPids = options.readPids ?? (() => Promise.resolve<PidsReading>({ kind: 'unlimited' }));
   const steps = options.steps;
   const admission = new LaneAdmission({
     slots: options.slots,
@@ -75,18 +72,39 @@ export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
     ...(steps ? { steps } : {}),
     markOf: options.markOf ?? stepMarkOf,
   });
+  // Reservations and steps waiting for room: a released slot or an ended step wakes them at once,
+  // so the lane never idles a poll period.
+  const wakers = new Set<() => void>();
+  const slots = guardedSlots(options, admission, wakers);
+  if (!steps) return { slots };
+  return { slots, steps: guardedSteps(options, admission, steps, wakers) };
+}
+
+/** Wakes every reservation and step waiting for room. */
+function wakeAll(wakers: Set<() => void>): void {
+  for (const wake of [...wakers]) wake();
+}
+
+/**
+ * The lane's activity slots: a slot is reserved only once the reading (and the pids limit) has
+ * room for one more job, polled every `pollMs` or sooner when a slot is released; the waits are
+ * logged once each.
+ */
+function guardedSlots(
+  options: MemoryGuardOptions,
+  admission: LaneAdmission,
+  wakers: Set<() => void>,
+): CustomSlotSupplier<ActivitySlotInfo> {
+  const pollMs = options.pollMs ?? 5_000;
+  const log = options.log ?? (() => undefined);
+  const readPids = options.readPids ?? (() => Promise.resolve<PidsReading>({ kind: 'unlimited' }));
+  const steps = options.steps;
   let lastWait = '';
   const pidsWait = (pids: PidsReading): string | null => {
     const refusal = options.minFreePids === undefined ? null : pidsRefusal(pids, options.minFreePids);
     return refusal === null ? null : `waiting for process headroom: ${refusal}`;
   };
-  // Reservations and steps waiting for room: a released slot or an ended step wakes them at once,
-  // so the lane never idles a poll period.
-  const wakers = new Set<() => void>();
-  const wakeAll = (): void => {
-    for (const wake of [...wakers]) wake();
-  };
-  const slots: CustomSlotSupplier<ActivitySlotInfo> = {
+  return {
     type: 'custom',
     async reserveSlot(_context, abort): Promise<SlotPermit> {
       for (;;) {
@@ -118,12 +136,24 @@ export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
     markSlotUsed(): void {},
     releaseSlot(): void {
       admission.release();
-      wakeAll();
+      wakeAll(wakers);
     },
   };
-  if (!steps) return { slots };
+}
+
+/**
+ * The lane's step registry: a step starts once the reading has room for what its job may grow
+ * to (polled, or sooner when a step ends), and each start and end is booked on the lane's steps.
+ */
+function guardedSteps(
+  options: MemoryGuardOptions,
+  admission: LaneAdmission,
+  steps: LaneSteps,
+  wakers: Set<() => void>,
+): StepRegistry {
+  const pollMs = options.pollMs ?? 5_000;
   let admitted = 0;
-  const registry: StepRegistry = {
+  return {
     async admit(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<StepAdmitted> {
       const needMiB = admission.wait(mark, need?.mib);
       const whose = need === undefined ? `the lane's min_free_gib` : need.why;
@@ -137,7 +167,7 @@ export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
           // From here to the return nothing awaits, as for a reservation.
           const why = admission.tryStart(mark, reading, whose);
           if (why === null) {
-            wakeAll();
+            wakeAll(wakers);
             admitted += 1;
             const lane = options.lane === undefined ? {} : { worker: options.lane.queue, device: options.lane.device };
             return { needMiB, slot: admitted, ...lane };
@@ -146,7 +176,7 @@ export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
           await sleep(pollMs, abort, wakers);
         }
       } finally {
-        if (admission.cancel(mark)) wakeAll();
+        if (admission.cancel(mark)) wakeAll(wakers);
       }
     },
     started: (mark, needMiB) => {
@@ -154,9 +184,8 @@ export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
     },
     ended: (mark) => {
       const use = steps.ended(mark);
-      wakeAll();
+      wakeAll(wakers);
       return use;
     },
   };
-  return { slots, steps: registry };
 }

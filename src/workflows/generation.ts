@@ -7,7 +7,6 @@ import {
   condition,
   log,
   patched,
-  setHandler,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
@@ -25,25 +24,8 @@ import {
   stopAtOnce,
   waitForWork,
 } from './generation/hand-over.js';
-import { onReserveReport, onResume, onRunReport, onTeacherReport } from './generation/reports.js';
-import { onAdvance, onStop, onStopNow, validateAdvance, validateStop, validateStopNow } from './generation/control.js';
-import { noteLanesInUse, now, onLaneDraining, openGeneration, stopped, toCarry, view } from './generation/state.js';
-import {
-  advanceSignal,
-  advanceUpdate,
-  carryQuery,
-  reserveReportedSignal,
-  resumeSignal,
-  runReportedSignal,
-  startUpdate,
-  stateQuery,
-  stopNowSignal,
-  laneDrainingSignal,
-  stopNowUpdate,
-  stopSignal,
-  stopUpdate,
-  teacherReportedSignal,
-} from './messages.js';
+import { noteLanesInUse, now, openGeneration, stopped, toCarry } from './generation/state.js';
+import { answerMessages } from './generation/handlers.js';
 import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
 import { continueOnCurrentBuild } from './build-upgrade.js';
 import { markBaseline } from './baseline.js';
@@ -60,51 +42,7 @@ export async function generation(input: GenerationInput): Promise<GenerationResu
   const gen = openGeneration(input, workflowInfo().runStartTime.toISOString(), identity);
   const activities = generationActivities(config);
 
-  setHandler(runReportedSignal, (report) => onRunReport(gen, runReportedSignal.name, report));
-  setHandler(teacherReportedSignal, (report) => onTeacherReport(gen, teacherReportedSignal.name, report));
-  setHandler(reserveReportedSignal, (report) => onReserveReport(gen, reserveReportedSignal.name, report));
-  setHandler(advanceSignal, (reason: unknown) => onAdvance(gen, reason));
-  setHandler(resumeSignal, () => onResume(gen));
-  setHandler(stopSignal, () => onStop(gen));
-  setHandler(stopNowSignal, () => onStopNow(gen));
-  setHandler(laneDrainingSignal, (notice) => onLaneDraining(gen, notice));
-  // The same commands as updates: refused with a reason by their validators, else applied as the
-  // signals are and answered with the loop's view. Synchronous, so they add no command to history.
-  setHandler(
-    advanceUpdate,
-    (reason: string) => {
-      onAdvance(gen, reason);
-      return view(gen);
-    },
-    {
-      validator: (reason: string, fromGeneration?: number, named?: boolean) =>
-        validateAdvance(gen, reason, fromGeneration, named),
-    },
-  );
-  setHandler(
-    stopUpdate,
-    () => {
-      onStop(gen);
-      return view(gen);
-    },
-    { validator: () => validateStop(gen) },
-  );
-  setHandler(
-    stopNowUpdate,
-    () => {
-      onStopNow(gen);
-      return view(gen);
-    },
-    { validator: () => validateStopNow(gen) },
-  );
-  // Answers the start that sent it with the start (Update-with-Start): did it start this run?
-  setHandler(startUpdate, (startToken: string) => ({
-    startedHere: startToken === input.startToken,
-    runId: workflowInfo().runId,
-    view: view(gen),
-  }));
-  setHandler(stateQuery, () => view(gen));
-  setHandler(carryQuery, () => toCarry(gen));
+  answerMessages(gen, input.startToken);
   // The Web UI's live page of the loop (current details), redrawn whenever the state changes.
   keepDetailsCurrent(gen);
   // Children report by completion to the run that started them: those carried in are adopted.

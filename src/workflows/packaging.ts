@@ -59,14 +59,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
     { key: LOOP_ID, value: input.loopId },
     { key: LOOP_KIND, value: 'packaging' },
   ]);
-  const { packageChampion } = withSummaries(
-    proxyActivities<typeof packageActivities>({
-      taskQueue: PACKAGE_QUEUE,
-      startToCloseTimeout: input.timeouts.package,
-      heartbeatTimeout: input.timeouts.heartbeat,
-      retry: { maximumAttempts: input.retries.package },
-    }),
-  );
+  const { packageChampion } = packagingActivities(input);
   // Registrations run beside packaging: a registry that is down holds up no package.
   const registry = input.mlflow ? registrations(input.mlflow) : null;
   let state = input.carry ?? idlePackaging;
@@ -76,22 +69,7 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
   setHandler(championSignal, (champion) => {
     // After a stop at once nothing runs any more (the exporter stops folding there too).
     if (stopping) return;
-    // Sent by hand without a champion's shape, or over the bounds: logged, never queued, so it
-    // never reaches the state or a continue-as-new input (a ledger read from history skips it too).
-    const taken = takenChampion(champion, () => true);
-    if (taken === null) {
-      log.warn('ignoring a champion signal: not a champion, or over its size bound', {
-        input: JSON.stringify(champion ?? null).slice(0, 200),
-      });
-      return;
-    }
-    if (packagedOnce && alreadyPackaged(state, taken)) {
-      log.info('champion already packaged with exit code 0; not packaged again', {
-        trainingRunId: taken.run_id,
-        checkpoint: taken.checkpoint_name,
-      });
-    }
-    state = requestPackage(state, taken, packagedOnce).state;
+    state = championRequested(state, champion, packagedOnce);
   });
   setHandler(stopNowSignal, () => {
     stopping = true;
@@ -146,4 +124,39 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
         ...(outcome.stored ? { packageUri: outcome.stored.uri } : {}),
       });
   }
+}
+
+/** The packaging activity, on the package queue with the loop's timeouts and retries. */
+function packagingActivities(input: PackagingInput) {
+  return withSummaries(
+    proxyActivities<typeof packageActivities>({
+      taskQueue: PACKAGE_QUEUE,
+      startToCloseTimeout: input.timeouts.package,
+      heartbeatTimeout: input.timeouts.heartbeat,
+      retry: { maximumAttempts: input.retries.package },
+    }),
+  );
+}
+
+/**
+ * The packaging state once a champion signal is taken: the champion queued (newest wins), or the
+ * state as it was for a signal sent by hand without a champion's shape, or over the bounds:
+ * logged, never queued, so it never reaches the state or a continue-as-new input (a ledger read
+ * from history skips it too).
+ */
+function championRequested(state: PackagingState, champion: unknown, packagedOnce: boolean): PackagingState {
+  const taken = takenChampion(champion, () => true);
+  if (taken === null) {
+    log.warn('ignoring a champion signal: not a champion, or over its size bound', {
+      input: JSON.stringify(champion ?? null).slice(0, 200),
+    });
+    return state;
+  }
+  if (packagedOnce && alreadyPackaged(state, taken)) {
+    log.info('champion already packaged with exit code 0; not packaged again', {
+      trainingRunId: taken.run_id,
+      checkpoint: taken.checkpoint_name,
+    });
+  }
+  return requestPackage(state, taken, packagedOnce).state;
 }

@@ -10,7 +10,7 @@ import { releaseGroup, watchGroup } from './group-reaper.js';
 import { inCgroup, killStepCgroup, makeStepCgroup, removeStepCgroup } from './step-cgroup.mjs';
 import { inSpan, traceContextEnv } from '../../tracing/tracing.js';
 import { killMarked, STEP_MARK } from './step-survivors.mjs';
-import { ProgressWatch } from './progress-watch.js';
+import { signalGroup, superviseStep } from './step-supervision.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
 import { currentStepScope, scopeEnv } from './step-scope.js';
@@ -52,9 +52,6 @@ export interface RunStepOptions {
 
 /** The variable a step admitted by its GPU need finds that need in, in MiB: a cap its stack may apply. */
 const GPU_MEMORY_CAP = 'CHAMPION_LOOP_GPU_MEMORY_MIB';
-
-/** How long a group gets between SIGTERM and SIGKILL when neither the step nor its scope says. */
-const DEFAULT_KILL_GRACE_MS = 5_000;
 
 /**
  * The worker's own Temporal credentials: no step of the contract needs them, and a stack that
@@ -166,13 +163,17 @@ function spawnInGroup(program: string, args: readonly string[], options: RunStep
 /** Steps started by this process: with its pid and the time, each step's mark is its own. */
 let stepsStarted = 0;
 
+/**
+ * Runs the command once there is room for it: spawns it in a group (and cgroup) of its own,
+ * supervises it while it runs, then reaps what it left behind and reports how it ended.
+ */
 async function runInGroup(
   options: RunStepOptions,
   env: NodeJS.ProcessEnv,
   logStart: number,
   steps: StepRegistry | undefined,
 ): Promise<StepResult> {
-  const [program = '', ...args] = options.command;
+  const [program = ''] = options.command;
   stepsStarted += 1;
   const mark = `${process.pid}.${Date.now()}.${stepsStarted}`;
   // On a lane that watches its GPU the step starts once there is room for what it may grow to.
@@ -180,6 +181,53 @@ async function runInGroup(
   let gpu: StepGpuUse | null = null;
   const startedMs = Date.now();
   const started = new Date(startedMs).toISOString();
+  const { subprocess, pgid } = spawnStep(options, env, mark, admitted, steps);
+  const supervision = superviseStep(options, pgid, startedMs);
+
+  try {
+    const result = await subprocess;
+    if (pgid !== undefined) gpu = await reapStep(options, mark, pgid, steps);
+    throwIfAborted(options.signal);
+    if (pgid === undefined) {
+      const why = result.originalMessage ?? result.shortMessage;
+      await appendFile(options.log, `${options.step}: cannot start ${program}: ${why}\n`).catch(() => undefined);
+      throw commandNotFound(`command could not start: ${program} (${options.source ?? options.step}): ${why}`);
+    }
+    const finished = new Date().toISOString();
+    return {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      pid: pgid,
+      pgid,
+      started,
+      finished,
+      logStart,
+      stalled: supervision.stalled,
+      ...(gpu ? { gpu } : {}),
+      ...(admitted ? { admitted } : {}),
+    };
+  } finally {
+    // A step that ended by an abort or an error is off the lane's books too (a second call is a no-op).
+    if ((pgid !== undefined || admitted) && gpu === null) steps?.ended(mark);
+    supervision.stop();
+  }
+}
+
+/**
+ * Spawns the step's command leading a process group of its own (inside the step's cgroup where
+ * the machine allows), with its GPU cap and mark in its environment, and puts the group on the
+ * books: the reaper kills it if this process dies, and the lane counts the step as started. A
+ * spawn that throws takes the step off the books again. `pgid` is undefined when the command
+ * could not start.
+ */
+function spawnStep(
+  options: RunStepOptions,
+  env: NodeJS.ProcessEnv,
+  mark: string,
+  admitted: StepAdmitted | null,
+  steps: StepRegistry | undefined,
+): { subprocess: ReturnType<typeof spawnInGroup>; pgid: number | undefined } {
+  const [program = '', ...args] = options.command;
   let subprocess: ReturnType<typeof spawnInGroup>;
   // Where the machine allows, the step joins a cgroup of its own before its command runs.
   const procs = makeStepCgroup(mark);
@@ -201,92 +249,32 @@ async function runInGroup(
     if (!admitted) steps?.started(mark);
     options.onStart?.({ pid: pgid, pgid });
   }
+  return { subprocess, pgid };
+}
 
-  const beat = (): void => {
-    if (pgid === undefined) return;
-    try {
-      options.heartbeat?.({ step: options.step, pid: pgid, pgid, elapsedMs: Date.now() - startedMs });
-    } catch {
-      // A heartbeat that cannot be sent must not stop the step; the server's timeout judges.
-    }
-  };
-  beat();
-  const beatEveryMs = options.heartbeatIntervalMs ?? 5_000;
-  const heartbeats = setInterval(beat, beatEveryMs);
-  let killTimer: NodeJS.Timeout | undefined;
-  const onAbort = (): void => {
-    if (pgid === undefined || killTimer !== undefined) return;
-    signalGroup(pgid, 'SIGTERM');
-    killTimer = setTimeout(() => signalGroup(pgid, 'SIGKILL'), options.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
-  };
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted === true) onAbort();
-  let stalled = false;
-  let ended = false;
-  const progress = options.progress;
-  const watch = progress && pgid !== undefined ? new ProgressWatch([options.log, ...progress.watch]) : null;
-  const checkProgress = (): void => {
-    if (watch === null || progress === undefined || stalled) return;
-    void watch
-      .quietFor()
-      .then((quietMs) => {
-        if (quietMs === null || quietMs < progress.quietMs || stalled || ended) return;
-        stalled = true;
-        onAbort();
-      })
-      .catch(() => undefined);
-  };
-  checkProgress();
-  const progressChecks =
-    watch === null || progress === undefined
-      ? undefined
-      : setInterval(checkProgress, Math.max(100, Math.min(beatEveryMs, Math.floor(progress.quietMs / 4))));
-
-  try {
-    const result = await subprocess;
-    if (pgid !== undefined) {
-      // What the command left running (its own children) goes with its group, and so does what
-      // left the group (setsid) but carries the step's mark; the log says who that was.
-      signalGroup(pgid, 'SIGKILL');
-      const survivors = await killLeftovers(mark, pgid);
-      releaseGroup(pgid);
-      gpu = steps?.ended(mark) ?? null;
-      if (survivors.length > 0) {
-        const who = survivors.map((survivor) => `pid ${survivor.pid} (${survivor.command})`).join(', ');
-        await appendFile(
-          options.log,
-          `${options.step}: killed ${survivors.length} process${survivors.length === 1 ? '' : 'es'} the step left running outside its process group: ${who}\n`,
-        ).catch(() => undefined);
-      }
-    }
-    throwIfAborted(options.signal);
-    if (pgid === undefined) {
-      const why = result.originalMessage ?? result.shortMessage;
-      await appendFile(options.log, `${options.step}: cannot start ${program}: ${why}\n`).catch(() => undefined);
-      throw commandNotFound(`command could not start: ${program} (${options.source ?? options.step}): ${why}`);
-    }
-    const finished = new Date().toISOString();
-    return {
-      exitCode: result.exitCode ?? null,
-      signal: result.signal ?? null,
-      pid: pgid,
-      pgid,
-      started,
-      finished,
-      logStart,
-      stalled,
-      ...(gpu ? { gpu } : {}),
-      ...(admitted ? { admitted } : {}),
-    };
-  } finally {
-    // A step that ended by an abort or an error is off the lane's books too (a second call is a no-op).
-    if ((pgid !== undefined || admitted) && gpu === null) steps?.ended(mark);
-    ended = true;
-    clearInterval(heartbeats);
-    clearInterval(progressChecks);
-    if (killTimer !== undefined) clearTimeout(killTimer);
-    options.signal?.removeEventListener('abort', onAbort);
+/**
+ * Once the command has exited: kills what it left running (its own children) with its group,
+ * and what left the group (setsid) but carries the step's mark, saying in the log who that was;
+ * then takes the group off the reaper's and the lane's books. Returns the GPU use the lane saw.
+ */
+async function reapStep(
+  options: RunStepOptions,
+  mark: string,
+  pgid: number,
+  steps: StepRegistry | undefined,
+): Promise<StepGpuUse | null> {
+  signalGroup(pgid, 'SIGKILL');
+  const survivors = await killLeftovers(mark, pgid);
+  releaseGroup(pgid);
+  const gpu = steps?.ended(mark) ?? null;
+  if (survivors.length > 0) {
+    const who = survivors.map((survivor) => `pid ${survivor.pid} (${survivor.command})`).join(', ');
+    await appendFile(
+      options.log,
+      `${options.step}: killed ${survivors.length} process${survivors.length === 1 ? '' : 'es'} the step left running outside its process group: ${who}\n`,
+    ).catch(() => undefined);
   }
+  return gpu;
 }
 
 /**
@@ -349,14 +337,6 @@ async function killLeftovers(mark: string, pgid: number): Promise<{ pid: number;
   const marked = killMarked(mark, pgid).filter((found) => !inCgroup.some((other) => other.pid === found.pid));
   for (let tries = 0; tries < 100 && !removeStepCgroup(mark); tries += 1) await sleep(20);
   return [...inCgroup, ...marked];
-}
-
-function signalGroup(pgid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pgid, signal);
-  } catch {
-    // ESRCH: the group is already gone.
-  }
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
