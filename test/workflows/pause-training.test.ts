@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { BOUNDED_CANDIDATES, hangAfterRound, runBounded } from '../helpers/bounded-loop.js';
-import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 import { championLoopCli, expectEachRunAndEvalOnce, processesMentioning, rowsOf } from '../helpers/loop-checks.js';
 
 // A training paused the way Temporal offers it (PauseActivity, here through `champion-loop pause`)
@@ -44,7 +44,9 @@ describe('a training run paused and unpaused', () => {
     const runDir = path.join(config.runs_root, TARGET);
     const cli = (...args: string[]) => championLoopCli(loop.server, args);
     const trainers = async () =>
-      (await processesMentioning(config.runs_root)).filter((p) => p.cmdline.includes(`--run-id ${TARGET}`));
+      (await processesMentioning(config.runs_root)).filter(
+        (p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes(`--run-id ${TARGET}`),
+      );
     const seen: Record<string, unknown> = {};
     const disturbed = await runBounded(loop, loopId, {
       rounds: ROUNDS,
@@ -133,5 +135,64 @@ describe('a training run paused and unpaused', () => {
     console.log(
       `pause: trainer group gone ${String(seen.groupGoneMs)} ms after 'champion-loop pause'; attempt ${String(seen.attemptWhilePaused)} while paused; ${String(seen.trainedBeforePause)} epochs before the pause, resumed from epoch ${resumed?.[1]}`,
     );
+  });
+  it('unpaused before its lane stopped it (the trainer still in its kill grace): the attempt reaches the workflow as ActivityPause and is sent again at no cost, with retries.train 1 the run ends trained', async () => {
+    const loopId = 'pause-unpause-race';
+    const base = loop.configFor(loopId);
+    const runDir = path.join(base.runs_root, TARGET);
+    const cli = (...args: string[]) => championLoopCli(loop.server, args);
+    const trainer = async () =>
+      (await processesMentioning(base.runs_root)).filter(
+        (p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes(`--run-id ${TARGET}`),
+      );
+    // A stack whose launcher outlives its trainer's SIGTERM (it ignores it and lingers) until the
+    // lane's SIGKILL at the end of its kill grace (25 s): the attempt stays on its lane meanwhile.
+    const lingering = ['sh', '-c', 'trap "" TERM; "$@"; rc=$?; [ $rc -ge 128 ] && sleep 60; exit $rc', 'sh'];
+    const settings = {
+      resume_flag: '--resume-from',
+      retries: { ...base.retries, train: 1 },
+      commands: { ...base.commands, train: [...lingering, ...FIXTURE_COMMANDS.train] },
+    };
+    let childId = '';
+    const disturbed = await runBounded(loop, loopId, {
+      rounds: ROUNDS,
+      settings,
+      during: async () => {
+        await vi.waitFor(() => readFile(path.join(runDir, 'validation-epoch-0002.json')), {
+          timeout: 60_000,
+          interval: 100,
+        });
+        childId = (await loop.view(loopId)).in_flight.find((job) => job.jobId === TARGET)!.childId;
+        const pause = await cli('pause', loopId, TARGET);
+        expect(pause.exitCode, pause.stderr).toBe(0);
+        // The lane knows: its trainer got SIGTERM; its launcher lingers, so the attempt goes on.
+        await vi.waitFor(async () => expect(await trainer()).toEqual([]), { timeout: 30_000, interval: 100 });
+        const [activity] = (await loop.client.workflow.getHandle(childId).describe()).raw.pendingActivities ?? [];
+        expect(activity?.state).toBe(PendingActivityState.PENDING_ACTIVITY_STATE_PAUSE_REQUESTED);
+        const status = await cli('status', loopId);
+        expect(status.stdout).toContain(`paused: ${TARGET} on `);
+        expect(status.stdout).toContain('its training is pausing');
+        const unpause = await cli('unpause', loopId, TARGET);
+        expect(unpause.exitCode, unpause.stderr).toBe(0);
+      },
+    });
+    const target = rowsOf(disturbed.rows, 'run').find(
+      (row): row is RunRow => row.run_id === TARGET && row.status !== 'ensemble',
+    );
+    expect(target?.status, target?.error ?? '').toBe('trained');
+    expectEachRunAndEvalOnce(disturbed.rows, loopId);
+    // What the workflow saw: the paused attempt failed with the SDK's ActivityPause, then a second trainRun.
+    const events = (await loop.client.workflow.getHandle(childId).fetchHistory()).events ?? [];
+    const failures = events
+      .map((event) => event.activityTaskFailedEventAttributes?.failure?.cause)
+      .filter((cause) => cause !== undefined);
+    expect(failures.map((cause) => cause?.applicationFailureInfo?.type)).toEqual(['ActivityPause']);
+    const trainings = events.filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'trainRun',
+    );
+    expect(trainings).toHaveLength(2);
+    const log = await readFile(path.join(base.state_dir, 'logs', `${TARGET}.train.log`), 'utf8');
+    expect(log).toMatch(/^--- \S+ train: resuming \S+ from epoch \d+ /m);
+    console.log(`pause then unpause within the kill grace: ${failures[0]?.message ?? ''}; trained again, resumed`);
   });
 });
