@@ -4,6 +4,8 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
+import { recordedPatch } from '../../src/workflows/history/patch-markers.js';
+import { PAUSED_ATTEMPTS } from '../../src/workflows/patches.js';
 import { BOUNDED_CANDIDATES, hangAfterRound, runBounded } from '../helpers/bounded-loop.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 import { championLoopCli, expectEachRunAndEvalOnce, processesMentioning, rowsOf } from '../helpers/loop-checks.js';
@@ -184,9 +186,11 @@ describe('a training run paused and unpaused', () => {
     // What the workflow saw: the paused attempt failed with the SDK's ActivityPause, then a second trainRun.
     const events = (await loop.client.workflow.getHandle(childId).fetchHistory()).events ?? [];
     const failures = events
-      .map((event) => event.activityTaskFailedEventAttributes?.failure?.cause)
+      .map((event) => event.activityTaskFailedEventAttributes?.failure)
       .filter((cause) => cause !== undefined);
-    expect(failures.map((cause) => cause?.applicationFailureInfo?.type)).toEqual(['ActivityPause']);
+    expect(failures.map((failure) => failure?.applicationFailureInfo?.type)).toEqual(['ActivityPause']);
+    // Sent again on the patched path (patch paused-attempts, recorded as a marker).
+    expect(recordedPatch(events, PAUSED_ATTEMPTS)).toBe(true);
     const trainings = events.filter(
       (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'trainRun',
     );
