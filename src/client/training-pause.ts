@@ -100,7 +100,7 @@ export async function unpauseTraining(client: Client, training: RunTraining): Pr
 }
 
 /** What the pause of a pending training says: since when, by whom and why (the CLI, the Web UI, a rule). */
-export function pauseOf(runId: string, lane: string, activity: PendingActivity): PausedTraining {
+function pauseOf(runId: string, lane: string, activity: PendingActivity): PausedTraining {
   const info = activity.pauseInfo;
   const ms = timestampMs(info?.pauseTime);
   return {

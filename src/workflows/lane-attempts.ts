@@ -18,7 +18,7 @@ export function laneLoss(error: unknown): 'no heartbeat' | 'lane stopped' | null
 }
 
 /** The failure type the SDK reports for an attempt its activity's pause stopped. */
-export const ACTIVITY_PAUSE = 'ActivityPause';
+const ACTIVITY_PAUSE = 'ActivityPause';
 
 /**
  * An attempt a pause stopped, seen by the workflow: the server holds a paused activity until it
