@@ -1,11 +1,13 @@
 // How a step on a lane (training, evaluation) is tried: its own failures count against
 // loop.yaml `retries.<step>`, and a lane lost under it (its worker killed or preempted, its host
 // gone, the lane stopped at once) counts apart, against `retries.lost_lane`: a spot fleet that
-// loses a lane now and then never costs a run its attempts at training.
+// loses a lane now and then never costs a run its attempts at training. An attempt a pause
+// stopped (Temporal's activity pause: `champion-loop pause`, the Web UI) costs nothing either.
 import { ActivityFailure, ApplicationFailure, TimeoutFailure, TimeoutType } from '@temporalio/common';
-import { isCancellation, log, sleep } from '@temporalio/workflow';
+import { isCancellation, log, patched, sleep } from '@temporalio/workflow';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { LANE_STOPPED } from '../contract/lane-job.js';
+import { PAUSED_ATTEMPTS } from './patches.js';
 
 /** What a lane was lost to, or null: the step's own failure. */
 export function laneLoss(error: unknown): 'no heartbeat' | 'lane stopped' | null {
@@ -13,6 +15,20 @@ export function laneLoss(error: unknown): 'no heartbeat' | 'lane stopped' | null
   if (error.cause instanceof TimeoutFailure && error.cause.timeoutType === TimeoutType.HEARTBEAT) return 'no heartbeat';
   if (error.cause instanceof ApplicationFailure && error.cause.type === LANE_STOPPED) return 'lane stopped';
   return null;
+}
+
+/** The failure type the SDK reports for an attempt its activity's pause stopped. */
+const ACTIVITY_PAUSE = 'ActivityPause';
+
+/**
+ * An attempt a pause stopped, seen by the workflow: the server holds a paused activity until it
+ * is unpaused and reports nothing, but one unpaused before its lane's report of the stop arrived
+ * fails with the SDK's `ActivityPause` (its retry policy allows one attempt).
+ */
+export function stoppedByPause(error: unknown): boolean {
+  return (
+    error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === ACTIVITY_PAUSE
+  );
 }
 
 export interface LaneAttemptLimits {
@@ -74,6 +90,11 @@ export async function tryOnLane<T>(
     } catch (error) {
       if (isCancellation(error)) throw error;
       if (laneUnavailable(error)) return { ok: false, error, lost, lostGpuSeconds, lostTo };
+      // Asked only when such a failure is in history: runs without one replay as they were.
+      if (stoppedByPause(error) && patched(PAUSED_ATTEMPTS)) {
+        log.warn(`${what}: an attempt a pause stopped; sent again, apart from its attempts`);
+        continue;
+      }
       const loss = laneLoss(error);
       if (loss !== null) lostTo = failureText(error);
       if (loss !== null && lost < limits.lostLanes) {

@@ -41,3 +41,11 @@ export const CHAMPION_IDENTITY = 'champion-identity';
  * one of them again (a repeated request is ignored). Runs without the marker packaged again.
  */
 export const PACKAGED_ONCE = 'packaged-once';
+
+/**
+ * A lane step's attempt that a pause stopped and that reached the workflow as a failure (the SDK's
+ * ApplicationFailure `ActivityPause`: the step was unpaused before its lane's report of the stop
+ * arrived, so the server no longer held it) is sent again at once, apart from its attempts. Before
+ * it the attempt counted as the step's own failure (and with `retries.train: 1` failed the run).
+ */
+export const PAUSED_ATTEMPTS = 'paused-attempts';

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, RetryState, TimeoutFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { laneLoss } from '../../src/workflows/lane-attempts.js';
+import { laneLoss, stoppedByPause } from '../../src/workflows/lane-attempts.js';
 
 // What counts as a lane lost under a step (apart from the step's attempts) and what is the
 // step's own failure, on the failures the workflow sees from a lane activity.
@@ -23,5 +23,15 @@ describe('laneLoss', () => {
     expect(laneLoss(failedWith(new TimeoutFailure('timed out', undefined, 'SCHEDULE_TO_START')))).toBeNull();
     expect(laneLoss(failedWith(ApplicationFailure.create({ message: 'exit 1', type: 'Error' })))).toBeNull();
     expect(laneLoss(new Error('not from an activity'))).toBeNull();
+  });
+});
+
+describe('stoppedByPause', () => {
+  it("is the SDK's ActivityPause (an attempt a pause stopped, unpaused before its report arrived), and no lane loss", () => {
+    const paused = ApplicationFailure.create({ message: 'Activity paused', type: 'ActivityPause' });
+    expect(stoppedByPause(failedWith(paused))).toBe(true);
+    expect(laneLoss(failedWith(paused))).toBeNull();
+    expect(stoppedByPause(failedWith(ApplicationFailure.create({ message: 'exit 1', type: 'Error' })))).toBe(false);
+    expect(stoppedByPause(paused)).toBe(false);
   });
 });

@@ -12,6 +12,7 @@ import { notifyProblems } from '../../notify/problems.js';
 import { copyRepairsLine, copyRepairsSeen } from '../copy-repairs.js';
 import { registryLine } from '../registry-words.js';
 import { memoryWaitLines, storeWaitLines } from '../step-waits.js';
+import { pausedLine, pausedTrainings } from '../training-pause.js';
 import { testReuse } from '../../rules/test-reuse.js';
 import { connectionOptions, withClient, copyOf } from './shared.js';
 
@@ -89,6 +90,7 @@ async function printRunning(
   const { ended: packagingEnded, upload } = await packagingLines(client, loopId);
   const storeWaits = await storeWaitLines(client, view);
   const memoryWaits = await memoryWaitLines(client, view);
+  const paused = await pausedTrainings(client, view);
   console.log(
     options.json
       ? JSON.stringify(
@@ -103,6 +105,7 @@ async function printRunning(
             ...(upload ? { package_upload: upload } : {}),
             ...(storeWaits.length > 0 ? { store_waits: storeWaits } : {}),
             ...(memoryWaits.length > 0 ? { memory_waits: memoryWaits } : {}),
+            ...(paused.length > 0 ? { paused_trainings: paused } : {}),
           },
           null,
           2,
@@ -117,6 +120,7 @@ async function printRunning(
           ...(upload ? [upload] : []),
           ...storeWaits,
           ...memoryWaits,
+          ...paused.map((one) => pausedLine(loopId, one)),
         ].join('\n'),
   );
 }
