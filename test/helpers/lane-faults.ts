@@ -34,7 +34,7 @@ async function stepProcessOf(
 }
 
 /** Whether `pid` descends from `ancestor`. */
-async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
+export async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
   for (let at: number | null = pid; at !== null && at > 1; at = await parentOf(at)) if (at === ancestor) return true;
   return false;
 }
@@ -44,7 +44,7 @@ async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
  * end before the fault reaches it, however slow the box answers the loop's state query. The
  * worker keeps heartbeating for a held step (its heartbeat is the worker's, not the process's).
  */
-class HeldSteps {
+export class HeldSteps {
   private readonly pids = new Set<number>();
 
   hold(pid: number): void {

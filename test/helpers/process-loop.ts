@@ -14,7 +14,7 @@ import { laneQueue } from '../../src/workflows/queues.js';
 import { waitForView } from './loop-checks.js';
 import { loopConfigFor, writeLoopFolder, type HarnessOptions, type LoopDriver } from './loop-harness.js';
 import { startTestServer, type TestServer } from './test-server.js';
-import { drainCommand, startWorkerProcess, type WorkerProcess } from './worker-processes.js';
+import { drainCommand, startWorkerProcess, type LaneCard, type WorkerProcess } from './worker-processes.js';
 
 export type { LoopDriver };
 
@@ -31,6 +31,8 @@ export interface ProcessLoopOptions extends HarnessOptions {
    * process's. Only the data and the stack are shared, as on hosts that sync them.
    */
   readonly privateHosts?: boolean;
+  /** Every lane a GPU lane of this card (its memory guard reads the nvidia-smi on the lanes' PATH); default CPU lanes. */
+  readonly laneCard?: LaneCard;
   /** The loop's folder (made if missing; removed by `dispose`), for a run at the same paths as one before; default a fresh temporary one. */
   readonly dir?: string;
 }
@@ -79,7 +81,10 @@ export async function createProcessLoop(options: ProcessLoopOptions): Promise<Pr
     startWorkerProcess({ kind: 'orchestrator' }, { ...at, env: options.orchestratorEnv ?? {} }),
     startWorkerProcess({ kind: 'package' }, { ...at, ...host }),
     ...Array.from({ length: laneCount }, (_, device) =>
-      startWorkerProcess({ kind: 'gpu', host: HOST, device }, { ...at, env: laneEnv, ...host }),
+      startWorkerProcess(
+        { kind: 'gpu', host: HOST, device, ...(options.laneCard ? { card: options.laneCard } : {}) },
+        { ...at, env: laneEnv, ...host },
+      ),
     ),
   ]);
   const workers = { orchestrator, packager, lanes };

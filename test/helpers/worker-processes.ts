@@ -7,11 +7,17 @@ import { inject } from 'vitest';
 
 const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
 
-/** Which worker: the orchestrator, the package worker, or one lane (a CPU lane: no GPU needed). */
+/** A GPU lane's card (a simulated one: its nvidia-smi first on PATH), its slots and need for a job not learned yet. */
+export interface LaneCard {
+  readonly slots: number;
+  readonly minFreeGiB: number;
+}
+
+/** Which worker: the orchestrator, the package worker, or one lane (a CPU lane unless it has a card). */
 export type WorkerKind =
   | { readonly kind: 'orchestrator' }
   | { readonly kind: 'package' }
-  | { readonly kind: 'gpu'; readonly host: string; readonly device: number };
+  | { readonly kind: 'gpu'; readonly host: string; readonly device: number; readonly card?: LaneCard };
 
 export interface WorkerProcessOptions {
   readonly address: string;
@@ -61,18 +67,11 @@ function workerArgs(
 ): string[] {
   const connection = ['--address', options.address, '--namespace', options.namespace];
   if (worker.kind === 'gpu') {
-    return [
-      'worker',
-      'gpu',
-      '--cpu',
-      '--host',
-      worker.host,
-      '--device',
-      String(worker.device),
-      '--min-free-gib',
-      '0',
-      ...connection,
-    ];
+    const lane =
+      worker.card === undefined
+        ? ['--cpu', '--min-free-gib', '0']
+        : ['--slots', String(worker.card.slots), '--min-free-gib', String(worker.card.minFreeGiB)];
+    return ['worker', 'gpu', ...lane, '--host', worker.host, '--device', String(worker.device), ...connection];
   }
   if (worker.kind === 'orchestrator') {
     const bundle = options.workflowBundle === undefined ? inject('workflowBundleFile') : options.workflowBundle;

@@ -7,15 +7,10 @@ import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { processesMentioning, rowsOf } from '../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
-import { parentOf, terminateWorker } from '../helpers/worker-processes.js';
+import { descendsFrom } from '../helpers/lane-faults.js';
+import { terminateWorker } from '../helpers/worker-processes.js';
 
 const TEACHER_PATH = 'artifacts/teachers/gen-{generation}/insample.jsonl';
-
-/** Whether `pid` descends from `ancestor`. */
-async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
-  for (let at: number | null = pid; at !== null && at > 1; at = await parentOf(at)) if (at === ancestor) return true;
-  return false;
-}
 
 describe('a teacher build whose lane is stopped under it', () => {
   let loop: ProcessLoop;
