@@ -22,7 +22,7 @@ import {
   type PackagingState,
 } from '../ledger/packaging-fold.js';
 import type { MlflowSettings } from '../registry/mlflow-settings.js';
-import { registrations } from '../registry/registrations.js';
+import { registrations } from './registrations.js';
 import { withSummaries } from './activity-summary.js';
 import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';

@@ -124,7 +124,7 @@ export function championWithinBounds(champion: PackageChampion): boolean {
 }
 
 // What the loop folds of what was sent: one rule for the workflow's handlers and for a ledger
-// read from history (workflows/history). `bounds` says whether the code that handled it bounds
+// read from history (ledger/history). `bounds` says whether the code that handled it bounds
 // signals (patch bounded-signals); it is asked only when bounding would change something.
 
 /** The run report the generation folds; null for one it skips (malformed, or over the bounds). */

@@ -270,7 +270,7 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
   else {
     log.error(`giving up on a job after ${MAX_CHILD_ATTEMPTS} attempts`, { jobId: flight.job.jobId });
     // Its round must not wait for it forever. A run never trained ends as a train_failed row with
-    // why (a ledger read from history folds the same row from the child-lost event: workflows/history).
+    // why (a ledger read from history folds the same row from the child-lost event: ledger/history).
     const { job } = flight;
     if (job.kind === 'run') {
       const untrained = untrainedRun(job);
@@ -290,7 +290,7 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
   gen.dirty = true;
 }
 
-/** Why a child ended without a report, in the words a ledger read from history gives its event (workflows/history). */
+/** Why a child ended without a report, in the words a ledger read from history gives its event (ledger/history). */
 function lostWhyOf(error: unknown): string {
   if (typeof error === 'string') return error;
   if (error instanceof ChildWorkflowFailure) {
