@@ -1,4 +1,4 @@
-import { COMMAND_NOT_FOUND } from './messages.js';
+import { COMMAND_NOT_FOUND } from '../contract/failures.js';
 import { laneQueue } from '../config/lanes.js';
 
 /** The orchestrator's task queue: every workflow and the CPU activities (candidates, split, configs). */

@@ -17,15 +17,8 @@ import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js';
-import {
-  CONFIG_ERROR,
-  JOB_CONFIG_MISSING,
-  runReportedSignal,
-  SPLIT_MISSING,
-  STORE_UNAVAILABLE,
-  STORE_WAIT_DETAILS,
-  type RunReport,
-} from './messages.js';
+import { CONFIG_ERROR, JOB_CONFIG_MISSING, SPLIT_MISSING, STORE_UNAVAILABLE } from '../contract/failures.js';
+import { runReportedSignal, STORE_WAIT_DETAILS, type RunReport } from './messages.js';
 import { splitActivityOptions } from './queues.js';
 import { onLane } from './lane-step.js';
 import { reportBack } from './report-back.js';
