@@ -3,7 +3,8 @@
 // signal is ignored (and logged) instead of failing every workflow task of the loop from then on.
 // The ledger exporter applies the same checks, so both skip the same signals.
 import type { PackageChampion, LaneAdmission } from '../activities/types.js';
-import type { ReserveReport, RunReport, TeacherReport } from './messages.js';
+import type { ReserveReport, RunReport, TeacherReport } from '../contract/child-reports.js';
+import { isPackageChampion } from '../contract/packaging.js';
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -57,20 +58,6 @@ export function isReserveReport(value: unknown): value is ReserveReport {
 export function isTeacherReport(value: unknown): value is TeacherReport {
   return (
     isRecord(value) && typeof value.childId === 'string' && typeof value.jobId === 'string' && objectOrNull(value.row)
-  );
-}
-
-/** A champion for packaging, as the generation hands it over. */
-export function isPackageChampion(value: unknown): value is PackageChampion {
-  return (
-    isRecord(value) &&
-    typeof value.generation === 'number' &&
-    typeof value.run_id === 'string' &&
-    typeof value.checkpoint_name === 'string' &&
-    typeof value.checkpoint === 'string' &&
-    typeof value.config_path === 'string' &&
-    typeof value.eval_json === 'string' &&
-    typeof value.requested === 'string'
   );
 }
 

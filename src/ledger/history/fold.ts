@@ -1,7 +1,7 @@
 import type { PackageOutcome, PackageChampion } from '../../activities/types.js';
 import type { GenerationInput } from '../../workflows/generation.js';
-import type { ReserveReport, RunReport, TeacherReport } from '../../workflows/messages.js';
-import type { PackagingInput } from '../../workflows/packaging.js';
+import type { ReserveReport, RunReport, TeacherReport } from '../../contract/child-reports.js';
+import type { PackagingInput } from '../../contract/packaging.js';
 import {
   foldSettingsOf,
   generationRow,

@@ -10,7 +10,7 @@ import type { JobInput } from '../job-input.js';
 import { gpuHourPrice } from '../lanes.js';
 import { ORCHESTRATOR_QUEUE } from '../queues.js';
 import { reserveCheck } from '../reserve-check.js';
-import { CANDIDATE, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../search-attributes.js';
+import { CANDIDATE, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../../contract/search-attributes.js';
 import { teacherBuild } from '../teacher-build.js';
 import { trainingRun } from '../training-run.js';
 import type { GenerationActivities } from './activities.js';
