@@ -21,6 +21,7 @@ import {
   type GivenUpRun,
 } from '../report-fold.js';
 import type { LedgerRow, PackageRow, SplitRow } from '../rows.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 // The ledger rebuilt from Temporal history alone: the same folds the workflows run, applied to
 // the events their histories hold (inputs, children started and lost, signals, activity results).
@@ -161,7 +162,7 @@ export function foldPackagingRun(
   let state = run.input.carry ?? {
     running: previous.running,
     queued: previous.queued,
-    ...(previous.dropped === undefined ? {} : { dropped: previous.dropped }),
+    ...definedFields({ dropped: previous.dropped }),
   };
   const once = run.packagedOnce ?? true;
   const rows: PackageRow[] = [];

@@ -31,6 +31,7 @@ import { SPLIT_FAILED_MEMO } from '../split-failure.js';
 import type { RunRow } from '../../ledger/rows.js';
 import { nextAttempt, type InFlight, type RunJob } from './jobs.js';
 import { laneDown, now, take, type Generation } from './state.js';
+import { definedFields } from '../../support/defined-fields.js';
 function takeFlight(gen: Generation, childId: string): InFlight | undefined {
   const index = gen.inFlight.findIndex((flight) => flight.childId === childId);
   return index < 0 ? undefined : gen.inFlight.splice(index, 1)[0];
@@ -184,7 +185,7 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
     gen.trainingGpu = addTrainingGpu(gen.trainingGpu, gen.state.generation, {
       generation: report.run.generation,
       seconds: report.run.gpu_seconds,
-      ...(report.run.gpu_usd === undefined ? {} : { usd: report.run.gpu_usd }),
+      ...definedFields({ usd: report.run.gpu_usd }),
     });
   if (!report.laneUnavailable) {
     runIsFinal(gen, flight.job, report);
