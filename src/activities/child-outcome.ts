@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { ReserveReport, RunReport, TeacherReport } from '../workflows/messages.js';
+import type { ReserveReport, RunReport, TeacherReport } from '../contract/child-reports.js';
 
 /** The activity's name, as history records it (the ledger exporter reads its results as reports). */
 export const CHILD_OUTCOME = 'childOutcome';

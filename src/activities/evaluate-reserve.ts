@@ -5,6 +5,7 @@ import { laneAdmission } from './support/lane-admission.js';
 import type { ReserveInput, ReserveOutcome, LaneAdmission } from './types.js';
 import { batchEvalLog } from './support/paths.js';
 import { withStepFiles } from './support/run-dir-cache.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /**
  * Scores the champion once on the reserve role with its band scores (the evaluation part of a
@@ -47,7 +48,7 @@ async function scoreReserve(input: ReserveInput): Promise<ReserveOutcome> {
   const row = await evalRow(input.paths, run, input.checkpointName, 'reserve', read);
   return {
     row,
-    ...(admission === undefined ? {} : { admission }),
+    ...definedFields({ admission }),
     ...(peakMiB > 0 ? { peakMiB } : {}),
   };
 }

@@ -10,6 +10,7 @@ import { returnCode } from './support/subprocess.js';
 import { withStepFiles } from './support/run-dir-cache.js';
 import type { StoredPackage } from '../artifacts/package-store.js';
 import type { PackageChampion, PackageInput, PackageOutcome } from './types.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /**
  * Runs the package command for one champion to its end (docs/contract.md, package):
@@ -44,7 +45,7 @@ async function runPackage(input: PackageInput, command: string[], log: string): 
       started: result.started,
       exitCode,
       finished: stored === undefined ? result.finished : new Date().toISOString(),
-      ...(stored === undefined ? {} : { stored }),
+      ...definedFields({ stored }),
     };
   } catch (error) {
     if (isCommandNotFound(error)) {

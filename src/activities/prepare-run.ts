@@ -12,7 +12,7 @@ import type { FileRef } from '../artifacts/file-ref.js';
 import { ArtifactStoreError } from '../artifacts/object-store.js';
 import { uploadOnce } from './support/step-files.js';
 import type { ArtifactSettings } from '../artifacts/store-settings.js';
-import { STORE_UNAVAILABLE } from '../workflows/messages.js';
+import { STORE_UNAVAILABLE } from '../contract/failures.js';
 import { dataFingerprint } from '../artifacts/data-fingerprint.js';
 import { badInput, CONFIG_ERROR, SPLIT_MISSING } from './support/step-errors.js';
 import type { Candidate, PrepareRunInput, PreparedRun } from './types.js';

@@ -1,8 +1,12 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { championSignal } from '../workflows/messages.js';
-import { packaging, type PackagingInput } from '../workflows/packaging.js';
-import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
-import { LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
+import {
+  CHAMPION_SIGNAL,
+  PACKAGING_WORKFLOW,
+  type PackagingInput,
+  type PackagingWorkflow,
+} from '../contract/packaging.js';
+import { LOOP_ID, LOOP_KIND } from '../contract/search-attributes.js';
+import { ORCHESTRATOR_QUEUE } from '../contract/task-queues.js';
 import type { PackageChampion } from './types.js';
 
 export interface PackagingRequest {
@@ -40,11 +44,11 @@ export function createRequestPackaging(client: Client) {
         );
       if (!PACKAGING_ENDED_BY_HAND.includes(status)) return false;
     }
-    await client.workflow.signalWithStart(packaging, {
+    await client.workflow.signalWithStart<PackagingWorkflow, [PackageChampion]>(PACKAGING_WORKFLOW, {
       workflowId: request.workflowId,
       taskQueue: ORCHESTRATOR_QUEUE,
       args: [request.input],
-      signal: championSignal,
+      signal: CHAMPION_SIGNAL,
       signalArgs: [request.champion],
       typedSearchAttributes: [
         { key: LOOP_ID, value: request.input.loopId },

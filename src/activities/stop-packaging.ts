@@ -1,8 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { idlePackaging, type PackagingState } from '../ledger/packaging-fold.js';
-import { stopNowSignal } from '../workflows/messages.js';
-import { isPackageChampion } from '../workflows/report-shapes.js';
+import { isPackageChampion, STOP_NOW_SIGNAL } from '../contract/packaging.js';
 
 export interface StopPackagingRequest {
   readonly workflowId: string;
@@ -24,7 +23,7 @@ export function createStopPackaging(client: Client) {
   return async function stopPackaging(request: StopPackagingRequest): Promise<PackagingState> {
     const handle = client.workflow.getHandle(request.workflowId);
     try {
-      await handle.signal(stopNowSignal);
+      await handle.signal(STOP_NOW_SIGNAL);
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error;
       const info = Context.current().info;

@@ -16,6 +16,7 @@ import { dataFingerprint, dataMismatch } from '../artifacts/data-fingerprint.js'
 import { returnCode } from './support/subprocess.js';
 import { type StepGpuUse } from './support/step-types.js';
 import type { TrainInput, TrainOutcome } from './types.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /**
  * Trains one run (docs/behaviour.md, training). The run directory is marked as this owner's before the
@@ -56,7 +57,7 @@ export async function trainRun(input: TrainInput): Promise<TrainOutcome> {
   const admitted = laneAdmission(result);
   const gpu = {
     ...gpuFields(result.gpu),
-    ...(admitted === undefined ? {} : { admission: admitted }),
+    ...definedFields({ admission: admitted }),
     ...(result.oomRetries > 0 ? { oom_retries: result.oomRetries } : {}),
   };
   if (result.stalled) {

@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { GetObjectCommand, HeadObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { objectUri, storeLocation, type ArtifactSettings } from './store-settings.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /** One object in the store, as a row or a manifest names it. */
 export interface StoredObject {
@@ -69,7 +70,7 @@ export class ObjectStore {
     this.bucket = location.bucket;
     this.prefix = location.prefix;
     this.client = new S3Client({
-      ...(settings.endpoint === undefined ? {} : { endpoint: settings.endpoint }),
+      ...definedFields({ endpoint: settings.endpoint }),
       region: settings.region ?? process.env.AWS_REGION ?? 'us-east-1',
       forcePathStyle: settings.path_style ?? settings.endpoint !== undefined,
       // S3-compatible servers differ in the checksums they take: send and check them only where S3 requires them

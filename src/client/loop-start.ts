@@ -15,7 +15,7 @@ import { loopWorkflowId } from '../workflows/ids.js';
 import type { LoopView } from '../workflows/loop-view.js';
 import { startUpdate, stateQuery } from '../workflows/messages.js';
 import { ORCHESTRATOR_QUEUE } from '../workflows/queues.js';
-import { GENERATION, LOOP_ID, LOOP_KIND } from '../workflows/search-attributes.js';
+import { GENERATION, LOOP_ID, LOOP_KIND } from '../contract/search-attributes.js';
 import { deadlinePassed } from './deadline.js';
 import { loopQueues, startInputOf, queuesWithoutPoller } from './pollers.js';
 import { redeliverReports, resumptionOf, type Resumption } from './resume.js';

@@ -3,7 +3,7 @@
 // with the exact commands that register them, before anything is started (issue 28).
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { CANDIDATE, CHAMPION, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../workflows/search-attributes.js';
+import { CANDIDATE, CHAMPION, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../contract/search-attributes.js';
 
 /** The loop's search attributes and the type each must have, as `temporal` names them. */
 const REQUIRED = [LOOP_ID, LOOP_KIND, CANDIDATE, CHAMPION, GENERATION, ROUND].map((key) => ({

@@ -10,6 +10,7 @@ import { loopWorkflowId } from '../workflows/ids.js';
 import { ORCHESTRATOR_QUEUE, PACKAGE_QUEUE } from '../workflows/queues.js';
 import { busyWords, laneBusy, type LaneBusy } from './busy-lanes.js';
 import { timestampMs } from './proto-time.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /**
  * A worker last seen polling longer ago than this does not count. An idle worker's long poll
@@ -165,7 +166,7 @@ export async function startInputOf(client: Client, loopId: string, runId?: strin
   try {
     const { history } = await client.workflowService.getWorkflowExecutionHistory({
       namespace: client.options.namespace,
-      execution: { workflowId: loopWorkflowId(loopId), ...(runId === undefined ? {} : { runId }) },
+      execution: { workflowId: loopWorkflowId(loopId), ...definedFields({ runId }) },
       maximumPageSize: 1,
     });
     const first = await openPayloads(client, history?.events?.[0]);

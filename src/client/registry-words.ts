@@ -1,4 +1,4 @@
-import type { RegistryView } from '../registry/registrations.js';
+import type { RegistryView } from '../workflows/registrations.js';
 
 /**
  * What `status` says of a loop's MLflow registrations (the packaging workflow's `registry` view):

@@ -7,6 +7,7 @@ import { artifactsSchema } from '../artifacts/store-settings.js';
 import { mlflowSchema } from '../registry/mlflow-settings.js';
 import { notifySchema } from '../notify/settings.js';
 import { parseYamlWith } from './yaml-text.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /** The trainer's line (exit 1) that makes a run `no_eligible_checkpoint` rather than `train_failed`. */
 const NO_CHECKPOINT_MARKER = 'no eligible checkpoint';
@@ -299,7 +300,7 @@ export const loopConfigSchema = z
       return {
         ...lane,
         min_free_gib: lane.min_free_gib ?? config.min_free_gib,
-        ...(usd === undefined ? {} : { usd_per_gpu_hour: usd }),
+        ...definedFields({ usd_per_gpu_hour: usd }),
       };
     }),
   }));

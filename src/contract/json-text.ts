@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { checkAgainst, type Problem } from '../config/problems.js';
 import { ContractError } from './errors.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /** Parses JSON text; a syntax error becomes a ContractError naming the file (and line, when known). */
 function readJsonText(text: string, file: string): unknown {
@@ -23,7 +24,7 @@ export function parseJsonWith<S extends z.ZodType>(schema: S, text: string, file
 /** What JSON.parse said, placed at a line and column when its message gives a position. */
 export function jsonSyntaxProblem(text: string, error: unknown, line?: number): Problem {
   if (text.trim() === '') {
-    return { field: '', expected: 'valid JSON', found: 'an empty file', ...(line === undefined ? {} : { line }) };
+    return { field: '', expected: 'valid JSON', found: 'an empty file', ...definedFields({ line }) };
   }
   const message = error instanceof Error ? error.message : String(error);
   // Python's json module writes NaN and Infinity, which JSON itself does not allow.
@@ -31,7 +32,7 @@ export function jsonSyntaxProblem(text: string, error: unknown, line?: number): 
   const found = `a syntax error: ${shorten(message)}${python}`;
   const position = /at position (\d+)/.exec(message)?.[1];
   if (position === undefined) {
-    return { field: '', expected: 'valid JSON', found, ...(line === undefined ? {} : { line }) };
+    return { field: '', expected: 'valid JSON', found, ...definedFields({ line }) };
   }
   const before = text.slice(0, Number(position));
   const lineInText = before.split('\n').length;

@@ -10,7 +10,7 @@ import { updatedTime } from '../ledger/from-ledger.js';
 import { stateJson, type LoopState } from '../ledger/loop-state.js';
 import type { LoopConfig } from '../config/loop-config.js';
 import type { LedgerRow } from '../ledger/rows.js';
-import { LOOP_ID, LOOP_KIND, type LoopKind } from '../workflows/search-attributes.js';
+import { LOOP_ID, LOOP_KIND, type LoopKind } from '../contract/search-attributes.js';
 import { ledgerFileLines, ledgerLine } from '../ledger/ledger-lines.js';
 import { checkCopy, copyProblemWords, heldRows, rowsAfter, type RowSource } from './copy-check.js';
 import {

@@ -1,6 +1,7 @@
 import { checkpointEpoch, checkpointStem } from '../rules/ids.js';
 import type { EvalRow, Role } from '../rules/types.js';
 import type { RunRow } from './rows.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /** Report path of one checkpoint evaluation: `<state_dir>/evals/<run_id>/<stem>.<role>.json`, the seed's layout. */
 export function evalReportPath(stateDir: string, runId: string, checkpointName: string, role: Role): string {
@@ -32,7 +33,7 @@ export function evalSourceOf(row: EvalRow): EvalSource {
     run_id: row.run_id,
     config_path: row.config_path,
     status: row.manifest === undefined ? 'trained' : 'ensemble',
-    ...(row.members === undefined ? {} : { members: row.members }),
+    ...definedFields({ members: row.members }),
   };
 }
 

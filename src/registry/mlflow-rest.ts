@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { MlflowSettings } from './mlflow-settings.js';
+import { definedFields } from '../support/defined-fields.js';
 
 // MLflow's REST API (https://mlflow.org/docs/latest/rest-api.html) over Node's fetch: the few
 // model-registry calls the loop makes. No MLflow client exists for Node worth a dependency.
@@ -61,7 +62,7 @@ export function mlflowClient(settings: MlflowSettings, env: NodeJS.ProcessEnv = 
         method,
         headers: {
           ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-          ...(auth === undefined ? {} : { Authorization: auth }),
+          ...definedFields({ Authorization: auth }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),

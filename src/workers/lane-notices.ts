@@ -2,7 +2,7 @@
 // Told by signal to every running generation; a loop without the lane ignores it.
 import type { Client } from '@temporalio/client';
 import { laneDrainingSignal, type LaneDraining } from '../workflows/messages.js';
-import { LOOP_KIND } from '../workflows/search-attributes.js';
+import { LOOP_KIND } from '../contract/search-attributes.js';
 
 /** How long one drain notice keeps a loop's jobs away; the worker says it again every DRAIN_NOTICE_EVERY_MS. */
 export const DRAIN_NOTICE_MS = 3 * 60_000;

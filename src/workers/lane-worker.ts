@@ -16,6 +16,7 @@ import { memoryGuard } from './memory-guard.js';
 import { DRAIN_NOTICE_EVERY_MS, DRAIN_NOTICE_MS } from './lane-notices.js';
 import type { LaneDraining } from '../workflows/messages.js';
 import { DEFAULT_MIN_FREE_PIDS, readPidsLimit, type PidsReading } from './pids-limit.js';
+import { definedFields } from '../support/defined-fields.js';
 
 export interface LaneWorkerOptions {
   readonly connection: NativeConnection;
@@ -145,7 +146,7 @@ function laneGuard(options: LaneWorkerOptions, queue: string): ReturnType<typeof
     slots: options.slots,
     minFreeGiB: options.minFreeGiB,
     ...(options.cpu ? {} : { steps: new LaneSteps() }),
-    ...(options.gpuPollMs === undefined ? {} : { pollMs: options.gpuPollMs }),
+    ...definedFields({ pollMs: options.gpuPollMs }),
     read: options.cpu
       ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' })
       : (options.readGpu ?? (() => readGpuMemory(options.device))),

@@ -2,6 +2,7 @@ import type { FileRef } from '../artifacts/file-ref.js';
 import type { RunRow } from '../ledger/rows.js';
 import { MANIFEST_NAME } from '../rules/constants.js';
 import { ensembleRunId, roundEnsembleRunId, roundManifestName } from '../rules/ids.js';
+import { definedFields } from '../support/defined-fields.js';
 
 // Synthetic runs of ensembles (docs/behaviour.md, section 7): their config
 // is the manifest, their one "checkpoint" the manifest's name, and they compete like any run.
@@ -79,7 +80,7 @@ export function teacherEnsembleRun(
     config_sha256: manifest.sha256,
     checkpoints: [MANIFEST_NAME],
     members,
-    ...(manifest.files === undefined ? {} : { files: manifest.files }),
+    ...definedFields({ files: manifest.files }),
     started: now,
     ...leftOutOf(manifest),
   });
@@ -103,7 +104,7 @@ export function roundEnsembleRun(
     checkpoints: [roundManifestName(round)],
     members,
     started: now,
-    ...(manifest.files === undefined ? {} : { files: manifest.files }),
+    ...definedFields({ files: manifest.files }),
     ...leftOutOf(manifest),
   });
 }

@@ -26,7 +26,7 @@ import {
 } from './generation/hand-over.js';
 import { noteLanesInUse, now, openGeneration, stopped, toCarry } from './generation/state.js';
 import { answerMessages } from './generation/handlers.js';
-import { GENERATION, LOOP_ID, LOOP_KIND } from './search-attributes.js';
+import { GENERATION, LOOP_ID, LOOP_KIND } from '../contract/search-attributes.js';
 import { continueOnCurrentBuild } from './build-upgrade.js';
 import { markBaseline } from './baseline.js';
 import { CHAMPION_IDENTITY } from './patches.js';

@@ -7,7 +7,7 @@ import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
 import type { JobInput } from './job-input.js';
 import { tryOnLane, type LaneAttempts } from './lane-attempts.js';
-import { COMMAND_NOT_FOUND, CONTRACT_ERROR } from './messages.js';
+import { COMMAND_NOT_FOUND, CONTRACT_ERROR } from '../contract/failures.js';
 import { LANE_STEP_RETRIES } from './patches.js';
 import { stepPriority, type StepKind } from './step-priority.js';
 

@@ -1,18 +1,20 @@
 // Signals, updates and queries, defined once: workflows, the client CLI and `temporal workflow
 // signal/update/query` share these names.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { PackageChampion, LaneAdmission } from '../activities/types.js';
-import type { RunRow, TeacherRow } from '../ledger/rows.js';
-import type { EvalRow } from '../rules/types.js';
+import type { PackageChampion } from '../activities/types.js';
+import type { ReserveReport, RunReport, TeacherReport } from '../contract/child-reports.js';
+import { CHAMPION_SIGNAL, STOP_NOW_SIGNAL } from '../contract/packaging.js';
 import type { GenerationCarry } from './generation/carry.js';
 import type { LoopView } from './loop-view.js';
 import type { PackagingView } from './packaging-view.js';
+
+export type { ReserveReport, RunReport, TeacherReport };
 
 /** Launch nothing new, let running work finish, then close. */
 export const stopSignal = defineSignal('stop');
 
 /** Stop at once: cancel running children (their subprocesses are killed) and close without half results. */
-export const stopNowSignal = defineSignal('stopNow');
+export const stopNowSignal = defineSignal(STOP_NOW_SIGNAL);
 
 /** Open the next generation before any new job, e.g. after the corpus labels changed. */
 export const advanceSignal = defineSignal<[reason: string]>('advance');
@@ -70,55 +72,10 @@ export interface LaneDraining {
  */
 export const laneDrainingSignal = defineSignal<[LaneDraining]>('laneDraining');
 
-/** A training run (or an evaluation-only retry of one) reports to its generation. */
-export interface RunReport {
-  readonly childId: string;
-  readonly jobId: string;
-  /** The run row, when this child trained it (or found its directory stale). */
-  readonly run: RunRow | null;
-  readonly evals: EvalRow[];
-  /** What ranking ensembles later needs of a trained run's selected checkpoint. */
-  readonly selected: {
-    readonly checkpoint: string;
-    readonly falseNegatives: number | null;
-    readonly validationGateAuc: number | null;
-  } | null;
-  /** The lane did not start the work in time; the generation sends what is left to another lane. */
-  readonly laneUnavailable: boolean;
-  /**
-   * With laneUnavailable: why the lane was last lost under the step before that (e.g. its worker
-   * has no codec key and stopped), which `status` shows beside the lane. Absent: it was not lost.
-   */
-  readonly laneLost?: string;
-  /** Checkpoints still to score when the lane was unavailable. */
-  readonly unscored: string[];
-  /** How a GPU lane admitted the training this child ran: the run's `dispatch` rows (report-fold.ts). */
-  readonly admission?: LaneAdmission;
-  /** The most its evaluators held of a GPU lane, in MiB: what its candidate's evaluations are admitted by next. */
-  readonly evalPeakMiB?: number;
-}
 export const runReportedSignal = defineSignal<[RunReport]>('runReported');
 
-/** A reserve check reports the champion's reserve eval (null when its lane was unavailable). */
-export interface ReserveReport {
-  readonly childId: string;
-  readonly jobId: string;
-  readonly champion: EvalRow;
-  readonly testEvals: number;
-  readonly reserve: EvalRow | null;
-  /** How a GPU lane admitted the reserve evaluator: the check's `dispatch` rows (report-fold.ts). */
-  readonly admission?: LaneAdmission;
-  /** The most the reserve evaluator held of a GPU lane, in MiB. */
-  readonly peakMiB?: number;
-}
 export const reserveReportedSignal = defineSignal<[ReserveReport]>('reserveReported');
 
-/** A teacher build reports its outcome (the `teacher` ledger row; null when its lane was unavailable). */
-export interface TeacherReport {
-  readonly childId: string;
-  readonly jobId: string;
-  readonly row: TeacherRow | null;
-}
 export const teacherReportedSignal = defineSignal<[TeacherReport]>('teacherReported');
 
 /**
@@ -138,43 +95,10 @@ export const stateQuery = defineQuery<LoopView>('state');
 export const carryQuery = defineQuery<GenerationCarry>('carry');
 
 /** A new champion for the packaging workflow (newest queued wins). */
-export const championSignal = defineSignal<[PackageChampion]>('champion');
+export const championSignal = defineSignal<[PackageChampion]>(CHAMPION_SIGNAL);
 
 /** What packaging is doing, what is queued, and every package row so far in this run. */
 export const packagingQuery = defineQuery<PackagingView>('packaging');
-
-// Failure types, defined once: activities raise them (through src/activities/support/step-errors.ts),
-// workflows name them in retry policies and checks. Plain strings, so the workflow bundle may import them.
-
-/** A command that does not exist or cannot be executed: retrying cannot help. */
-export const COMMAND_NOT_FOUND = 'CommandNotFound';
-
-/** A step whose command ran and failed (retryable: a crash may not repeat). */
-export const STEP_FAILED = 'StepFailed';
-
-/** A candidate's base config that cannot be read or is not a YAML mapping (prepareRun). */
-export const CONFIG_ERROR = 'ConfigError';
-
-/**
- * A file or input that breaks the subprocess contract (docs/contract.md); also the name of
- * src/contract/errors.ts's ContractError, which reaches workflows as a failure of this type.
- */
-export const CONTRACT_ERROR = 'ContractError';
-
-/** The generation's split file is gone (its state dir emptied under the loop): prepareRun writes no job config naming it. */
-export const SPLIT_MISSING = 'SplitMissing';
-
-/** A trained run's job config is gone (its state dir emptied under the loop): its training run writes it again, then scores. */
-export const JOB_CONFIG_MISSING = 'JobConfigMissing';
-
-/** A run directory that is not this loop's (trainRun leaves it untouched). */
-export const STALE_RUN_DIR = 'StaleRunDir';
-
-/** A lane host's data_root is not the orchestrator's (a fleet without a shared disk, docs/artifacts.md). */
-export const DATA_MISMATCH = 'DataMismatch';
-
-/** The artifact store did not take a job's inputs (down, refusing): the run waits for it and tries again. */
-export const STORE_UNAVAILABLE = 'StoreUnavailable';
 
 /** How a training run's current details begin while it waits for the store to take its job inputs. */
 export const STORE_WAIT_DETAILS = "the run's job inputs wait for the artifact store";

@@ -1,5 +1,5 @@
 import type { PackageChampion } from '../activities/types.js';
-import type { RegistryView } from '../registry/registrations.js';
+import type { RegistryView } from './registrations.js';
 
 /** What the `packaging` query returns (the package rows come from `champion-loop ledger`). */
 export interface PackagingView {

@@ -11,9 +11,7 @@ import {
 } from '@temporalio/workflow';
 import { continueOnCurrentBuild, newerBuildIsCurrent } from './build-upgrade.js';
 import type { packageActivities } from '../activities/index.js';
-import type { LoopPaths, PackageOutcome } from '../activities/types.js';
-import type { ArtifactSettings } from '../artifacts/store-settings.js';
-import type { LoopConfig } from '../config/loop-config.js';
+import type { PackageOutcome } from '../activities/types.js';
 import {
   alreadyPackaged,
   finishPackage,
@@ -21,30 +19,16 @@ import {
   requestPackage,
   type PackagingState,
 } from '../ledger/packaging-fold.js';
-import type { MlflowSettings } from '../registry/mlflow-settings.js';
-import { registrations } from '../registry/registrations.js';
+import { registrations } from './registrations.js';
 import { withSummaries } from './activity-summary.js';
 import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
 import { PACKAGE_QUEUE } from './queues.js';
 import { takenChampion } from './report-shapes.js';
-import { LOOP_ID, LOOP_KIND } from './search-attributes.js';
+import type { PackagingInput } from '../contract/packaging.js';
+import { LOOP_ID, LOOP_KIND } from '../contract/search-attributes.js';
 import { markBaseline } from './baseline.js';
 import { PACKAGED_ONCE } from './patches.js';
-
-export interface PackagingInput {
-  readonly loopId: string;
-  readonly paths: LoopPaths;
-  readonly command: readonly string[];
-  readonly timeouts: LoopConfig['timeouts'];
-  readonly retries: LoopConfig['retries'];
-  /** What a previous run of this workflow left running or queued (continue-as-new). */
-  readonly carry?: PackagingState;
-  /** loop.yaml `mlflow:`: register each packaged champion there (docs/integrations.md, "Model registry (MLflow)"). */
-  readonly mlflow?: MlflowSettings;
-  /** loop.yaml `artifacts:`: each package is uploaded there, and registered by its s3:// URI (docs/artifacts.md). */
-  readonly artifacts?: ArtifactSettings;
-}
 
 /**
  * One per loop: receives champions by signal and packages them one at a time, newest queued wins.

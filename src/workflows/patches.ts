@@ -5,7 +5,7 @@
 /**
  * The baseline marker: every workflow run started by baseline code records it once, with
  * `deprecatePatch`, in its first workflow task. It changes no command; it tells readers of a
- * history (the ledger export, workflows/history/) that the run's code has every retired change
+ * history (the ledger export, ledger/history/) that the run's code has every retired change
  * below in effect, as a run recorded before the baseline tells them by each change's own marker.
  */
 export const BASELINE = 'baseline-0.2';

@@ -1,13 +1,8 @@
-import { COMMAND_NOT_FOUND } from './messages.js';
+import { COMMAND_NOT_FOUND } from '../contract/failures.js';
 import { laneQueue } from '../config/lanes.js';
+import { ORCHESTRATOR_QUEUE, PACKAGE_QUEUE } from '../contract/task-queues.js';
 
-/** The orchestrator's task queue: every workflow and the CPU activities (candidates, split, configs). */
-export const ORCHESTRATOR_QUEUE = 'champion-loop';
-
-/** The package worker's task queue: one package command at a time. */
-export const PACKAGE_QUEUE = 'champion-loop.package';
-
-export { laneQueue };
+export { laneQueue, ORCHESTRATOR_QUEUE, PACKAGE_QUEUE };
 
 /**
  * How long an orchestrator CPU activity (candidates, file checks, manifests, packaging requests,

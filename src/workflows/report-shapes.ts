@@ -3,7 +3,8 @@
 // signal is ignored (and logged) instead of failing every workflow task of the loop from then on.
 // The ledger exporter applies the same checks, so both skip the same signals.
 import type { PackageChampion, LaneAdmission } from '../activities/types.js';
-import type { ReserveReport, RunReport, TeacherReport } from './messages.js';
+import type { ReserveReport, RunReport, TeacherReport } from '../contract/child-reports.js';
+import { isPackageChampion } from '../contract/packaging.js';
 
 type Fields = Readonly<Record<string, unknown>>;
 
@@ -60,20 +61,6 @@ export function isTeacherReport(value: unknown): value is TeacherReport {
   );
 }
 
-/** A champion for packaging, as the generation hands it over. */
-export function isPackageChampion(value: unknown): value is PackageChampion {
-  return (
-    isRecord(value) &&
-    typeof value.generation === 'number' &&
-    typeof value.run_id === 'string' &&
-    typeof value.checkpoint_name === 'string' &&
-    typeof value.checkpoint === 'string' &&
-    typeof value.config_path === 'string' &&
-    typeof value.eval_json === 'string' &&
-    typeof value.requested === 'string'
-  );
-}
-
 /**
  * The reason an advance signal carries: its text, or `requested` when it has none (no input, an
  * empty text, or not a text at all), as the seed records an advance without a reason.
@@ -124,7 +111,7 @@ export function championWithinBounds(champion: PackageChampion): boolean {
 }
 
 // What the loop folds of what was sent: one rule for the workflow's handlers and for a ledger
-// read from history (workflows/history). `bounds` says whether the code that handled it bounds
+// read from history (ledger/history). `bounds` says whether the code that handled it bounds
 // signals (patch bounded-signals); it is asked only when bounding would change something.
 
 /** The run report the generation folds; null for one it skips (malformed, or over the bounds). */

@@ -8,6 +8,7 @@ import { reserveReportedSignal, type ReserveReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
+import { definedFields } from '../support/defined-fields.js';
 
 export interface ReserveCheckInput extends JobInput {
   /** The champion as it was when the check was due, and the test eval count that made it due. */
@@ -50,8 +51,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     commands: input.commands,
     champion,
     checkpointName: champion.checkpoint_name,
-    ...(input.artifacts === undefined ? {} : { artifacts: input.artifacts }),
-    ...(input.laneJob === undefined ? {} : { laneJob: input.laneJob }),
+    ...definedFields({ artifacts: input.artifacts, laneJob: input.laneJob }),
   };
   try {
     ({
@@ -79,8 +79,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     champion,
     testEvals: input.testEvals,
     reserve,
-    ...(admission === undefined ? {} : { admission }),
-    ...(peakMiB === undefined ? {} : { peakMiB }),
+    ...definedFields({ admission, peakMiB }),
   };
   await deliver(reserveReportedSignal, report);
   return report;

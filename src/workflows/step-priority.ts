@@ -4,6 +4,7 @@
 // however many jobs each queued (docs/operating.md, "Several loops on one fleet"). Pure: workflows
 // (where each step is started) and the client (what `status` shows) compute it alike.
 import type { Priority } from '@temporalio/common';
+import { definedFields } from '../support/defined-fields.js';
 
 /** The kinds of lane step, each with its place in the queue. */
 export type StepKind = 'reserve' | 'evaluation' | 'teacher' | 'training';
@@ -63,7 +64,7 @@ export function stepPriority(loopId: string, kind: StepKind, queueing: LoopQueue
   return {
     priorityKey: priorityKeyOf(kind, queueing),
     fairnessKey: fairnessKeyOf(loopId),
-    ...(queueing.fairnessWeight === undefined ? {} : { fairnessWeight: queueing.fairnessWeight }),
+    ...definedFields({ fairnessWeight: queueing.fairnessWeight }),
   };
 }
 
@@ -73,7 +74,6 @@ export function loopQueueingOf(config: { readonly priority?: number; readonly fa
   fairnessWeight?: number;
 } {
   return {
-    ...(config.priority === undefined ? {} : { priority: config.priority }),
-    ...(config.fairness_weight === undefined ? {} : { fairnessWeight: config.fairness_weight }),
+    ...definedFields({ priority: config.priority, fairnessWeight: config.fairness_weight }),
   };
 }

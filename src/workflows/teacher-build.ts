@@ -3,10 +3,12 @@ import type { TeacherMember, TeacherOutcome } from '../activities/types.js';
 import { onLaneOrThrow, type LaneCalls } from './lane-step.js';
 import type { TeacherRow } from '../ledger/rows.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
-import { COMMAND_NOT_FOUND, teacherReportedSignal, type TeacherReport } from './messages.js';
+import { COMMAND_NOT_FOUND } from '../contract/failures.js';
+import { teacherReportedSignal, type TeacherReport } from './messages.js';
 import type { JobInput } from './job-input.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
+import { definedFields } from '../support/defined-fields.js';
 
 export interface TeacherBuildInput extends JobInput {
   readonly generation: number;
@@ -54,7 +56,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
         members: input.members,
         ...(input.reuseTeacherPreparation === true ? { reuseTeacherPreparation: true } : {}),
         ...(input.artifacts === undefined ? {} : { store: { settings: input.artifacts, loopId: input.loopId } }),
-        ...(input.laneJob === undefined ? {} : { laneJob: input.laneJob }),
+        ...definedFields({ laneJob: input.laneJob }),
       }),
     );
     row = {
@@ -62,12 +64,11 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
       generation: input.generation,
       status: outcome.status,
       path: outcome.path,
-      ...(outcome.sha256 === undefined ? {} : { sha256: outcome.sha256 }),
+      ...definedFields({ sha256: outcome.sha256 }),
       members: outcome.members.map((member) => ({ run_id: member.run_id, checkpoint_name: member.checkpoint_name })),
       started: outcome.started,
       finished: outcome.finished,
-      ...(outcome.files === undefined ? {} : { files: outcome.files }),
-      ...(outcome.error === undefined ? {} : { error: outcome.error }),
+      ...definedFields({ files: outcome.files, error: outcome.error }),
     };
     if (outcome.error) log.warn('teacher build failed', { generation: input.generation, error: outcome.error });
   } catch (error) {

@@ -1,5 +1,6 @@
 import type { TeacherMember } from '../activities/types.js';
 import type { RunRow } from '../ledger/rows.js';
+import { definedFields } from '../support/defined-fields.js';
 
 // The in-sample teacher of a generation (docs/behaviour.md, section 7): once every ordinary (non-student) run
 // of rounds <= teacher_after_round is final, one build from the trained ones; offered once, and
@@ -42,7 +43,7 @@ export function teacherRunFinal(plan: TeacherPlan, run: RunRow): TeacherPlan {
             run_id: run.run_id,
             config_path: run.config_path,
             config_sha256: run.config_sha256,
-            ...(run.files === undefined ? {} : { files: run.files }),
+            ...definedFields({ files: run.files }),
           },
         ]
       : plan.members;

@@ -17,21 +17,15 @@ import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js';
-import {
-  CONFIG_ERROR,
-  JOB_CONFIG_MISSING,
-  runReportedSignal,
-  SPLIT_MISSING,
-  STORE_UNAVAILABLE,
-  STORE_WAIT_DETAILS,
-  type RunReport,
-} from './messages.js';
+import { CONFIG_ERROR, JOB_CONFIG_MISSING, SPLIT_MISSING, STORE_UNAVAILABLE } from '../contract/failures.js';
+import { runReportedSignal, STORE_WAIT_DETAILS, type RunReport } from './messages.js';
 import { splitActivityOptions } from './queues.js';
 import { onLane } from './lane-step.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
 import type { LaneJob } from '../contract/lane-job.js';
 import { gpuCost, laneJobOfInput, runRow, type RunPlan, type TrainingRunInput } from './training-run-plan.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /** What every step of one training run uses: its input, its lane terms, its store, its local activities. */
 interface RunSteps {
@@ -77,7 +71,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     // What each of its steps may use of the lane, as the generation decided it: every lane call carries it.
     onLaneJob: laneJobOfInput(input),
     // With loop.yaml `artifacts:` each step moves through the store what a host other than its own reads.
-    store: input.artifacts === undefined ? {} : { artifacts: input.artifacts },
+    store: definedFields({ artifacts: input.artifacts }),
     owner: input.parentId,
     // Every call carries a one-line summary for the Web UI's history (activity-summary.ts).
     // The job config is written in the child's first workflow task, by the worker that runs it: no
@@ -106,8 +100,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     laneUnavailable: scored.unavailable,
     unscored: scored.unscored,
     // Only a training this child ran on a GPU lane has one (reports in older histories have none).
-    ...(trained.admission === undefined ? {} : { admission: trained.admission }),
-    ...(scored.evalPeakMiB === undefined ? {} : { evalPeakMiB: scored.evalPeakMiB }),
+    ...definedFields({ admission: trained.admission, evalPeakMiB: scored.evalPeakMiB }),
   };
   const laneLost = scored.unavailable ? (trained.lostTo ?? scored.lostTo ?? null) : null;
   if (laneLost !== null) report = { ...report, laneLost };
@@ -221,11 +214,10 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
         owner,
         noCheckpointMarker: input.noCheckpointMarker,
         noProgress: timeouts.no_progress,
-        ...(input.resumeFlag === undefined ? {} : { resumeFlag: input.resumeFlag }),
+        ...definedFields({ resumeFlag: input.resumeFlag }),
         ...onLaneJob,
         ...store,
-        ...(prepared.inputs === undefined ? {} : { inputs: prepared.inputs }),
-        ...(prepared.data === undefined ? {} : { data: prepared.data }),
+        ...definedFields({ inputs: prepared.inputs, data: prepared.data }),
       }),
   );
   if (!trained.ok && failureOfType(trained.error, JOB_CONFIG_MISSING) && !writtenAgain) {
@@ -244,7 +236,7 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
     const fields = { ...outcome, ...seconds };
     const cost = gpuCost(fields.gpu_seconds, input.usdPerGpuHour);
     const run = runRow(plan, prepared.configPath, prepared.configSha256, { ...fields, ...cost, ...lost });
-    return { run, selected, ...(admission === undefined ? {} : { admission }) };
+    return { run, selected, ...definedFields({ admission }) };
   }
   if (laneUnavailable(trained.error)) return { run: null, selected: null, lostTo: trained.lostTo };
   const failed = runRow(plan, prepared.configPath, prepared.configSha256, {
@@ -285,7 +277,7 @@ async function score(steps: RunSteps, run: RunRow): Promise<Scored> {
       if (peak !== undefined) evalPeakMiB = Math.max(evalPeakMiB ?? 0, peak);
       return row;
     });
-    return { evals, unscored: [], unavailable: false, ...(evalPeakMiB === undefined ? {} : { evalPeakMiB }) };
+    return { evals, unscored: [], unavailable: false, ...definedFields({ evalPeakMiB }) };
   }
   if (laneUnavailable(evaluated.error))
     return { evals: [], unscored: names, unavailable: true, lostTo: evaluated.lostTo };
@@ -314,7 +306,7 @@ function evaluateOnLane(steps: RunSteps, run: RunRow, names: string[]) {
         run,
         checkpoints: names,
         role: 'test',
-        ...(input.itemErrors === undefined ? {} : { itemErrors: input.itemErrors }),
+        ...definedFields({ itemErrors: input.itemErrors }),
         ...onLaneJob,
         ...store,
       }),

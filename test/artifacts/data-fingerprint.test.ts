@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dataMismatch, fingerprintOf } from '../../src/artifacts/data-fingerprint.js';
 import { trainRun } from '../../src/activities/train-run.js';
-import { DATA_MISMATCH } from '../../src/workflows/messages.js';
+import { DATA_MISMATCH } from '../../src/contract/failures.js';
 import { fixtureLoop, preparedTrain } from '../activities/fixture-loop.js';
 
 const made: string[] = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHistories } from '../../src/ledger-copy/history-runs.js';
-import { generationRunOf } from '../../src/workflows/history/index.js';
+import { generationRunOf } from '../../src/ledger/history/index.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { runIdFor } from '../../src/rules/ids.js';
 import { expectSameLedger, laneFaultLoop, runBounded, type BoundedLoop } from '../helpers/bounded-loop.js';

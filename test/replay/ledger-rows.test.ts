@@ -2,11 +2,11 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { foldGenerationRun, foldPackagingRun } from '../../src/ledger/history-fold.js';
+import { foldGenerationRun, foldPackagingRun } from '../../src/ledger/history/fold.js';
 import { ledgerLine, mergeByTime } from '../../src/ledger/ledger-lines.js';
 import { idlePackaging, type PackagingState } from '../../src/ledger/packaging-fold.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
-import { generationRunOf, packagingRunOf } from '../../src/workflows/history/index.js';
+import { generationRunOf, packagingRunOf } from '../../src/ledger/history/index.js';
 import { generation, packaging } from '../../src/workflows/index.js';
 import { HISTORIES_DIR, loadHistories, type RecordedHistory } from './histories.js';
 

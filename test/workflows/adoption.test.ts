@@ -4,7 +4,7 @@
 // workers and the fixture stack; `temporal workflow terminate` ends the run that started the child.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHistories } from '../../src/ledger-copy/history-runs.js';
-import type { HistoryEvent } from '../../src/workflows/history/index.js';
+import type { HistoryEvent } from '../../src/ledger/history/index.js';
 import { CHILD_OUTCOME } from '../../src/activities/child-outcome.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { adoptSignal, runReportedSignal, stopSignal } from '../../src/workflows/messages.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHistories } from '../../src/ledger-copy/history-runs.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
-import { generationRunOf, type HistoryEvent } from '../../src/workflows/history/index.js';
+import { generationRunOf, type HistoryEvent } from '../../src/ledger/history/index.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
 import { championSignal, stopSignal } from '../../src/workflows/messages.js';
 import { copyCaughtUp, expectCopyMatches } from '../helpers/bounded-loop.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runHistories } from '../../src/ledger-copy/history-runs.js';
-import { generationRunOf, type HistoryEvent } from '../../src/workflows/history/index.js';
+import { generationRunOf, type HistoryEvent } from '../../src/ledger/history/index.js';
 import { lastLoopState } from '../../src/client/ledger-export.js';
 import { stateFromLedger } from '../../src/ledger/from-ledger.js';
 import { foldSettingsOf } from '../../src/ledger/loop-state.js';

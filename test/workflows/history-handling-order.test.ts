@@ -1,7 +1,7 @@
 import proto from '@temporalio/proto';
 import Long from 'long';
 import { describe, expect, it } from 'vitest';
-import { handlingOrder, type Handling } from '../../src/workflows/history/handling-order.js';
+import { handlingOrder, type Handling } from '../../src/ledger/history/handling-order.js';
 
 const E = proto.temporal.api.enums.v1.EventType;
 type Event = proto.temporal.api.history.v1.IHistoryEvent;

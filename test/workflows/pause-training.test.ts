@@ -4,7 +4,7 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
-import { recordedPatch } from '../../src/workflows/history/patch-markers.js';
+import { recordedPatch } from '../../src/ledger/history/patch-markers.js';
 import { PAUSED_ATTEMPTS } from '../../src/workflows/patches.js';
 import { BOUNDED_CANDIDATES, hangAfterRound, runBounded } from '../helpers/bounded-loop.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';

@@ -11,6 +11,7 @@ import { isCommandNotFound } from './step-errors.js';
 import { currentStepScope } from './step-scope.js';
 import { runStep, type RunStepOptions } from './subprocess.js';
 import { type StepGpuUse, type StepHeartbeat, type StepResult } from './step-types.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 /** One command of the subprocess contract, as an activity runs it. */
 export interface LoopStep {
@@ -73,7 +74,7 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Loo
         heartbeatIntervalMs: hooks.heartbeatIntervalMs,
         signal: hooks.signal,
         progress: step.progress,
-        ...(need === undefined ? {} : { gpuNeed: need }),
+        ...definedFields({ gpuNeed: need }),
       });
     } catch (error) {
       if (isCommandNotFound(error))

@@ -8,10 +8,10 @@ import {
   SPLIT_MISSING,
   STALE_RUN_DIR,
   STEP_FAILED,
-} from '../../workflows/messages.js';
+} from '../../contract/failures.js';
 
-// The failure types are defined with the signals, where workflows (which name them in retry
-// policies) may import them; activities raise them through the helpers below.
+// The failure types are defined in src/contract/failures.ts, where workflows (which name them in
+// retry policies) import them too; activities raise them through the helpers below.
 export {
   COMMAND_NOT_FOUND,
   CONFIG_ERROR,

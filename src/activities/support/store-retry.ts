@@ -4,6 +4,7 @@ import { ArtifactStoreError, DamagedObjectError, ObjectStore } from '../../artif
 import type { ArtifactSettings } from '../../artifacts/store-settings.js';
 import { activityHooks } from './activity-context.js';
 import { appendLogLine } from './reports.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 /** Waits between attempts: 1 s doubling to a minute, for as long as the step may take. */
 const FIRST_WAIT_MS = 1_000;
@@ -42,7 +43,7 @@ export async function withStore<T>(
         pid: 0,
         pgid: 0,
         elapsedMs: Date.now() - started,
-        ...(waiting === undefined ? {} : { waiting }),
+        ...definedFields({ waiting }),
       }),
     hooks.heartbeatIntervalMs,
   );
@@ -61,7 +62,7 @@ export async function withStore<T>(
         waiting = `${error.message}; trying again in ${Math.round(wait / 1000)} s`;
         hooks.warn(waiting);
         await appendLogLine(log, waiting).catch(() => undefined);
-        await sleep(wait, undefined, hooks.signal === undefined ? {} : { signal: hooks.signal });
+        await sleep(wait, undefined, definedFields({ signal: hooks.signal }));
       }
     }
   } finally {

@@ -15,6 +15,7 @@ import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
 import { currentStepScope, scopeEnv } from './step-scope.js';
 import type { StepAdmitted, StepGpuNeed, StepGpuUse, StepHeartbeat, StepRegistry, StepResult } from './step-types.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 export interface RunStepOptions {
   /** What runs, for heartbeats and messages, e.g. `train`. */
@@ -100,7 +101,7 @@ export async function runStep(options: RunStepOptions): Promise<StepResult> {
   const signals = [options.signal, scope?.stopping].filter((signal) => signal !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
   const killGraceMs = options.killGraceMs ?? scope?.killGraceMs;
-  const scopedOptions = { ...options, signal, ...(killGraceMs === undefined ? {} : { killGraceMs }) };
+  const scopedOptions = { ...options, signal, ...definedFields({ killGraceMs }) };
   throwIfAborted(signal);
   // With tracing on, a span of the step's own (under its activity's), which the command may join.
   return inSpan(

@@ -17,6 +17,7 @@ import { folderMoves, recordedMoves, type FolderMove } from '../relocation.js';
 import { loopWorkflowId } from '../../workflows/ids.js';
 import { loadCandidates } from '../../config/load-candidates.js';
 import { connectionOptions, withClient } from './shared.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 const UNANSWERED_START =
   'an orchestrator worker polls, but none answered the start within 10 s (one died a moment ago, or it is busy): ' +
@@ -71,7 +72,7 @@ export function addStartCommand(program: Command): void {
         const outcome = await startLoop(client, loopId, config, {
           fresh: options.fresh === true,
           relocation,
-          ...(options.fromSeedStateDir === undefined ? {} : { seedStateDir: options.fromSeedStateDir }),
+          ...definedFields({ seedStateDir: options.fromSeedStateDir }),
         });
         if (outcome.kind !== 'already-running') await claimFolders(loopId, namespace, config);
         reportStart(loopId, outcome, options.config, previous, config);

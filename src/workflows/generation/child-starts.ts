@@ -10,7 +10,7 @@ import type { JobInput } from '../job-input.js';
 import { gpuHourPrice } from '../lanes.js';
 import { ORCHESTRATOR_QUEUE } from '../queues.js';
 import { reserveCheck } from '../reserve-check.js';
-import { CANDIDATE, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../search-attributes.js';
+import { CANDIDATE, GENERATION, LOOP_ID, LOOP_KIND, ROUND } from '../../contract/search-attributes.js';
 import { teacherBuild } from '../teacher-build.js';
 import { trainingRun } from '../training-run.js';
 import type { GenerationActivities } from './activities.js';
@@ -23,6 +23,7 @@ import { now, type Generation } from './state.js';
 import { inWorkdir } from '../../config/candidate.js';
 import { laneJobOf } from './lane-jobs.js';
 import { loopQueueingOf, stepPriority } from '../step-priority.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 interface JobByKind {
   run: RunJob;
@@ -55,7 +56,7 @@ type ChildStarts = {
 /** The price of an hour of the run's lane's GPU, when loop.yaml gives one (its row's gpu_usd). */
 function priceOf(gen: Generation, lane: string): { usdPerGpuHour?: number } {
   const price = gpuHourPrice(gen.config, lane);
-  return price === undefined ? {} : { usdPerGpuHour: price };
+  return definedFields({ usdPerGpuHour: price });
 }
 
 const childStarts: ChildStarts = {
@@ -98,7 +99,7 @@ const childStarts: ChildStarts = {
         {
           ...base,
           noCheckpointMarker: gen.config.no_checkpoint_marker,
-          ...(gen.config.resume_flag === undefined ? {} : { resumeFlag: gen.config.resume_flag }),
+          ...definedFields({ resumeFlag: gen.config.resume_flag }),
           ...priceOf(gen, base.lane),
           plan: {
             generation: job.generation,
@@ -228,7 +229,7 @@ export function launch(gen: Generation, job: Job, lane: string, activities: Gene
     reportBy: 'completion',
     laneJob: laneJobOf(gen, job),
     ...loopQueueingOf(config),
-    ...(config.artifacts === undefined ? {} : { artifacts: config.artifacts }),
+    ...definedFields({ artifacts: config.artifacts }),
     ...(gen.settings.pairedAlpha === undefined
       ? {}
       : { itemErrors: gen.settings.mode === 'band-decisions' ? ('decided' as const) : ('result' as const) }),

@@ -14,7 +14,7 @@ import type { PackageChampion } from '../../activities/types.js';
 import type { LoopConfig } from '../../config/loop-config.js';
 import { packagingWorkflowId } from '../ids.js';
 import { failureText } from '../lane-failure.js';
-import { CHAMPION } from '../search-attributes.js';
+import { CHAMPION } from '../../contract/search-attributes.js';
 import type { GenerationActivities } from './activities.js';
 import { cancelAllInFlight } from './reports.js';
 import { now, packageChampionOf, type Generation } from './state.js';

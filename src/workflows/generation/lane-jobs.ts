@@ -14,6 +14,7 @@ import {
 import { candidateOfRunId } from '../../rules/ids.js';
 import type { Job } from './jobs.js';
 import type { Generation } from './state.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 type Definition = Pick<Candidate, 'name' | 'base_config' | 'overrides'>;
 
@@ -22,7 +23,7 @@ export function laneJobOf(gen: Generation, job: Job): LaneJob {
   const marker = gen.config.oom_marker;
   return {
     needs: stepNeedsOf(gen, job),
-    oom: { retries: gen.config.retries.oom ?? DEFAULT_OOM_RETRIES, ...(marker === undefined ? {} : { marker }) },
+    oom: { retries: gen.config.retries.oom ?? DEFAULT_OOM_RETRIES, ...definedFields({ marker }) },
   };
 }
 

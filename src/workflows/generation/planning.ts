@@ -18,7 +18,7 @@ import { splitFailureText } from '../lane-failure.js';
 import { CANDIDATES_INVALID } from '../messages.js';
 import { foldFinishedRounds, openRound } from '../round-ensembles.js';
 import { openRoundProgress, roundFinished } from '../round-progress.js';
-import { ROUND } from '../search-attributes.js';
+import { ROUND } from '../../contract/search-attributes.js';
 import { SPLIT_FAILED_MEMO, splitFailedRow } from '../split-failure.js';
 import {
   nextTeacherAttempt,

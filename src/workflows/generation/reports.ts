@@ -31,6 +31,7 @@ import { SPLIT_FAILED_MEMO } from '../split-failure.js';
 import type { RunRow } from '../../ledger/rows.js';
 import { nextAttempt, type InFlight, type RunJob } from './jobs.js';
 import { laneDown, now, take, type Generation } from './state.js';
+import { definedFields } from '../../support/defined-fields.js';
 function takeFlight(gen: Generation, childId: string): InFlight | undefined {
   const index = gen.inFlight.findIndex((flight) => flight.childId === childId);
   return index < 0 ? undefined : gen.inFlight.splice(index, 1)[0];
@@ -184,7 +185,7 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
     gen.trainingGpu = addTrainingGpu(gen.trainingGpu, gen.state.generation, {
       generation: report.run.generation,
       seconds: report.run.gpu_seconds,
-      ...(report.run.gpu_usd === undefined ? {} : { usd: report.run.gpu_usd }),
+      ...definedFields({ usd: report.run.gpu_usd }),
     });
   if (!report.laneUnavailable) {
     runIsFinal(gen, flight.job, report);
@@ -270,7 +271,7 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
   else {
     log.error(`giving up on a job after ${MAX_CHILD_ATTEMPTS} attempts`, { jobId: flight.job.jobId });
     // Its round must not wait for it forever. A run never trained ends as a train_failed row with
-    // why (a ledger read from history folds the same row from the child-lost event: workflows/history).
+    // why (a ledger read from history folds the same row from the child-lost event: ledger/history).
     const { job } = flight;
     if (job.kind === 'run') {
       const untrained = untrainedRun(job);
@@ -290,7 +291,7 @@ export function onChildLost(gen: Generation, childId: string, error: unknown): v
   gen.dirty = true;
 }
 
-/** Why a child ended without a report, in the words a ledger read from history gives its event (workflows/history). */
+/** Why a child ended without a report, in the words a ledger read from history gives its event (ledger/history). */
 function lostWhyOf(error: unknown): string {
   if (typeof error === 'string') return error;
   if (error instanceof ChildWorkflowFailure) {

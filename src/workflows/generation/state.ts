@@ -20,6 +20,7 @@ import { jobStep, type InFlight, type Job } from './jobs.js';
 import { loopQueueingOf, stepPriority, type StepKind } from '../step-priority.js';
 import type { LaneDraining } from '../messages.js';
 import { idleSoFar, noteLaneUse } from './lane-use.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -177,7 +178,7 @@ export function view(gen: Generation): LoopView {
     last_reserve_check: gen.lastReserveCheck,
     ...(gen.settings.mode === 'band-decisions' ? { decided: decidedCounts(gen.state, gen.settings) } : {}),
     state_dir: gen.paths.stateDir,
-    ...(gen.config.artifacts === undefined ? {} : { artifact_store: gen.config.artifacts.url }),
+    ...definedFields({ artifact_store: gen.config.artifacts?.url }),
     round: gen.round,
     stopping: gen.stopping,
     split_ready: gen.split !== null,
@@ -200,7 +201,7 @@ export function view(gen: Generation): LoopView {
         slots: lane.slots,
         busy: busy.get(lane.queue) ?? 0,
         down_until: downUntil > Date.now() ? new Date(downUntil).toISOString() : null,
-        ...(gen.lanesDownWhy[lane.queue] === undefined ? {} : { lost_to: gen.lanesDownWhy[lane.queue] }),
+        ...definedFields({ lost_to: gen.lanesDownWhy[lane.queue] }),
         draining_until: drainingUntil > Date.now() ? new Date(drainingUntil).toISOString() : null,
         ...(idle
           ? { idle_seconds: Math.round(idle.idleMs / 1000), watched_seconds: Math.round(idle.watchedMs / 1000) }
@@ -245,8 +246,7 @@ export function packageChampionOf(row: EvalRow, requested: string): PackageChamp
     checkpoint: row.checkpoint,
     config_path: row.config_path,
     eval_json: row.eval_json,
-    ...(row.manifest === undefined ? {} : { manifest: row.manifest }),
-    ...(row.files === undefined ? {} : { files: row.files }),
+    ...definedFields({ manifest: row.manifest, files: row.files }),
     requested,
   };
 }

@@ -1,7 +1,7 @@
 // Where in a run's history the code behind a `patched(id)` change took over: the SDK records a
 // `core_patch` marker in the first workflow task that called `patched(id)`, and baseline code
 // records the baseline's marker (patches.ts) in every run's first task.
-import { BASELINE } from '../patches.js';
+import { BASELINE } from '../../workflows/patches.js';
 import { decode, EventType, type HistoryEvent } from './events.js';
 
 /**

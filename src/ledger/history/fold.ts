@@ -1,7 +1,7 @@
-import type { PackageOutcome, PackageChampion } from '../activities/types.js';
-import type { GenerationInput } from '../workflows/generation.js';
-import type { ReserveReport, RunReport, TeacherReport } from '../workflows/messages.js';
-import type { PackagingInput } from '../workflows/packaging.js';
+import type { PackageOutcome, PackageChampion } from '../../activities/types.js';
+import type { GenerationInput } from '../../workflows/generation.js';
+import type { ReserveReport, RunReport, TeacherReport } from '../../contract/child-reports.js';
+import type { PackagingInput } from '../../contract/packaging.js';
 import {
   foldSettingsOf,
   generationRow,
@@ -9,8 +9,8 @@ import {
   recordRow,
   type FoldSettings,
   type LoopState,
-} from './loop-state.js';
-import { finishPackage, requestPackage, stopPackagingAtOnce, type PackagingState } from './packaging-fold.js';
+} from '../loop-state.js';
+import { finishPackage, requestPackage, stopPackagingAtOnce, type PackagingState } from '../packaging-fold.js';
 import {
   foldAdvance,
   foldReserveReport,
@@ -19,8 +19,9 @@ import {
   lastAttempt,
   untrainedRun,
   type GivenUpRun,
-} from './report-fold.js';
-import type { LedgerRow, PackageRow, SplitRow } from './rows.js';
+} from '../report-fold.js';
+import type { LedgerRow, PackageRow, SplitRow } from '../rows.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 // The ledger rebuilt from Temporal history alone: the same folds the workflows run, applied to
 // the events their histories hold (inputs, children started and lost, signals, activity results).
@@ -161,7 +162,7 @@ export function foldPackagingRun(
   let state = run.input.carry ?? {
     running: previous.running,
     queued: previous.queued,
-    ...(previous.dropped === undefined ? {} : { dropped: previous.dropped }),
+    ...definedFields({ dropped: previous.dropped }),
   };
   const once = run.packagedOnce ?? true;
   const rows: PackageRow[] = [];

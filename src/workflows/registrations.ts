@@ -2,12 +2,12 @@
 // packaged champions, one at a time in packaging order, so the alias ends on the newest one even
 // when an older registration had to wait for the registry to come back.
 import { log, proxyActivities } from '@temporalio/workflow';
-import { withSummaries } from '../workflows/activity-summary.js';
-import { failureText } from '../workflows/lane-failure.js';
-import { PACKAGE_QUEUE } from '../workflows/queues.js';
-import type { registryActivities } from './index.js';
-import type { MlflowSettings } from './mlflow-settings.js';
-import type { RegisterChampionInput } from './register-champion.js';
+import { withSummaries } from './activity-summary.js';
+import { failureText } from './lane-failure.js';
+import { PACKAGE_QUEUE } from './queues.js';
+import type { registryActivities } from '../registry/index.js';
+import type { MlflowSettings } from '../registry/mlflow-settings.js';
+import type { RegisterChampionInput } from '../registry/register-champion.js';
 
 /** How the last registration ended, for the `packaging` query. */
 type RegistrationOutcome = {

@@ -1,31 +1,31 @@
 // What the ledger fold reads of one run of the generation workflow: the events it handled, in the
 // order it handled them, each decided by the rules the workflow's own handlers apply
 // (report-shapes.ts: foldedRunReport, foldedAdvanceReason, childLostWhy).
-import type { GenerationEvent, GenerationRunHistory } from '../../ledger/history-fold.js';
-import { untrainedRun, type GivenUpRun } from '../../ledger/report-fold.js';
+import type { GenerationEvent, GenerationRunHistory } from './fold.js';
+import { untrainedRun, type GivenUpRun } from '../report-fold.js';
 import { CHILD_OUTCOME, type ChildOutcome } from '../../activities/child-outcome.js';
-import { trainingRunWorkflowId } from '../ids.js';
-import type { JobInput } from '../job-input.js';
+import { trainingRunWorkflowId } from '../../workflows/ids.js';
+import type { JobInput } from '../../workflows/job-input.js';
 import {
   advanceSignal,
   advanceUpdate,
   reserveReportedSignal,
   runReportedSignal,
   teacherReportedSignal,
-} from '../messages.js';
-import { BOUNDED_SIGNALS, CHAMPION_IDENTITY, GIVEN_UP_RUN_ROWS } from '../patches.js';
+} from '../../workflows/messages.js';
+import { BOUNDED_SIGNALS, CHAMPION_IDENTITY, GIVEN_UP_RUN_ROWS } from '../../workflows/patches.js';
 import {
   childLostWhy,
   foldedAdvanceReason,
   foldedRunReport,
   isReserveReport,
   isTeacherReport,
-} from '../report-shapes.js';
-import { reserveCheck } from '../reserve-check.js';
-import { isSplitFailedRow, SPLIT_FAILED_MEMO } from '../split-failure.js';
-import { teacherBuild } from '../teacher-build.js';
-import { trainingRun } from '../training-run.js';
-import type { TrainingRunInput } from '../training-run-plan.js';
+} from '../../workflows/report-shapes.js';
+import { reserveCheck } from '../../workflows/reserve-check.js';
+import { isSplitFailedRow, SPLIT_FAILED_MEMO } from '../../workflows/split-failure.js';
+import { teacherBuild } from '../../workflows/teacher-build.js';
+import { trainingRun } from '../../workflows/training-run.js';
+import type { TrainingRunInput } from '../../workflows/training-run-plan.js';
 import { decode, EventType, isoTime, type HistoryEvent } from './events.js';
 import { handlingOrder, type Handling } from './handling-order.js';
 import { patchedFrom, recordedPatch } from './patch-markers.js';

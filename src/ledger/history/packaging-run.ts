@@ -1,11 +1,11 @@
 // What the ledger fold reads of one run of the packaging workflow: champions it took, package
 // outcomes and a stop at once, decided by the rule its signal handler applies (report-shapes.ts, takenChampion).
 import proto from '@temporalio/proto';
-import type { PackagingEvent, PackagingRunHistory } from '../../ledger/history-fold.js';
+import type { PackagingEvent, PackagingRunHistory } from './fold.js';
 import { REGISTER_CHAMPION } from '../../registry/index.js';
-import { championSignal, stopNowSignal } from '../messages.js';
-import { BOUNDED_SIGNALS, PACKAGED_ONCE } from '../patches.js';
-import { takenChampion } from '../report-shapes.js';
+import { championSignal, stopNowSignal } from '../../workflows/messages.js';
+import { BOUNDED_SIGNALS, PACKAGED_ONCE } from '../../workflows/patches.js';
+import { takenChampion } from '../../workflows/report-shapes.js';
 import { decode, EventType, isoTime, type HistoryEvent } from './events.js';
 import { patchedFrom, recordedPatch } from './patch-markers.js';
 
