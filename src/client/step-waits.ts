@@ -15,6 +15,20 @@ import { duration } from './render-status.js';
 /** The steps that wait for the artifact store; a waiting step of any other name waits for device memory. */
 const STORE_STEPS = new Set(['fetch', 'upload']);
 
+/** What a pending activity's last heartbeat said of its step (null: none, or not a step's). */
+export function lastBeat(
+  client: Client,
+  activity: proto.temporal.api.workflow.v1.IPendingActivityInfo,
+): Partial<StepHeartbeat> | null {
+  const payload = activity.heartbeatDetails?.payloads?.[0];
+  if (!payload) return null;
+  try {
+    return client.options.loadedDataConverter.payloadConverter.fromPayload(payload);
+  } catch {
+    return null;
+  }
+}
+
 /** What the pending activities' last heartbeats say of waiting steps: each step, why, and for how long. */
 function waitingSteps(
   client: Client,
@@ -22,14 +36,7 @@ function waitingSteps(
 ): { readonly step: string; readonly waiting: string; readonly elapsedMs: number }[] {
   const waits = [];
   for (const activity of pending) {
-    const payload = activity.heartbeatDetails?.payloads?.[0];
-    if (!payload) continue;
-    let details: Partial<StepHeartbeat> | null = null;
-    try {
-      details = client.options.loadedDataConverter.payloadConverter.fromPayload(payload);
-    } catch {
-      continue;
-    }
+    const details = lastBeat(client, activity);
     // The wait as the heartbeat said it, and since that heartbeat (steps beat every few seconds).
     const since = activity.lastHeartbeatTime ? Math.max(0, Date.now() - timestampMs(activity.lastHeartbeatTime)) : 0;
     if (typeof details?.step === 'string' && typeof details.waiting === 'string')

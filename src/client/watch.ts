@@ -3,6 +3,8 @@ import type { TestBudgetView } from '../rules/test-reuse.js';
 import type { LoopView, ReserveCheckBrief } from '../workflows/loop-view.js';
 import { loopLook } from './loop-look.js';
 import { describeNoPoller, type LoopQueue } from './pollers.js';
+import { jobsOnDevices } from './lane-devices.js';
+import { deviceLine, jobLine, laneDevices, type LaneDevice } from './render-devices.js';
 import { describeEval, laneDown, laneDraining } from './render-status.js';
 
 /** What changed between two looks at a loop, as lines a person reads (pure). */
@@ -102,6 +104,7 @@ export function renderFrame(
   now: Date,
   saturationEvals?: number,
   noPoller: readonly LoopQueue[] = [],
+  devices: readonly LaneDevice[] = [],
 ): string[] {
   const lines = [
     `loop ${view.loop_id} · generation ${view.generation} · round ${view.round} · ${view.in_flight.length} running, ${view.queued} queued${view.stopping ? ' · stopping' : ''}`,
@@ -119,6 +122,9 @@ export function renderFrame(
       `  ${lane.queue} ${lane.busy}/${lane.slots}${laneDraining(lane, now) ? ' draining' : laneDown(lane, now) ? ' unavailable' : ''}${served}: ${doing || 'idle'}`,
     );
     if (lane.lost_to !== undefined) lines.push(`    last lost under a job: ${lane.lost_to}`);
+    const device = devices.find((one) => one.lane === lane.queue);
+    if (device !== undefined)
+      lines.push(`    ${deviceLine(device)}`, ...device.jobs.map((job) => `      ${jobLine(job, now)}`));
   }
   for (const queue of noPoller) lines.push(describeNoPoller(queue));
   return lines;
@@ -165,7 +171,8 @@ export async function watchLoop(client: Client, loopId: string, options: WatchOp
       ...(view ? loopEvents(previous, view) : []),
     ];
     unpolled = noPoller;
-    const frame = out.isTTY && view ? renderFrame(view, new Date(), options.saturationEvals, noPoller) : [];
+    const devices = out.isTTY && view ? laneDevices(await jobsOnDevices(client, view)) : [];
+    const frame = out.isTTY && view ? renderFrame(view, new Date(), options.saturationEvals, noPoller, devices) : [];
     // Move up over the last frame and clear it, print new events, then the frame again.
     if (drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);
     const stamp = new Date().toISOString().slice(11, 19);

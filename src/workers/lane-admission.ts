@@ -144,6 +144,11 @@ export class LaneAdmission {
     return `waiting for GPU memory: ${memoryRefusal(reading, need, holders, held)}${whose === undefined ? '' : ` (${whose})`}${more}`;
   }
 
+  /** What a step waits for or runs admitted to, in MiB (the lane's per-job need when it brought none). */
+  needOf(mark: string): number {
+    return this.waiting.get(mark) ?? this.options.steps?.needOf(mark) ?? this.options.laneNeedMiB;
+  }
+
   /** A waiting step gave up (it was stopped): true if it was waiting. */
   cancel(mark: string): boolean {
     return this.waiting.delete(mark);

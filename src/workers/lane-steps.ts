@@ -69,6 +69,11 @@ export class LaneSteps implements StepRegistry {
     };
   }
 
+  /** What a running step may grow to (null: the lane's per-job need), or undefined when it does not run. */
+  needOf(mark: string): number | null | undefined {
+    return this.running.get(mark)?.needMiB;
+  }
+
   get count(): number {
     return this.running.size;
   }

@@ -2,6 +2,7 @@ import type { ActivitySlotInfo, CustomSlotSupplier, SlotPermit } from '@temporal
 import { stepMarkOf } from '../activities/support/step-survivors.mjs';
 import type { GpuReading } from './gpu-memory.js';
 import { LaneAdmission } from './lane-admission.js';
+import { stepDevice } from './step-device.js';
 import type { StepAdmitted, StepGpuNeed, StepRegistry, StepWait } from '../activities/support/step-types.js';
 import type { LaneSteps } from './lane-steps.js';
 import { pidsRefusal, type PidsReading } from './pids-limit.js';
@@ -64,20 +65,25 @@ export function memoryGuardSlots(options: MemoryGuardOptions): CustomSlotSupplie
  * reading, so racing admissions see each other. The pids guard is a floor on headroom at
  * reservation, as in the seed, not a holding. Without a GPU, slots (and the pids limit) decide.
  */
-export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
-  const steps = options.steps;
+export function memoryGuard(given: MemoryGuardOptions): MemoryGuard {
+  const steps = given.steps;
+  const markOf = given.markOf ?? stepMarkOf;
   const admission = new LaneAdmission({
-    slots: options.slots,
-    laneNeedMiB: options.minFreeGiB * 1024,
+    slots: given.slots,
+    laneNeedMiB: given.minFreeGiB * 1024,
     ...(steps ? { steps } : {}),
-    markOf: options.markOf ?? stepMarkOf,
+    markOf,
   });
+  // The last reading of the device, for what each step's heartbeat says of it.
+  let last: GpuReading | null = null;
+  const options = { ...given, read: async () => (last = await given.read()) };
   // Reservations and steps waiting for room: a released slot or an ended step wakes them at once,
   // so the lane never idles a poll period.
   const wakers = new Set<() => void>();
   const slots = guardedSlots(options, admission, wakers);
   if (!steps) return { slots };
-  return { slots, steps: guardedSteps(options, admission, steps, wakers) };
+  const registry = guardedSteps(options, admission, steps, wakers);
+  return { slots, steps: { ...registry, device: (mark) => stepDevice(last, mark, admission.needOf(mark), markOf) } };
 }
 
 /** Wakes every reservation and step waiting for room. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeNoPoller } from '../../src/client/pollers.js';
 import { renderStatus, renderStoppedState } from '../../src/client/render-status.js';
+import { laneDevices } from '../../src/client/render-devices.js';
 import { loopEvents, renderFrame } from '../../src/client/watch.js';
 import type { EvalSummary } from '../../src/rules/types.js';
 import type { LoopView, ReserveCheckBrief } from '../../src/workflows/loop-view.js';
@@ -300,6 +301,38 @@ describe('watch: the live frame', () => {
     expect(frame.slice(3)).toEqual([
       '  champion-loop.box.gpu0 1/1: champ-g001-r0001-base 1m05s',
       '  champion-loop.box.gpu1 0/1 unavailable: idle',
+    ]);
+  });
+
+  it("shows a GPU lane's device under it: free, this loop's, others', and each job's state and need", () => {
+    const lane = 'champion-loop.box.gpu0';
+    const device = { index: 0, totalMiB: 81920, freeMiB: 20000 };
+    const devices = laneDevices([
+      {
+        jobId: 'champ-g001-r0001-base',
+        lane,
+        state: 'running',
+        step: 'train',
+        sinceMs: Date.parse('2026-01-05T08:00:00.000Z'),
+        device: { ...device, heldMiB: 30000, needMiB: 40960 },
+        beatMs: Date.parse('2026-01-05T08:01:03.000Z'),
+      },
+      {
+        jobId: 'champ-g001-r0001-wide',
+        lane,
+        state: 'waiting',
+        step: 'train',
+        sinceMs: Date.parse('2026-01-05T08:00:30.000Z'),
+        device: { ...device, heldMiB: 0, needMiB: 40960 },
+        beatMs: Date.parse('2026-01-05T08:01:00.000Z'),
+      },
+    ]);
+    const frame = renderFrame(view(), now, undefined, [], devices);
+    expect(frame.slice(3, 7)).toEqual([
+      '  champion-loop.box.gpu0 0/1: idle',
+      '    device 0: 81920 MiB, free 20000, this loop 30000 (1 job), others 31920',
+      '      champ-g001-r0001-base running train since 08:00:00 (1m), holds 30000 of 40960 MiB',
+      '      champ-g001-r0001-wide waiting for memory to train since 08:00:30 (35s), needs 40960 MiB',
     ]);
   });
 

@@ -318,6 +318,25 @@ describe("memoryGuard: each step starts once there is room for its own job's nee
     abort.abort();
   });
 
+  it("says each step's device as it last read it: the card, what is free, what the step holds and needs", async () => {
+    const device = card();
+    const { steps, job, abort } = lane({ minFreeGiB: 10, read: device.read });
+    await job(1, 50);
+    device.use(1, 30 * GiB);
+    const big = job(2, 40);
+    expect(await pending(big)).toBe(true);
+    expect(steps.device?.('step-1')).toEqual({
+      index: 0,
+      totalMiB: 80 * GiB,
+      freeMiB: 50 * GiB,
+      heldMiB: 30 * GiB,
+      needMiB: 50 * GiB,
+    });
+    expect(steps.device?.('step-2')).toMatchObject({ heldMiB: 0, needMiB: 40 * GiB });
+    abort.abort();
+    await big.catch(() => undefined);
+  });
+
   it('holds a waiting step at its start, takes no other job meanwhile, and starts it when room frees', async () => {
     const device = card();
     const { guard, job, end, waits, abort } = lane({ minFreeGiB: 10, read: device.read });

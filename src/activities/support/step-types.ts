@@ -12,6 +12,21 @@ export interface StepHeartbeat {
   readonly elapsedMs: number;
   /** Set while the step waits at its start for its lane's GPU memory (pid and pgid are 0 then): why. */
   readonly waiting?: string;
+  /** On a lane that admits steps by GPU memory: the step's device as the lane last read it. */
+  readonly device?: StepDevice;
+}
+
+/**
+ * A step's device as its lane last read it (`status` and `watch` show it, client/lane-devices.ts):
+ * the card's size and free memory, what the step's own processes hold of it and what it was (or
+ * waits to be) admitted to grow to, in MiB.
+ */
+export interface StepDevice {
+  readonly index: number;
+  readonly totalMiB: number;
+  readonly freeMiB: number;
+  readonly heldMiB: number;
+  readonly needMiB: number;
 }
 
 /** What a step may grow to on its GPU, and why the loop thinks so (said while the step waits for it). */
@@ -68,6 +83,8 @@ export interface StepRegistry {
   admit?(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<StepAdmitted>;
   started(mark: string, needMiB?: number): void;
   ended(mark: string): StepGpuUse | null;
+  /** The step's device as the lane last read it, for its heartbeats (absent or null: not a GPU lane, or not read yet). */
+  device?(mark: string): StepDevice | null;
 }
 
 /** How a step waiting for its lane's memory is stopped, and where it says why it waits. */

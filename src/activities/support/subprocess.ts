@@ -161,6 +161,19 @@ function spawnInGroup(program: string, args: readonly string[], options: RunStep
   }
 }
 
+/** Heartbeats that also say the step's device as its lane last read it (a GPU lane that admits steps). */
+function withDevice(
+  heartbeat: RunStepOptions['heartbeat'],
+  steps: StepRegistry | undefined,
+  mark: string,
+): RunStepOptions['heartbeat'] {
+  if (heartbeat === undefined || steps?.device === undefined) return heartbeat;
+  return (details) => {
+    const device = steps.device?.(mark) ?? null;
+    heartbeat(device === null ? details : { ...details, device });
+  };
+}
+
 /** Steps started by this process: with its pid and the time, each step's mark is its own. */
 let stepsStarted = 0;
 
@@ -169,14 +182,15 @@ let stepsStarted = 0;
  * supervises it while it runs, then reaps what it left behind and reports how it ended.
  */
 async function runInGroup(
-  options: RunStepOptions,
+  given: RunStepOptions,
   env: NodeJS.ProcessEnv,
   logStart: number,
   steps: StepRegistry | undefined,
 ): Promise<StepResult> {
-  const [program = ''] = options.command;
+  const [program = ''] = given.command;
   stepsStarted += 1;
   const mark = `${process.pid}.${Date.now()}.${stepsStarted}`;
+  const options = { ...given, heartbeat: withDevice(given.heartbeat, steps, mark) };
   // On a lane that watches its GPU the step starts once there is room for what it may grow to.
   const admitted = await waitForRoom(options, steps, mark);
   let gpu: StepGpuUse | null = null;

@@ -12,6 +12,8 @@ import { notifyProblems } from '../../notify/problems.js';
 import { copyRepairsLine, copyRepairsSeen } from '../copy-repairs.js';
 import { registryLine } from '../registry-words.js';
 import { memoryWaitLines, storeWaitLines } from '../step-waits.js';
+import { jobsOnDevices } from '../lane-devices.js';
+import { deviceJson, deviceLines, laneDevices } from '../render-devices.js';
 import { pausedLine, pausedTrainings } from '../training-pause.js';
 import { testReuse } from '../../rules/test-reuse.js';
 import { connectionOptions, withClient, copyOf } from './shared.js';
@@ -90,6 +92,7 @@ async function printRunning(
   const { ended: packagingEnded, upload } = await packagingLines(client, loopId);
   const storeWaits = await storeWaitLines(client, view);
   const memoryWaits = await memoryWaitLines(client, view);
+  const devices = laneDevices(await jobsOnDevices(client, view));
   const paused = await pausedTrainings(client, view);
   console.log(
     options.json
@@ -105,6 +108,7 @@ async function printRunning(
             ...(upload ? { package_upload: upload } : {}),
             ...(storeWaits.length > 0 ? { store_waits: storeWaits } : {}),
             ...(memoryWaits.length > 0 ? { memory_waits: memoryWaits } : {}),
+            ...(devices.length > 0 ? { lane_devices: deviceJson(devices) } : {}),
             ...(paused.length > 0 ? { paused_trainings: paused } : {}),
           },
           null,
@@ -112,6 +116,7 @@ async function printRunning(
         )
       : [
           renderStatus(view),
+          ...deviceLines(devices, new Date()),
           ...noPoller,
           ...notify,
           ...(repairs ? [copyRepairsLine(repairs)] : []),

@@ -3,6 +3,7 @@ import type { StateJson } from '../../ledger/loop-state.js';
 import { ALPHA } from '../../rules/constants.js';
 import { describeReuseShort } from '../../rules/test-reuse.js';
 import type { CompareKey } from '../../rules/types.js';
+import { cardsSection } from './card-plot.js';
 import { frontPlot } from './front-plot.js';
 import { html, joinHtml, pValue, percent, raw, shortTime, type Html, type HtmlValue } from './html.js';
 import {
@@ -279,6 +280,7 @@ export function renderReport(rows: readonly LedgerRow[], options: ReportOptions)
       newestFirst.length > 0 ? html`<nav>${nav}</nav>` : html`<p class="muted">The ledger has no rows yet.</p>`,
       html`</header>`,
       html`<main>`,
+      cardsSection(rows),
       ...newestFirst.map((report) => generationSection(report, compare)),
       html`</main>`,
       html`</body>`,

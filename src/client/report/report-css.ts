@@ -35,4 +35,10 @@ svg.selection-plot { max-width: 100%; height: auto; font-size: 12px; }
 svg .curve { color: var(--front); }
 svg .curve-point { fill: var(--front); fill-opacity: 0.7; }
 svg .curve-end { fill: var(--muted); font-size: 11px; }
+svg.card-plot { max-width: 100%; height: auto; font-size: 12px; }
+svg .card-job rect { fill: #4c78a8; stroke: #fff; stroke-width: 0.5; }
+svg .card-job.alt rect { fill: #72b7b2; }
+svg .card-job.need-only rect { fill-opacity: 0.45; }
+svg .card-wait { fill: #e3b341; }
+svg .card-oom { fill: var(--champion); }
 `;
