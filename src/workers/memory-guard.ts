@@ -24,6 +24,8 @@ export interface MemoryGuardOptions {
   readonly markOf?: (pid: number) => string | null;
   /** How often to look again while the device is too full. */
   readonly pollMs?: number;
+  /** How many later steps may start before one waiting for room (lane-admission.ts; default 0: none). */
+  readonly overtaking?: number;
   /** The lane: its task queue and physical device, as each step's admission names them (tests go without). */
   readonly lane?: { readonly queue: string; readonly device: number };
   readonly log?: (message: string) => void;
@@ -71,6 +73,7 @@ export function memoryGuard(options: MemoryGuardOptions): MemoryGuard {
     laneNeedMiB: options.minFreeGiB * 1024,
     ...(steps ? { steps } : {}),
     markOf: options.markOf ?? stepMarkOf,
+    overtaking: options.overtaking ?? 0,
   });
   // Reservations and steps waiting for room: a released slot or an ended step wakes them at once,
   // so the lane never idles a poll period.
