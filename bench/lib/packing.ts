@@ -1,33 +1,25 @@
 // How many jobs of mixed memory needs a GPU lane runs at once, on a simulated card: pure, no I/O.
 //
-// A discrete-time simulation (1 s steps) of one card. Each job allocates a quarter of its peak
-// in its first second (CUDA context, model), grows linearly to its peak over its ramp, holds it until it ends,
-// then frees it. A job whose growth takes the card past its capacity fails as CUDA OOM does: its
-// memory is freed and it goes back to the head of the queue (a retry), and the OOM is counted.
+// A discrete-time simulation (1 s steps) of one card running a trace (packing-trace.ts): each job
+// is one lane step, queued once the jobs it comes after have ended, in its kind's priority order.
+// A step allocates a quarter of its peak in its first second (CUDA context, model), grows linearly
+// to its peak over its ramp, holds it until it ends, then frees it. A step whose growth takes the
+// card past its capacity runs out of memory as CUDA does: its memory is freed at once.
 // Three admission policies run the same trace:
 // - oracle: first-fit in queue order by the jobs' true peaks (it knows them; nothing else can);
-// - candidate oracle: the same by the largest peak of each job's candidate, known from the start:
-//   the best any admission by a need per candidate can do, whatever it learns (it cannot know
-//   which run of a candidate will peak lower);
+// - candidate oracle: the same by the largest peak of each job's candidate (per kind of step),
+//   known from the start: the best any admission by a need per candidate can do, whatever it
+//   learns (it cannot know which run of a candidate will peak lower);
 // - seed: the Python loop's: every turn (poll 30 s), one launch while nvidia-smi's free memory is
-//   at least `min_free_gib`, then the launch gap (30 s);
-// - guard: this loop's lane, its own rules (src/workers/lane-admission.ts, as the memory guard
-//   applies them): it reads the device every poll and whenever a job ends; it takes the next job
-//   while the free memory less what running jobs may still allocate (each up to its need, or its
-//   peak seen) leaves room for the smallest need seen, and starts it once there is room for its
-//   own need, taking no other job while one waits.
+//   at least `min_free_gib`, then the launch gap (30 s). An out-of-memory fails its step there
+//   (`train_failed`); here it runs again from the start at the head of the queue, so the
+//   makespans compare, and its time is counted as work lost;
+// - guard: this loop's lane, its own rules (packing-lane.ts).
 import type { GpuReading } from '../../src/workers/gpu-memory.js';
-import { LaneAdmission } from '../../src/workers/lane-admission.js';
-import { LaneSteps } from '../../src/workers/lane-steps.js';
-import { seededRandom } from './durations.js';
+import { PackingLane, type LaneRun, type LanePolicy } from './packing-lane.js';
+import { kindOf, priorityOf, type PackingJob } from './packing-trace.js';
 
-export interface PackingJob {
-  readonly candidate: string;
-  readonly peakMiB: number;
-  readonly durationMs: number;
-  /** How long it takes to grow from a quarter of its peak to all of it. */
-  readonly rampMs: number;
-}
+export { packingTrace, type PackingJob } from './packing-trace.js';
 
 export interface Card {
   readonly name: string;
@@ -43,58 +35,54 @@ export type PackingPolicy =
       readonly knows?: 'run' | 'candidate';
     }
   | { readonly kind: 'seed'; readonly minFreeGiB: number; readonly pollMs: number; readonly launchGapMs: number }
-  | {
-      readonly kind: 'guard';
-      /** The lane's per-job need (loop.yaml `min_free_gib`). */
-      readonly needGiB: number;
-      readonly pollMs: number;
-      /**
-       * Each job's own need: `margin` times the most an earlier job of its candidate held (what
-       * the run rows' `gpu_peak_mib` say, rules/gpu-needs.ts), the lane's need for a candidate not
-       * seen yet. Absent: every job needs the lane's.
-       */
-      readonly learned?: { readonly margin: number };
-    };
+  | LanePolicy;
 
 export interface PackingResult {
   readonly jobs: number;
   readonly makespanMs: number;
   /** Jobs running, averaged over the makespan. */
   readonly meanJobs: number;
-  /** The same less the jobs that then failed (OOM): the jobs at once whose work was kept. */
+  /** The same less the work lost to out-of-memory (since a training's last checkpoint; all of any other step's). */
   readonly meanUsefulJobs: number;
   readonly maxJobs: number;
   /** Memory the jobs held, over the card's capacity (total less idle use), averaged over the makespan. */
   readonly memoryUtilisation: number;
+  /** Every CUDA out-of-memory. */
   readonly ooms: number;
+  /** Out-of-memories the step waited out and ran again (the lane's recovery). */
+  readonly oomWaits: number;
+  /** Steps an out-of-memory failed: the lane's that oomDecision ran no more; every one in the seed. */
+  readonly oomFailed: number;
+  /** The lane's: the longest a step it took waited for room to start (how long a big step may starve); 0 for the others. */
+  readonly longestWaitMs: number;
 }
 
 const STEP_MS = 1_000;
 
-interface Running {
-  readonly job: PackingJob;
-  readonly mark: string;
+/** A step on the card: one run of a job (a step the lane ran again after an out-of-memory is a new run). */
+interface Running extends LaneRun {
   readonly startMs: number;
   usedMiB: number;
 }
 
-/** What a job holds `elapsedMs` after it started. */
+/** What a job's run holds `elapsedMs` after it started. */
 function allocation(job: PackingJob, elapsedMs: number): number {
   const grown = job.rampMs <= 0 ? 1 : Math.min(1, elapsedMs / job.rampMs);
   return Math.round(job.peakMiB * (0.25 + 0.75 * grown));
 }
 
 type SeedPolicy = Extract<PackingPolicy, { readonly kind: 'seed' }>;
-type GuardPolicy = Extract<PackingPolicy, { readonly kind: 'guard' }>;
 
 /** What the simulation sums up as it steps, for the result. */
 interface Tally {
   ooms: number;
+  oomWaits: number;
+  oomFailed: number;
   /** Jobs running times step length, summed: over the makespan, the mean jobs at once. */
   jobTime: number;
   /** Memory the jobs held times step length, summed. */
   memoryTime: number;
-  /** How long the jobs that failed (OOM) had run, summed: work lost. */
+  /** Work the out-of-memories threw away, summed. */
   lostJobTime: number;
   maxJobs: number;
   lastEndMs: number;
@@ -102,57 +90,69 @@ interface Tally {
 
 /** One trace through one policy on one card, a step (STEP_MS) at a time. */
 class PackingSimulation {
-  private readonly jobs: number;
   private readonly capacity: number;
-  private readonly queue: PackingJob[];
-  private readonly running: Running[] = [];
-  private nowMs = 0;
-  private readonly steps = new LaneSteps(() => this.nowMs);
-  private readonly admission: LaneAdmission;
-  // A job the lane took whose step waits for room (the guard's only; it gates the next).
-  private taken: { readonly job: PackingJob; readonly mark: string } | null = null;
-  /** Jobs started so far, retries included: the number in each job's mark. */
-  private started = 0;
-  /** When the seed takes its next turn, or the guard reads the device next. */
+  /** Jobs queued (the jobs they come after have ended), in the lane's order. */
+  private readonly queue: PackingJob[] = [];
+  readonly running: Running[] = [];
+  nowMs = 0;
+  /** Jobs not ended yet: the simulation stops at none. */
+  private unfinished: number;
+  /** Each queued-later job's jobs still to end, and who comes after each job. */
+  private readonly blockers = new Map<PackingJob, number>();
+  private readonly dependents = new Map<string, PackingJob[]>();
+  private readonly order = new Map<PackingJob, number>();
+  /** When the seed takes its next turn, or the lane reads the device next. */
   private nextTurnMs = 0;
-  // The most each candidate's jobs were seen holding (learned needs), as their rows would say.
-  private readonly peaks = new Map<string, number>();
+  private readonly lane: PackingLane | null;
   private readonly tally: Tally = {
     ooms: 0,
+    oomWaits: 0,
+    oomFailed: 0,
     jobTime: 0,
     memoryTime: 0,
     lostJobTime: 0,
     maxJobs: 0,
     lastEndMs: 0,
   };
-  // The largest peak of each candidate's jobs in the whole trace (the candidate oracle's knowledge).
+  // The largest peak of each candidate's steps of each kind in the whole trace (the candidate oracle's knowledge).
   private readonly candidatePeaks = new Map<string, number>();
 
   constructor(
-    trace: readonly PackingJob[],
+    private readonly trace: readonly PackingJob[],
     private readonly card: Card,
     private readonly policy: PackingPolicy,
     private readonly slots: number,
   ) {
-    this.jobs = trace.length;
     this.capacity = card.totalMiB - card.idleUsedMiB;
-    this.queue = [...trace];
-    for (const job of trace)
-      this.candidatePeaks.set(job.candidate, Math.max(this.candidatePeaks.get(job.candidate) ?? 0, job.peakMiB));
-    // The lane's processes are the running jobs; a pid is a job's place in `running`.
-    this.admission = new LaneAdmission({
-      slots,
-      laneNeedMiB: policy.kind === 'guard' ? policy.needGiB * 1024 : 0,
-      steps: this.steps,
-      markOf: (pid) => this.running[pid]?.mark ?? null,
-    });
+    this.unfinished = trace.length;
+    for (const [index, job] of trace.entries()) {
+      this.order.set(job, index);
+      const key = this.candidateKey(job);
+      this.candidatePeaks.set(key, Math.max(this.candidatePeaks.get(key) ?? 0, job.peakMiB));
+      const after = job.after ?? [];
+      for (const id of after) this.dependents.set(id, [...(this.dependents.get(id) ?? []), job]);
+      if (after.length === 0) this.queue.push(job);
+      else this.blockers.set(job, after.length);
+    }
+    this.queue.sort((a, b) => this.before(a, b));
+    this.lane =
+      policy.kind === 'guard'
+        ? new PackingLane(policy, slots, card.totalMiB, {
+            nowMs: () => this.nowMs,
+            reading: () => this.reading(),
+            markOf: (pid) => this.running[pid]?.mark ?? null,
+            next: () => this.queue.shift(),
+            queued: () => this.queue.length,
+            start: (run) => this.running.push({ ...run, startMs: this.nowMs, usedMiB: 0 }),
+          })
+        : null;
   }
 
   run(): PackingResult {
     for (;;) {
       const ended = this.endFinished();
       const failed = this.grow();
-      if (this.queue.length === 0 && this.running.length === 0 && this.taken === null) break;
+      if (this.unfinished === 0) break;
       // A job admitted now allocates from the next step on (its growth checked as any other's).
       this.admit(ended || failed);
       this.tallyStep();
@@ -162,33 +162,60 @@ class PackingSimulation {
     return this.result();
   }
 
+  private candidateKey(job: PackingJob): string {
+    return `${kindOf(job)}:${job.candidate}`;
+  }
+
+  /** The lane's queue order: the kind's priority, then the trace's order. */
+  private before(a: PackingJob, b: PackingJob): number {
+    return priorityOf(a) - priorityOf(b) || (this.order.get(a) ?? 0) - (this.order.get(b) ?? 0);
+  }
+
+  private enqueue(job: PackingJob): void {
+    const at = this.queue.findIndex((queued) => this.before(job, queued) < 0);
+    if (at < 0) this.queue.push(job);
+    else this.queue.splice(at, 0, job);
+  }
+
+  /** A job ended (done, or failed for good): the jobs that came after it only may be queued. */
+  private jobEnded(job: PackingJob): void {
+    this.unfinished -= 1;
+    this.tally.lastEndMs = this.nowMs;
+    for (const next of this.dependents.get(job.id ?? '') ?? []) {
+      const left = (this.blockers.get(next) ?? 1) - 1;
+      this.blockers.set(next, left);
+      if (left === 0) this.enqueue(next);
+    }
+  }
+
   private usedNow(): number {
     return this.running.reduce((sum, r) => sum + r.usedMiB, 0);
   }
 
-  /** End the jobs whose time is up; whether any did. */
+  /** End the runs whose time is up; whether any did. */
   private endFinished(): boolean {
     let ended = false;
     for (const entry of [...this.running]) {
-      if (this.nowMs - entry.startMs >= entry.job.durationMs) {
-        this.finish(entry, true);
-        this.tally.lastEndMs = this.nowMs;
+      if (this.nowMs - entry.startMs >= entry.runMs) {
+        this.running.splice(this.running.indexOf(entry), 1);
+        this.lane?.ended(entry);
+        this.jobEnded(entry.job);
         ended = true;
       }
     }
     return ended;
   }
 
-  /** Grow every job to this step's allocation; whether any failed (OOM). */
+  /** Grow every run to this step's allocation; whether any ran out of memory. */
   private grow(): boolean {
-    // Growth, oldest first; the job whose growth does not fit fails as CUDA OOM.
+    // Growth, oldest first; the run whose growth does not fit runs out of memory, as CUDA does.
     let failed = false;
     let used = this.usedNow();
     for (const entry of [...this.running]) {
       const next = allocation(entry.job, this.nowMs - entry.startMs);
       if (used - entry.usedMiB + next > this.capacity) {
         used -= entry.usedMiB;
-        this.failOutOfMemory(entry);
+        this.outOfMemory(entry, next - entry.usedMiB);
         failed = true;
         continue;
       }
@@ -198,12 +225,24 @@ class PackingSimulation {
     return failed;
   }
 
-  /** As CUDA OOM: the job's memory is freed and it goes back to the head of the queue. */
-  private failOutOfMemory(entry: Running): void {
-    this.finish(entry, false);
-    this.queue.unshift(entry.job);
+  /** Its memory is freed; the lane decides what comes of the step, the others run it again from the start. */
+  private outOfMemory(entry: Running, askedMiB: number): void {
+    this.running.splice(this.running.indexOf(entry), 1);
     this.tally.ooms += 1;
-    this.tally.lostJobTime += this.nowMs - entry.startMs;
+    const elapsedMs = this.nowMs - entry.startMs;
+    if (this.lane === null) {
+      this.tally.oomFailed += 1;
+      this.tally.lostJobTime += elapsedMs;
+      this.queue.unshift(entry.job);
+      return;
+    }
+    const outcome = this.lane.outOfMemory(entry, askedMiB, elapsedMs);
+    this.tally.lostJobTime += outcome.lostMs;
+    if (outcome.retried) this.tally.oomWaits += 1;
+    else {
+      this.tally.oomFailed += 1;
+      this.jobEnded(entry.job);
+    }
   }
 
   private tallyStep(): void {
@@ -214,44 +253,34 @@ class PackingSimulation {
 
   private result(): PackingResult {
     const makespanMs = this.tally.lastEndMs;
+    const { ooms, oomWaits, oomFailed } = this.tally;
     return {
-      jobs: this.jobs,
+      jobs: this.trace.length,
       makespanMs,
       meanJobs: makespanMs === 0 ? 0 : this.tally.jobTime / makespanMs,
       meanUsefulJobs: makespanMs === 0 ? 0 : (this.tally.jobTime - this.tally.lostJobTime) / makespanMs,
       maxJobs: this.tally.maxJobs,
       memoryUtilisation: makespanMs === 0 ? 0 : this.tally.memoryTime / (this.capacity * makespanMs),
-      ooms: this.tally.ooms,
+      ooms,
+      oomWaits,
+      oomFailed,
+      longestWaitMs: this.lane?.longestWaitMs ?? 0,
     };
   }
 
-  /** The job's own need (learned from its candidate's peaks), or undefined for the lane's. */
-  private needOf(job: PackingJob): number | undefined {
-    if (this.policy.kind !== 'guard' || !this.policy.learned) return undefined;
-    const peak = this.peaks.get(job.candidate);
-    return peak === undefined ? undefined : Math.ceil(peak * this.policy.learned.margin);
-  }
-
-  private nextMark(): string {
-    this.started += 1;
-    return `job-${this.started}`;
-  }
-
-  private start(job: PackingJob, mark = this.nextMark()): void {
-    this.running.push({ job, mark, startMs: this.nowMs, usedMiB: 0 });
-  }
-
-  /** Take a job off the card, ended (`completed`) or failed; the guard learns its peak. */
-  private finish(entry: Running, completed: boolean): void {
-    this.running.splice(this.running.indexOf(entry), 1);
-    if (this.policy.kind !== 'guard') return;
-    const use = this.steps.ended(entry.mark);
-    this.admission.release();
-    // As rules/gpu-needs.ts notes a run's peak: a job that failed (OOM) may have ended before its
-    // peak, so it raises a known peak and never sets the first.
-    const known = this.peaks.get(entry.job.candidate);
-    if (use && (completed || known !== undefined))
-      this.peaks.set(entry.job.candidate, Math.max(known ?? 0, use.peakMiB));
+  /** A first run of `job`, for the oracle and the seed. */
+  private start(job: PackingJob): void {
+    this.running.push({
+      job,
+      mark: '',
+      needMiB: 0,
+      runMs: job.durationMs,
+      doneMs: 0,
+      retries: 0,
+      waitingSinceMs: this.nowMs,
+      startMs: this.nowMs,
+      usedMiB: 0,
+    });
   }
 
   /** The card as nvidia-smi would show it now. */
@@ -264,7 +293,7 @@ class PackingSimulation {
     };
   }
 
-  /** Start what the policy starts this step; `ended`: a job left the card this step. */
+  /** Start what the policy starts this step; `ended`: a run left the card this step. */
   private admit(ended: boolean): void {
     const policy = this.policy;
     switch (policy.kind) {
@@ -272,15 +301,19 @@ class PackingSimulation {
         return this.admitOracle(policy.knows ?? 'run');
       case 'seed':
         return this.admitSeed(policy);
-      case 'guard':
-        return this.admitGuard(policy, ended);
+      case 'guard': {
+        // The guard reads every poll, and at once when a slot is released.
+        if (this.nowMs < this.nextTurnMs && !ended) return;
+        if (this.nowMs >= this.nextTurnMs) this.nextTurnMs = this.nowMs + policy.pollMs;
+        return this.lane?.admit();
+      }
     }
   }
 
   /** First-fit in queue order by the jobs' true peaks, or by their candidates' largest. */
   private admitOracle(knows: 'run' | 'candidate'): void {
     const peakOf = (job: PackingJob): number =>
-      knows === 'run' ? job.peakMiB : (this.candidatePeaks.get(job.candidate) as number);
+      knows === 'run' ? job.peakMiB : (this.candidatePeaks.get(this.candidateKey(job)) as number);
     let peaks = this.running.reduce((sum, r) => sum + peakOf(r.job), 0);
     while (
       this.queue.length > 0 &&
@@ -302,31 +335,6 @@ class PackingSimulation {
       this.nextTurnMs = this.nowMs + policy.launchGapMs;
     } else this.nextTurnMs = this.nowMs + policy.pollMs;
   }
-
-  private admitGuard(policy: GuardPolicy, ended: boolean): void {
-    // The guard reads every poll, and at once when a slot is released.
-    if (this.nowMs < this.nextTurnMs && !ended) return;
-    if (this.nowMs >= this.nextTurnMs) this.nextTurnMs = this.nowMs + policy.pollMs;
-    for (;;) if (!this.guardMove()) return;
-  }
-
-  /** One move of the guard's lane on the reading now: start the job taken, or take the next; false if neither. */
-  private guardMove(): boolean {
-    if (this.taken !== null) {
-      // The job taken starts once there is room for its own need, or nothing more happens.
-      if (this.admission.tryStart(this.taken.mark, this.reading()) !== null) return false;
-      this.start(this.taken.job, this.taken.mark);
-      this.taken = null;
-      return true;
-    }
-    if (this.queue.length === 0 || this.admission.reserveRefusal(this.reading()) !== null) return false;
-    this.admission.reserve();
-    const job = this.queue.shift() as PackingJob;
-    const mark = this.nextMark();
-    this.admission.wait(mark, this.needOf(job));
-    this.taken = { job, mark };
-    return true;
-  }
 }
 
 /** Run `trace` (in its order) through `policy` on `card` with at most `slots` jobs at once. */
@@ -337,32 +345,4 @@ export function simulatePacking(
   slots: number,
 ): PackingResult {
   return new PackingSimulation(trace, card, policy, slots).run();
-}
-
-/** Candidates of mixed needs (6 to 45 GiB) and lengths, a round of each at a time, durations and ramps drawn (seeded). */
-export function packingTrace(rounds: number, seed: number): PackingJob[] {
-  const candidates = [
-    { name: 'tiny', peakGiB: 6, minutes: 12 },
-    { name: 'small', peakGiB: 9, minutes: 15 },
-    { name: 'narrow', peakGiB: 12, minutes: 18 },
-    { name: 'base', peakGiB: 16, minutes: 20 },
-    { name: 'wide', peakGiB: 21, minutes: 24 },
-    { name: 'deep', peakGiB: 27, minutes: 28 },
-    { name: 'large', peakGiB: 36, minutes: 34 },
-    { name: 'huge', peakGiB: 45, minutes: 40 },
-  ];
-  const random = seededRandom(seed);
-  const jobs: PackingJob[] = [];
-  for (let round = 0; round < rounds; round += 1) {
-    for (const candidate of candidates) {
-      jobs.push({
-        candidate: candidate.name,
-        // A run's peak varies a little with its batches (within 5% below its candidate's).
-        peakMiB: Math.round(candidate.peakGiB * 1024 * (0.95 + 0.05 * random())),
-        durationMs: Math.round(candidate.minutes * 60_000 * (0.75 + 0.5 * random())),
-        rampMs: Math.round(20_000 + 100_000 * random()),
-      });
-    }
-  }
-  return jobs;
 }

@@ -3,6 +3,7 @@
 // docs/behaviour.md 4.2 says why admission sits in two places.
 import { hasRoom, type GpuMemory, type GpuReading } from './gpu-memory.js';
 import { usedByStep, type LaneSteps } from './lane-steps.js';
+import { mayOvertake } from '../rules/lane-overtaking.js';
 
 const gib = (mib: number): string => {
   const value = mib / 1024;
@@ -28,6 +29,12 @@ function othersHold(memory: GpuMemory, used: ReadonlyMap<string, number>): numbe
   return Math.max(0, memory.totalMiB - memory.freeMiB - ours);
 }
 
+/** A step waiting for room: its need, and how many steps that came after it have started before it. */
+interface WaitingStep {
+  readonly needMiB: number;
+  passed: number;
+}
+
 /**
  * A lane's admissions. Temporal's slot supplier decides before it sees a job, so a job is
  * admitted twice: its slot is reserved (`reserveRefusal`, `reserve`), then its step starts once
@@ -41,11 +48,18 @@ function othersHold(memory: GpuMemory, used: ReadonlyMap<string, number>): numbe
  * free memory already (lane-steps.ts); a step waiting to start holds its need; a slot whose job
  * runs no step holds the lane's need. Without `steps` (no per-step view) every slot holds the
  * lane's need and reservations alone admit. Without a GPU, slots alone decide.
+ *
+ * With `overtaking` (a number of steps), a step that waits for room does not gate the lane until
+ * that many steps that came after it have started before it: until then it holds nothing, the
+ * lane takes the next job and that job's step starts if there is room for it (a short evaluation
+ * behind a training too big for the free memory now). Once passed that often it holds its need
+ * and gates reservations, as every waiting step does without `overtaking`: no step waits for
+ * more than `overtaking` later ones (docs/behaviour.md 4.2).
  */
 export class LaneAdmission {
   private reservedSlots = 0;
-  /** Steps waiting at their start for room, by mark, with their needs. */
-  private readonly waiting = new Map<string, number>();
+  /** Steps waiting at their start for room, by mark in the order they came, with their needs. */
+  private readonly waiting = new Map<string, WaitingStep>();
   private floorMiB: number;
   /** Whether the last reading was of a device: only then do steps wait and gate reservations. */
   private onGpu = false;
@@ -58,6 +72,8 @@ export class LaneAdmission {
       readonly steps?: LaneSteps;
       /** Which step a process belongs to, by its pid. */
       readonly markOf: (pid: number) => string | null;
+      /** How many later steps may start before a waiting one (default 0: none, the order they came in). */
+      readonly overtaking?: number;
     },
   ) {
     this.floorMiB = options.laneNeedMiB;
@@ -76,7 +92,7 @@ export class LaneAdmission {
     return Math.max(0, this.reservedSlots - (this.options.steps?.count ?? 0) - this.waiting.size);
   }
 
-  /** Note a reading (each step's peak), and what the lane's jobs keep of the device by it, step `except` left out. */
+  /** Note a reading (each step's peak), and what the lane's jobs keep of the device by it: for waiting step `except`, what is kept before it. */
   held(reading: GpuReading, except?: string): number {
     const { steps, laneNeedMiB, markOf } = this.options;
     this.onGpu = reading.kind === 'gpu';
@@ -84,8 +100,24 @@ export class LaneAdmission {
     const used = reading.kind === 'gpu' ? usedByStep(reading.processes, markOf) : new Map<string, number>();
     steps?.observe(used, reading.kind === 'gpu' ? othersHold(reading.memory, used) : null);
     let held = (steps?.headroomMiB(used, laneNeedMiB) ?? 0) + this.unplaced() * laneNeedMiB;
-    for (const [mark, need] of this.waiting) if (mark !== except) held += need;
+    // A waiting step's room is counted after the steps that came before it, never after later ones:
+    // the oldest waiting step that holds always starts once the running steps leave it room.
+    for (const [mark, step] of this.waiting) {
+      if (mark === except) break;
+      if (this.holds(step)) held += step.needMiB;
+    }
     return held;
+  }
+
+  /** Whether a waiting step holds its need and gates the lane: it has been passed as often as it may be. */
+  private holds(step: WaitingStep): boolean {
+    return !mayOvertake(step.passed, this.options.overtaking ?? 0);
+  }
+
+  /** Whether a waiting step gates reservations. */
+  private gated(): boolean {
+    for (const step of this.waiting.values()) if (this.holds(step)) return true;
+    return this.unplaced() > 0;
   }
 
   /**
@@ -96,7 +128,7 @@ export class LaneAdmission {
   reserveRefusal(reading: GpuReading): string | null {
     if (this.full) return '';
     const held = this.held(reading);
-    if (this.options.steps !== undefined && this.onGpu && (this.waiting.size > 0 || this.unplaced() > 0)) return '';
+    if (this.options.steps !== undefined && this.onGpu && this.gated()) return '';
     if (hasRoom(reading, this.floorMiB / 1024, held / 1024)) return null;
     return `waiting for GPU memory: ${memoryRefusal(reading, this.floorMiB, this.reservedSlots, held)}`;
   }
@@ -113,7 +145,7 @@ export class LaneAdmission {
   wait(mark: string, needMiB: number | undefined): number {
     const need = needMiB ?? this.options.laneNeedMiB;
     this.floorMiB = Math.min(this.floorMiB, need);
-    this.waiting.set(mark, need);
+    this.waiting.set(mark, { needMiB: need, passed: 0 });
     return need;
   }
 
@@ -124,14 +156,16 @@ export class LaneAdmission {
    * where the need came from, after it.
    */
   tryStart(mark: string, reading: GpuReading, whose?: string): string | null {
-    const need = this.waiting.get(mark);
+    const need = this.waiting.get(mark)?.needMiB;
     if (need === undefined) return null;
     const held = this.held(reading, mark);
     const steps = this.options.steps;
-    const alone = (steps?.count ?? 0) === 0 && this.waiting.size === 1 && this.unplaced() === 0;
+    // Alone: nothing of the lane runs and no step waits from before it (the steps after it wait for it).
+    const alone = (steps?.count ?? 0) === 0 && this.waiting.keys().next().value === mark && this.unplaced() === 0;
     const tooBig = reading.kind === 'gpu' && need > reading.memory.totalMiB;
     const room = reading.kind === 'no-gpu' || hasRoom(reading, need / 1024, held / 1024) || (tooBig && alone);
     if (room) {
+      this.passedBy(mark);
       this.waiting.delete(mark);
       steps?.started(mark, need);
       return null;
@@ -146,7 +180,15 @@ export class LaneAdmission {
 
   /** What a step waits for or runs admitted to, in MiB (the lane's per-job need when it brought none). */
   needOf(mark: string): number {
-    return this.waiting.get(mark) ?? this.options.steps?.needOf(mark) ?? this.options.laneNeedMiB;
+    return this.waiting.get(mark)?.needMiB ?? this.options.steps?.needOf(mark) ?? this.options.laneNeedMiB;
+  }
+
+  /** `mark` starts: every step that came before it and still waits was passed once more. */
+  private passedBy(mark: string): void {
+    for (const [earlier, step] of this.waiting) {
+      if (earlier === mark) return;
+      step.passed += 1;
+    }
   }
 
   /** A waiting step gave up (it was stopped): true if it was waiting. */

@@ -25,6 +25,8 @@ export interface MemoryGuardOptions {
   readonly markOf?: (pid: number) => string | null;
   /** How often to look again while the device is too full. */
   readonly pollMs?: number;
+  /** How many later steps may start before one waiting for room (lane-admission.ts; default 0: none). */
+  readonly overtaking?: number;
   /** The lane: its task queue and physical device, as each step's admission names them (tests go without). */
   readonly lane?: { readonly queue: string; readonly device: number };
   readonly log?: (message: string) => void;
@@ -73,6 +75,7 @@ export function memoryGuard(given: MemoryGuardOptions): MemoryGuard {
     laneNeedMiB: given.minFreeGiB * 1024,
     ...(steps ? { steps } : {}),
     markOf,
+    overtaking: given.overtaking ?? 0,
   });
   // The last reading of the device, for what each step's heartbeat says of it.
   let last: GpuReading | null = null;

@@ -142,4 +142,73 @@ describe('the packing simulation', () => {
     expect(Math.min(...peaks)).toBeGreaterThanOrEqual(6 * 0.95);
     expect(Math.max(...peaks)).toBeLessThanOrEqual(45);
   });
+
+  it('draws a generation: each training evaluated, then a reserve check, a teacher of three and its ensemble a round', () => {
+    const trace = packingTrace(3, 8, 'generation');
+    expect(trace).toHaveLength(3 * 21);
+    // The trainings are those of the training-only trace.
+    expect(trace.filter((entry) => (entry.kind ?? 'training') === 'training')).toEqual(packingTrace(3, 8));
+    const ids = new Set(trace.map((entry) => entry.id));
+    for (const entry of trace) for (const before of entry.after ?? []) expect(ids.has(before)).toBe(true);
+    for (const ensemble of trace.filter((entry) => entry.kind === 'ensemble')) {
+      const members = trace.filter(
+        (entry) => entry.kind === 'teacher' && entry.id?.startsWith(ensemble.id?.split('-')[0] ?? ''),
+      );
+      expect(ensemble.peakMiB).toBe(members.reduce((sum, member) => sum + member.peakMiB, 0));
+    }
+    // An evaluation holds less than its training.
+    for (const test of trace.filter((entry) => entry.kind === 'evaluation')) {
+      const training = trace.find((entry) => entry.id === test.after?.[0]);
+      expect(test.peakMiB).toBeLessThan(training?.peakMiB ?? 0);
+    }
+  });
+
+  it('runs a step after the steps it comes after, evaluations before the trainings still queued', () => {
+    const trace: PackingJob[] = [
+      { ...job(60, 10), id: 'a' },
+      { ...job(60, 10), id: 'b' },
+      { ...job(10, 2), id: 'test-a', kind: 'evaluation', after: ['a'] },
+    ];
+    const oracle = simulatePacking(trace, card, { kind: 'oracle' }, 16);
+    // a, then test-a (priority over b) beside b: 10 + 10 minutes.
+    expect(oracle.makespanMs).toBe(20 * 60_000);
+    expect(oracle.maxJobs).toBe(2);
+  });
+
+  it('recovers an out-of-memory as the lane does: the step waits again by a larger need, a training resumes from its checkpoint', () => {
+    // Two runs of one candidate: the second peaks 59 where the first held 40; admitted by 40 beside a 45-GiB job.
+    const trace: PackingJob[] = [
+      { ...job(40, 10, 0), candidate: 'a', id: 'a1' },
+      { ...job(45, 30, 0), candidate: 'b', id: 'b1', after: ['a1'] },
+      { ...job(59, 20, 300), candidate: 'a', id: 'a2', after: ['a1'], checkpointMs: 60_000 },
+    ];
+    const lane = simulatePacking(
+      trace,
+      card,
+      { kind: 'guard', needGiB: 45, pollMs: 5_000, learned: { margin: 1 } },
+      16,
+    );
+    expect(lane.ooms).toBeGreaterThan(0);
+    expect(lane.oomWaits).toBe(lane.ooms);
+    expect(lane.oomFailed).toBe(0);
+    // Work since the last checkpoint (under a minute per out-of-memory) is all it lost.
+    expect((lane.meanJobs - lane.meanUsefulJobs) * lane.makespanMs).toBeLessThanOrEqual(lane.ooms * 60_000);
+  });
+
+  it('passes a waiting big step with smaller ones when the lane may overtake', () => {
+    // The first 20-GiB run teaches its candidate's need (the second brings it); the last two may run beside the first 60 while the second waits.
+    const trace: PackingJob[] = [
+      job(20, 1, 0),
+      job(20, 1, 0),
+      job(60, 20, 0),
+      job(60, 20, 0),
+      job(20, 30, 0),
+      job(20, 30, 0),
+    ];
+    const policy = { kind: 'guard' as const, needGiB: 60, pollMs: 5_000, learned: { margin: 1 } };
+    const inOrder = simulatePacking(trace, card, policy, 16);
+    const overtaking = simulatePacking(trace, card, { ...policy, overtaking: 4 }, 16);
+    expect(overtaking.makespanMs).toBeLessThan(inOrder.makespanMs);
+    expect(overtaking.ooms).toBe(0);
+  });
 });
