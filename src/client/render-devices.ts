@@ -4,6 +4,7 @@
 // figures come from the jobs' step heartbeats (client/lane-devices.ts), each as its lane last read it.
 import type { StepDevice } from '../activities/support/step-types.js';
 import { duration } from './render-status.js';
+import { definedFields } from '../support/defined-fields.js';
 
 /** What one of this loop's in-flight jobs does on its lane, as its activity's last heartbeat says. */
 export interface JobOnDevice {
@@ -113,9 +114,9 @@ export function deviceJson(devices: readonly LaneDevice[]): object[] {
     jobs: device.jobs.map((job) => ({
       job_id: job.jobId,
       state: job.state,
-      ...(job.step === undefined ? {} : { step: job.step }),
+      ...definedFields({ step: job.step }),
       since: new Date(job.sinceMs).toISOString(),
-      ...(job.device === undefined ? {} : { need_mib: job.device.needMiB, held_mib: job.device.heldMiB }),
+      ...definedFields({ need_mib: job.device?.needMiB, held_mib: job.device?.heldMiB }),
     })),
   }));
 }
