@@ -2,6 +2,11 @@
 // installed with pip when missing, as the test set-up provisions the Temporal CLI; without
 // python3 the tests are skipped.
 import { spawnSync } from 'node:child_process';
+import { cp } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const STACK = fileURLToPath(new URL('../../examples/python-gate/', import.meta.url));
 
 const MODULES = [
   { module: 'numpy', pip: 'numpy' },
@@ -22,4 +27,26 @@ export function pythonStackUnavailable(): string | null {
     }
   }
   return null;
+}
+
+/** A copy of the python-gate stack in `dir` and a simulated card of `totalMiB` beside it. */
+export interface SimCardStack {
+  /** The stack's folder (its `sim-bin/nvidia-smi` reads the card). */
+  readonly stack: string;
+  /** The card's pool file (CHAMPION_LOOP_SIM_GPU). */
+  readonly card: string;
+  /** PATH with the card's nvidia-smi first. */
+  readonly path: string;
+}
+
+export async function simCardStack(dir: string, totalMiB: number): Promise<SimCardStack> {
+  const stack = join(dir, 'python-gate');
+  await cp(STACK, stack, { recursive: true, filter: (source) => !/\/(artifacts|__pycache__)(\/|$)/.test(source) });
+  const card = join(dir, 'card.json');
+  const init = spawnSync('python3', ['-m', 'pygate.simgpu', 'init', '--path', card, '--total-mib', String(totalMiB)], {
+    cwd: stack,
+    encoding: 'utf8',
+  });
+  if (init.status !== 0) throw new Error(`the simulated card did not start: ${init.stderr}`);
+  return { stack, card, path: `${join(stack, 'sim-bin')}:${process.env.PATH ?? ''}` };
 }

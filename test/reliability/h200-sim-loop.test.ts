@@ -5,11 +5,10 @@
 // with a process outside the loop taking 80 GiB mid-loop and the lane stopped (SIGTERM, a
 // preemption) under the teacher build. The disturbed one must end with every row the undisturbed
 // one has, and fail no step for memory.
-import { spawn, spawnSync } from 'node:child_process';
-import { cp, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
@@ -19,10 +18,9 @@ import { stopSignal } from '../../src/workflows/messages.js';
 import { descendsFrom, HeldSteps } from '../helpers/lane-faults.js';
 import { evalKey, ledgerUntil, processesMentioning, rowsOf } from '../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
-import { pythonStackUnavailable } from '../helpers/python-stack.js';
+import { pythonStackUnavailable, simCardStack } from '../helpers/python-stack.js';
 import { terminateWorker } from '../helpers/worker-processes.js';
 
-const STACK = fileURLToPath(new URL('../../examples/python-gate/', import.meta.url));
 const unavailable = pythonStackUnavailable();
 if (unavailable !== null) console.warn(unavailable);
 
@@ -97,24 +95,14 @@ describe.skipIf(unavailable !== null)('a loop on a simulated H200, undisturbed a
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'h200-sim-'));
-    stack = join(dir, 'python-gate');
-    await cp(STACK, stack, { recursive: true, filter: (source) => !/\/(artifacts|__pycache__)(\/|$)/.test(source) });
-    const card = join(dir, 'card.json');
-    const init = spawnSync(
-      'python3',
-      ['-m', 'pygate.simgpu', 'init', '--path', card, '--total-mib', String(H200_MIB)],
-      {
-        cwd: stack,
-        encoding: 'utf8',
-      },
-    );
-    expect(init.status, init.stderr).toBe(0);
-    env = { ...process.env, CHAMPION_LOOP_SIM_GPU: card, PATH: `${join(stack, 'sim-bin')}:${process.env.PATH ?? ''}` };
+    const sim = await simCardStack(dir, H200_MIB);
+    stack = sim.stack;
+    env = { ...process.env, CHAMPION_LOOP_SIM_GPU: sim.card, PATH: sim.path };
     loop = await createProcessLoop({
       candidates: [{ name: 'unused' }],
       lanes: 1,
       laneCard: { slots: 6, minFreeGiB: 30 },
-      laneEnv: { CHAMPION_LOOP_SIM_GPU: card, PATH: env.PATH ?? '' },
+      laneEnv: { CHAMPION_LOOP_SIM_GPU: sim.card, PATH: sim.path },
     });
     stackConfig = await loadLoopConfig(join(stack, 'loop.yaml'));
   }, 240_000);

@@ -2,11 +2,10 @@
 // GPU lane that never fails a step for memory it admitted. The card is one accounted pool under a
 // lock that every step process allocates from, and that fails an allocation past its size with
 // PyTorch's own CUDA out-of-memory text, as the real H200 did (test/fixtures/sim-gpu/).
-import { spawn, spawnSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
@@ -16,9 +15,8 @@ import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { ledgerUntil, rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
-import { pythonStackUnavailable } from '../helpers/python-stack.js';
+import { pythonStackUnavailable, simCardStack } from '../helpers/python-stack.js';
 
-const STACK = fileURLToPath(new URL('../../examples/python-gate/', import.meta.url));
 const unavailable = pythonStackUnavailable();
 if (unavailable !== null) console.warn(unavailable);
 
@@ -33,21 +31,12 @@ describe.skipIf(unavailable !== null)('a GPU lane on a simulated card', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'sim-card-'));
-    const root = join(dir, 'python-gate');
-    await cp(STACK, root, { recursive: true, filter: (source) => !/\/(artifacts|__pycache__)(\/|$)/.test(source) });
-    card = join(dir, 'card.json');
-    const init = spawnSync(
-      'python3',
-      ['-m', 'pygate.simgpu', 'init', '--path', card, '--total-mib', String(CARD_MIB)],
-      {
-        cwd: root,
-        encoding: 'utf8',
-      },
-    );
-    expect(init.status, init.stderr).toBe(0);
+    const simCard = await simCardStack(dir, CARD_MIB);
+    const root = simCard.stack;
+    card = simCard.card;
     // The lane's nvidia-smi and every step's allocations are the card's (this test file's own process).
     process.env.CHAMPION_LOOP_SIM_GPU = card;
-    process.env.PATH = `${join(root, 'sim-bin')}:${process.env.PATH ?? ''}`;
+    process.env.PATH = simCard.path;
     harness = await createLoopHarness({
       candidates: [{ name: 'unused' }],
       lanes: 1,
