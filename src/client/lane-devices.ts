@@ -4,14 +4,10 @@
 // render-devices.ts turns these into the lanes' device lines.
 import type { Client } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { openPayloads } from '../codec/decode-payloads.js';
 import type { LoopView } from '../workflows/loop-view.js';
 import { timestampMs } from './proto-time.js';
 import type { JobOnDevice } from './render-devices.js';
-import { lastBeat } from './step-waits.js';
-
-/** The steps that wait for the artifact store, not for device memory (as step-waits.ts). */
-const STORE_STEPS = new Set(['fetch', 'upload']);
+import { lastBeat, STORE_STEPS, type FlightActivities } from './step-waits.js';
 
 type Flight = LoopView['in_flight'][number];
 type Pending = proto.temporal.api.workflow.v1.IPendingActivityInfo;
@@ -37,17 +33,7 @@ function jobOf(client: Client, flight: Flight, pending: readonly Pending[]): Job
   return { ...job, state: pending.length > 0 ? 'queued' : 'starting', sinceMs: Date.parse(flight.since) };
 }
 
-/** What each in-flight job of the loop does on its lane; a job that does not answer is left out. */
-export async function jobsOnDevices(client: Client, view: LoopView): Promise<JobOnDevice[]> {
-  const jobs = await Promise.all(
-    view.in_flight.map(async (flight): Promise<JobOnDevice | null> => {
-      try {
-        const description = await client.workflow.getHandle(flight.childId).describe();
-        return jobOf(client, flight, await openPayloads(client, description.raw.pendingActivities ?? []));
-      } catch {
-        return null;
-      }
-    }),
-  );
-  return jobs.filter((job): job is JobOnDevice => job !== null);
+/** What each in-flight job of the loop does on its lane (those that answered `flightActivities`). */
+export function jobsOnDevices(client: Client, flights: readonly FlightActivities[]): JobOnDevice[] {
+  return flights.map(({ flight, pending }) => jobOf(client, flight, pending));
 }

@@ -13,7 +13,30 @@ import { timestampMs } from './proto-time.js';
 import { duration } from './render-status.js';
 
 /** The steps that wait for the artifact store; a waiting step of any other name waits for device memory. */
-const STORE_STEPS = new Set(['fetch', 'upload']);
+export const STORE_STEPS: ReadonlySet<string> = new Set(['fetch', 'upload']);
+
+type Pending = proto.temporal.api.workflow.v1.IPendingActivityInfo;
+
+/** An in-flight job and its child workflow's pending activities (payloads opened), read once per look. */
+export interface FlightActivities {
+  readonly flight: LoopView['in_flight'][number];
+  readonly pending: readonly Pending[];
+}
+
+/** Each in-flight job's pending activities, one describe each; a job that does not answer is left out. */
+export async function flightActivities(client: Client, view: LoopView): Promise<FlightActivities[]> {
+  const flights = await Promise.all(
+    view.in_flight.map(async (flight): Promise<FlightActivities | null> => {
+      try {
+        const description = await client.workflow.getHandle(flight.childId).describe();
+        return { flight, pending: await openPayloads(client, description.raw.pendingActivities ?? []) };
+      } catch {
+        return null;
+      }
+    }),
+  );
+  return flights.filter((one): one is FlightActivities => one !== null);
+}
 
 /** What a pending activity's last heartbeat said of its step (null: none, or not a step's). */
 export function lastBeat(
@@ -32,7 +55,7 @@ export function lastBeat(
 /** What the pending activities' last heartbeats say of waiting steps: each step, why, and for how long. */
 function waitingSteps(
   client: Client,
-  pending: readonly proto.temporal.api.workflow.v1.IPendingActivityInfo[],
+  pending: readonly Pending[],
 ): { readonly step: string; readonly waiting: string; readonly elapsedMs: number }[] {
   const waits = [];
   for (const activity of pending) {
@@ -69,18 +92,20 @@ export function uploadWaiting(
  * a lane step fetching or uploading (its activity's last heartbeat), or a training run whose job
  * inputs the store did not take (the run's current details). A job that does not answer says nothing.
  */
-export async function storeWaitLines(client: Client, view: LoopView): Promise<string[]> {
+export async function storeWaitLines(
+  client: Client,
+  view: LoopView,
+  flights: readonly FlightActivities[],
+): Promise<string[]> {
   if (view.artifact_store === undefined) return [];
   const lines = await Promise.all(
-    view.in_flight.map(async (flight): Promise<string | null> => {
+    flights.map(async ({ flight, pending }): Promise<string | null> => {
+      const wait = storeWaiting(client, pending);
+      if (wait !== null) return `store: ${flight.jobId} on ${flight.lane} waits to ${wait.step}: ${wait.waiting}`;
+      if (flight.kind !== 'run') return null;
       try {
-        const handle = client.workflow.getHandle(flight.childId);
-        const description = await handle.describe();
-        const wait = storeWaiting(client, await openPayloads(client, description.raw.pendingActivities ?? []));
-        if (wait !== null) return `store: ${flight.jobId} on ${flight.lane} waits to ${wait.step}: ${wait.waiting}`;
-        if (flight.kind !== 'run') return null;
-        const details = (await handle.query(workflowMetadataQuery)).currentDetails ?? '';
-        return details.startsWith(STORE_WAIT_DETAILS) ? `store: ${flight.jobId}: ${details}` : null;
+        const details = (await client.workflow.getHandle(flight.childId).query(workflowMetadataQuery)).currentDetails;
+        return (details ?? '').startsWith(STORE_WAIT_DETAILS) ? `store: ${flight.jobId}: ${details ?? ''}` : null;
       } catch {
         return null;
       }
@@ -92,22 +117,14 @@ export async function storeWaitLines(client: Client, view: LoopView): Promise<st
 /**
  * One line for each in-flight job whose step waits on a GPU lane for device memory: the job, the
  * lane, for how long, and the lane's words (what it needs, what is free, what others hold).
- * A job that does not answer says nothing.
  */
-export async function memoryWaitLines(client: Client, view: LoopView): Promise<string[]> {
-  const lines = await Promise.all(
-    view.in_flight.map(async (flight): Promise<string | null> => {
-      try {
-        const description = await client.workflow.getHandle(flight.childId).describe();
-        const waits = waitingSteps(client, await openPayloads(client, description.raw.pendingActivities ?? []));
-        const wait = waits.find((one) => !STORE_STEPS.has(one.step));
-        return wait === undefined
-          ? null
-          : `gpu: ${flight.jobId} on ${flight.lane} waits ${duration(Math.round(wait.elapsedMs / 1000))} to ${wait.step}: ${wait.waiting}`;
-      } catch {
-        return null;
-      }
-    }),
-  );
-  return lines.filter((line): line is string => line !== null);
+export function memoryWaitLines(client: Client, flights: readonly FlightActivities[]): string[] {
+  return flights.flatMap(({ flight, pending }) => {
+    const wait = waitingSteps(client, pending).find((one) => !STORE_STEPS.has(one.step));
+    return wait === undefined
+      ? []
+      : [
+          `gpu: ${flight.jobId} on ${flight.lane} waits ${duration(Math.round(wait.elapsedMs / 1000))} to ${wait.step}: ${wait.waiting}`,
+        ];
+  });
 }

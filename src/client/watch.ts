@@ -4,6 +4,7 @@ import type { LoopView, ReserveCheckBrief } from '../workflows/loop-view.js';
 import { loopLook } from './loop-look.js';
 import { describeNoPoller, type LoopQueue } from './pollers.js';
 import { jobsOnDevices } from './lane-devices.js';
+import { flightActivities } from './step-waits.js';
 import { deviceLine, jobLine, laneDevices, type LaneDevice } from './render-devices.js';
 import { describeEval, laneDown, laneDraining } from './render-status.js';
 
@@ -171,7 +172,7 @@ export async function watchLoop(client: Client, loopId: string, options: WatchOp
       ...(view ? loopEvents(previous, view) : []),
     ];
     unpolled = noPoller;
-    const devices = out.isTTY && view ? laneDevices(await jobsOnDevices(client, view)) : [];
+    const devices = out.isTTY && view ? laneDevices(jobsOnDevices(client, await flightActivities(client, view))) : [];
     const frame = out.isTTY && view ? renderFrame(view, new Date(), options.saturationEvals, noPoller, devices) : [];
     // Move up over the last frame and clear it, print new events, then the frame again.
     if (drawn > 0) out.write(`\x1b[${drawn}F\x1b[J`);

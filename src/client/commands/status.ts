@@ -11,7 +11,7 @@ import { renderStatus, renderStoppedState } from '../render-status.js';
 import { notifyProblems } from '../../notify/problems.js';
 import { copyRepairsLine, copyRepairsSeen } from '../copy-repairs.js';
 import { registryLine } from '../registry-words.js';
-import { memoryWaitLines, storeWaitLines } from '../step-waits.js';
+import { flightActivities, memoryWaitLines, storeWaitLines } from '../step-waits.js';
 import { jobsOnDevices } from '../lane-devices.js';
 import { deviceJson, deviceLines, laneDevices } from '../render-devices.js';
 import { pausedLine, pausedTrainings } from '../training-pause.js';
@@ -90,9 +90,11 @@ async function printRunning(
   const registry = packaging?.registry;
   const registered = registryLine(registry);
   const { ended: packagingEnded, upload } = await packagingLines(client, loopId);
-  const storeWaits = await storeWaitLines(client, view);
-  const memoryWaits = await memoryWaitLines(client, view);
-  const devices = laneDevices(await jobsOnDevices(client, view));
+  // Each in-flight job's activities, read once for the store waits, the memory waits and the devices.
+  const flights = await flightActivities(client, view);
+  const storeWaits = await storeWaitLines(client, view, flights);
+  const memoryWaits = memoryWaitLines(client, flights);
+  const devices = laneDevices(jobsOnDevices(client, flights));
   const paused = await pausedTrainings(client, view);
   console.log(
     options.json
