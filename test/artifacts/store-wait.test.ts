@@ -5,6 +5,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { temporal } from '@temporalio/proto';
 import { describe, expect, it, vi } from 'vitest';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
@@ -24,17 +25,28 @@ describe('a run dispatched while the artifact store is down', () => {
   it('waits for the store to take its job inputs, says so in status, and trains once it is back', async () => {
     hold = path.join(await mkdtemp(path.join(tmpdir(), 'champion-loop-hold-')), 'release');
     const loopId = 'waits';
-    // `failing` holds a lane until the test lets it fail (a failed training uploads nothing), so
-    // both lanes free up once the store is gone, and round 2's `base` is dispatched then.
+    // One lane, so the order is fixed: round 1's `base` goes through the store; then `failing`
+    // holds the lane, trained from inputs the store already took, until the test lets it fail (a
+    // failed training uploads nothing); the store goes away while it holds; the next job, round 2's
+    // `base`, is dispatched only then. (With two lanes, which runs were prepared before the store
+    // went away was a race: CI once had both lanes taken by `failing` runs waiting for the store.)
     loop = await createLoopHarness({
-      candidates: [{ name: 'failing', overrides: { fixture_train: 'fail', fixture_wait_for: hold } }, { name: 'base' }],
+      lanes: 1,
+      candidates: [{ name: 'base' }, { name: 'failing', overrides: { fixture_train: 'fail', fixture_wait_for: hold } }],
     });
     expect((await loop.startWith(loopId, { artifacts: fleetStore.artifacts })).kind).toBe('started');
-    // Round 1's base is scored (its files went through the store): the store goes away.
+    // Round 1's base is scored (its files went through the store), and round 1's `failing` is on the lane.
     await vi.waitFor(
       async () => {
         const evals = rowsOf((await loop!.ledger(loopId)).rows, 'eval');
         expect(evals.filter((row) => row.run_id === 'champ-g001-r0001-base' && row.role === 'test')).not.toEqual([]);
+        const held = (await loop!.view(loopId)).in_flight.find((job) => job.jobId === 'champ-g001-r0001-failing');
+        expect(held).toBeDefined();
+        const training = (await loop!.client.workflow.getHandle(held!.childId).describe()).raw.pendingActivities ?? [];
+        expect(training.map((activity) => [activity.activityType?.name, activity.state])).toContainEqual([
+          'trainRun',
+          temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+        ]);
       },
       { timeout: 180_000, interval: 500 },
     );

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { laneQueue } from '../../src/config/lanes.js';
 import { drainCommand, startWorkerProcess, type WorkerProcess } from '../helpers/worker-processes.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { STACK_FRAME } from '../helpers/files-and-errors.js';
 
 // Issue 48, item 7: `worker gpu --drain`, then SIGTERM to the lane's worker: the drain printed
 // "drained ... exited after 1 s" and exit 0, though the worker was stopped and its running job
@@ -83,7 +84,7 @@ describe('worker gpu --drain says how the worker ended', () => {
       ),
     );
     expect(drained.output).toContain('no job was running then');
-    expect(drained.output).not.toMatch(/^\s+at /m);
+    expect(drained.output).not.toMatch(STACK_FRAME);
   });
 
   it('kill -9 of the worker during the drain: the drain says it ended without saying how; exit 1', async () => {

@@ -14,6 +14,7 @@ import { championLoopAt } from '../client/champion-loop-cli.js';
 import { copyCaughtUp } from '../helpers/bounded-loop.js';
 import { expectEachRunAndEvalOnce, rowsOf } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+import { STACK_FRAME } from '../helpers/files-and-errors.js';
 
 // A loop whose client and workers all run with CHAMPION_LOOP_CODEC_KEYS: every payload in its
 // history is sealed (a candidate's name is not in them), while the ledger export, the ledger copy
@@ -141,7 +142,7 @@ describe('a loop with payload encryption', () => {
         expect(run.stderr, said).toContain(
           "this loop's payloads are encrypted (key '2026-12') and this process has no codec key: set CHAMPION_LOOP_CODEC_KEYS or CHAMPION_LOOP_CODEC_KEY_FILE",
         );
-        expect(run.stderr, said).not.toMatch(/^\s+at /m);
+        expect(run.stderr, said).not.toMatch(STACK_FRAME);
       }
     } finally {
       await rm(out, { recursive: true, force: true });

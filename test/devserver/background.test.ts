@@ -10,6 +10,7 @@ import { DEV_CONFIG_ENV } from '../../src/devserver/background.js';
 import { loadDevServerConfig } from '../../src/devserver/dev-config.js';
 import { freePort, serverAnswers } from '../../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
+import { STACK_FRAME } from '../helpers/files-and-errors.js';
 
 // `npm run dev-server -- start` (what `npm run demo` uses too) as a person runs it, on a config
 // of its own (free ports, a temp database): it must give the prompt back while the server keeps
@@ -109,7 +110,7 @@ describe('npm run dev-server -- start', () => {
           `Stop that program, or choose another port: npm run dev-server -- start --port ${taken + 1}`,
       );
       expect(refused.stderr).toContain('Nothing was started.');
-      expect(refused.stderr).not.toMatch(/^\s+at /m);
+      expect(refused.stderr).not.toMatch(STACK_FRAME);
       const help = await devServer(['start', '--help'], 30_000);
       expect(help.stdout).toContain('--port <port>');
       expect(help.stdout).toContain('--ui-port <port>');
@@ -131,7 +132,7 @@ describe('npm run dev-server -- start', () => {
     expect(refused.stderr).toContain(`--address ${address}`);
     expect(refused.stderr).toContain('npm run dev-server -- stop');
     expect(refused.stderr).toContain('Nothing was started.');
-    expect(refused.stderr).not.toMatch(/^\s+at /m);
+    expect(refused.stderr).not.toMatch(STACK_FRAME);
     expect(await serverAnswers(`127.0.0.1:${port}`, namespace)).toBe(false);
     expect(await pidOf()).toBe(pid);
     // In the foreground (no command) likewise.

@@ -53,3 +53,10 @@ export async function writeFiles(dir: string, files: Readonly<Record<string, str
     await writeFile(file, text);
   }
 }
+
+/**
+ * A line of a Node stack trace (`at fn (file:line:col)` or `at file:line:col`): what a command's
+ * output must not hold when it fails with one clear error. Help text that wraps onto a line
+ * starting with the word "at" is not one.
+ */
+export const STACK_FRAME = /^\s+at .+:\d+:\d+\)?$/m;

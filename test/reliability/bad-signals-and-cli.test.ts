@@ -16,6 +16,7 @@ import {
 } from '../../src/workflows/messages.js';
 import { championLoopCli, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
+import { STACK_FRAME } from '../helpers/files-and-errors.js';
 
 const BIN = fileURLToPath(new URL('../../bin/champion-loop.js', import.meta.url));
 
@@ -172,7 +173,7 @@ describe('signals and CLI calls with wrong arguments', () => {
       const said = `${String(result?.stdout)}${String(result?.stderr)}`;
       for (const text of call.says) expect(said, what).toContain(text);
       // One error, not a stack trace.
-      expect(said, what).not.toMatch(/^\s+at /m);
+      expect(said, what).not.toMatch(STACK_FRAME);
     });
     // Nothing was started by any of them.
     const listed = await temporalCli(harness.server, [

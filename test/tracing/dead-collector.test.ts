@@ -5,6 +5,7 @@ import { freePort } from '../../src/devserver/dev-server.js';
 import { PROJECT_ROOT } from '../../src/devserver/project-root.js';
 import { inSpan, startTracing, stopTracing } from '../../src/tracing/tracing.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { STACK_FRAME } from '../helpers/files-and-errors.js';
 
 // Issue 48, item 9: a dead tracing collector (OTEL_EXPORTER_OTLP_ENDPOINT on a closed port) ended
 // every command with an uncaught `Error: connect ECONNREFUSED` stack trace and exit 1 after the
@@ -38,7 +39,7 @@ describe('a tracing collector that is down', () => {
     const traced = await cli(args, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}` });
     expect(traced.exitCode).toBe(plain.exitCode);
     expect(traced.stdout).toBe(plain.stdout);
-    expect(traced.stderr).not.toMatch(/^\s+at /m);
+    expect(traced.stderr).not.toMatch(STACK_FRAME);
     expect(traced.stderr).not.toContain('triggerUncaughtException');
     const extra = traced.stderr.split('\n').filter((line) => line !== '' && !plain.stderr.includes(line));
     expect(extra).toEqual([
