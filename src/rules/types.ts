@@ -69,6 +69,11 @@ export interface EvalRow {
    * checkpoint (it, its job config and split, its report and scores), in the store by content.
    */
   readonly files?: readonly FileRef[];
+  /**
+   * Not a seed field, status `failed`: why there is no usable report (the evaluator's end, and
+   * after an out-of-memory not run again, why), and its log; absent in rows from before it.
+   */
+  readonly error?: string;
 }
 
 export type Role = 'development' | 'validation' | 'test' | 'reserve';

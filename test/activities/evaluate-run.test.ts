@@ -182,6 +182,8 @@ describe('evaluateRun', () => {
     expect(log).toMatch(
       new RegExp(`eval failed ${run.run_id} ${run.checkpoints[0] ?? ''} test: invalid report: .*valid JSON`),
     );
+    // The row says why too (not a seed field), and which log to read.
+    expect(rows[0]?.error).toMatch(/^invalid report: .*valid JSON.*; see .*\.test\.eval\.log$/s);
   });
 
   it('records failed rows when the evaluator is killed before writing its reports', async () => {
@@ -199,6 +201,7 @@ describe('evaluateRun', () => {
     const log = await readFile(join(paths.stateDir, 'logs', `${run.run_id}.test.eval.log`), 'utf8');
     expect(log).toContain('no report at');
     expect(log).toContain('(evaluator ended with signal SIGKILL)');
+    for (const row of rows) expect(row.error).toContain('(evaluator ended with signal SIGKILL); see ');
   });
 
   it('scores a checkpoint once on validation when training left no validation scores', async () => {

@@ -103,6 +103,9 @@ describe('contract files that break the contract', () => {
           .find((text) => text.includes(`eval failed ${row.run_id} ${row.checkpoint_name} test:`));
         expect(line, `${name}: ${log.slice(-2000)}`).toBeDefined();
         expect(line, name).toContain(says);
+        // The row says it too, and where to read more.
+        expect(row.error, name).toContain(says);
+        expect(row.error, name).toContain(batchEvalLog(config.state_dir, row.run_id, 'test'));
         checked += 1;
       }
     }

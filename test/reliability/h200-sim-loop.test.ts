@@ -202,9 +202,9 @@ describe.skipIf(unavailable !== null)('a loop on a simulated H200, undisturbed a
     expect(expected.studentTrained).toBe(true);
     expect(firstRounds(storm)).toEqual(expected);
     // No training, evaluation of a training or teacher build failed in either loop, for memory or
-    // anything else. Round ensembles of five members (109 GiB together) are left out: their test
-    // evaluation failed in both loops, undisturbed too, a defect found here and not yet mended
-    // (counted below, CHANGELOG 'Known').
+    // anything else. A round ensemble whose members do not fit on the card side by side (python-
+    // gate's ensemble evaluator loads them all: round 3's has 12 members, 3 of them 45 GiB) runs
+    // alone, runs out of memory alone and is not run again: its rows fail, saying so (counted below).
     const ensembleFailures: number[] = [];
     for (const rows of [calm, storm]) {
       expect(
@@ -212,7 +212,9 @@ describe.skipIf(unavailable !== null)('a loop on a simulated H200, undisturbed a
       ).toEqual([]);
       const evals = rowsOf(rows, 'eval');
       expect(evals.filter((row) => !row.run_id.startsWith('ens-') && row.status !== 'ok')).toEqual([]);
-      ensembleFailures.push(evals.filter((row) => row.run_id.startsWith('ens-') && row.status !== 'ok').length);
+      const tooBig = evals.filter((row) => row.run_id.startsWith('ens-') && row.status !== 'ok');
+      for (const row of tooBig) expect(row.error).toContain('it needs more than the device has');
+      ensembleFailures.push(tooBig.length);
       expect(rowsOf(rows, 'teacher').filter((row) => row.status !== 'ok')).toEqual([]);
     }
     const runs = rowsOf(storm, 'run');

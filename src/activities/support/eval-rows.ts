@@ -10,8 +10,8 @@ import type { LoopPaths } from '../types.js';
 
 /**
  * One `eval` ledger row (docs/ledger.md, eval): status ok with the report's counts, or failed
- * when there is no usable report; a failed row says why in the evaluator's log and the
- * activity log. `validation` is the epoch's validation-epoch-NNNN.json, null when unreadable.
+ * when there is no usable report; a failed row says why (its `error`, not a seed field), as do
+ * the evaluator's log and the activity log. `validation` is the epoch's validation-epoch-NNNN.json, null when unreadable.
  */
 export async function evalRow(
   paths: LoopPaths,
@@ -46,7 +46,7 @@ export async function evalRow(
   const line = `eval failed ${run.run_id} ${name} ${role}: ${problem ?? 'no report'}`;
   await appendLogLine(read.log, line);
   activityHooks().warn(line, { runId: run.run_id, checkpoint: name, role, log: read.log });
-  return { ...base, validation };
+  return { ...base, validation, error: `${problem ?? 'no report'}; see ${read.log}` };
 }
 
 async function validationMetrics(dir: string, name: string): Promise<Record<string, unknown> | null> {

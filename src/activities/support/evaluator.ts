@@ -2,7 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { evalReportPath, evalScoresPath, isEnsembleRun, type EvalSource } from '../../ledger/eval-row.js';
 import type { Role } from '../../rules/types.js';
-import { describeEnd, runLoopStep } from './loop-step.js';
+import { describeEnd, runLoopStep, type LoopStepResult } from './loop-step.js';
 import { exists, moveAside } from './move-aside.js';
 import { batchEvalLog, evalLog, jobsFile, runDir, scoreCacheArgs } from './paths.js';
 import { readReportAt, type ReportRead } from './reports.js';
@@ -68,9 +68,15 @@ export async function evaluateOne(
   });
   context.onStep?.(result);
   if (result.exitCode !== 0) {
-    return { report: null, problem: `evaluator ended with ${describeEnd(result)}`, evaluatorFailed: true, log };
+    return { report: null, problem: evaluatorFailure(result), evaluatorFailed: true, log };
   }
   return readReportAt(output, log);
+}
+
+/** Why an evaluator that did not end well left no report: how it ended, and after an out-of-memory not run again, why. */
+function evaluatorFailure(result: LoopStepResult): string {
+  const oom = result.oom === undefined ? '' : ` (out of GPU memory, not run again: ${result.oom})`;
+  return `evaluator ended with ${describeEnd(result)}${oom}`;
 }
 
 /**
@@ -139,7 +145,7 @@ export async function evaluateMany(
       },
     });
     context.onStep?.(result);
-    failure = result.exitCode === 0 ? null : `evaluator ended with ${describeEnd(result)}`;
+    failure = result.exitCode === 0 ? null : evaluatorFailure(result);
   }
   for (const name of names) {
     const output = evalReportPath(paths.stateDir, run.run_id, name, role);
