@@ -40,6 +40,7 @@ export interface WorkerCommandOptions extends ConnectionFlags {
   readonly slots?: string;
   readonly minFreeGib?: string;
   readonly killGrace?: string;
+  readonly overtaking?: string;
   readonly config?: string;
   readonly minFreePids: string;
   readonly cpu?: boolean;
@@ -84,6 +85,7 @@ async function laneSettings(options: WorkerCommandOptions): Promise<LaneSettings
       slots: optionalNumber(options.slots, '--slots', 1),
       minFreeGiB: optionalNumber(options.minFreeGib, '--min-free-gib', 0),
       killGrace: optionalDuration(options.killGrace, '--kill-grace'),
+      overtaking: optionalNumber(options.overtaking, '--overtaking', 0),
     },
     options.config ? { config: await loadLoopConfig(options.config), file: options.config, host, device } : null,
   );
@@ -315,6 +317,7 @@ async function startLane(
     minFreeGiB: capacity.minFreeGiB,
     minFreePids: number(options.minFreePids, '--min-free-pids', 0),
     killGraceMs: capacity.killGraceMs,
+    overtaking: capacity.overtaking,
     cpu,
     log: (message) => console.log(`[lane] ${message}`),
     tellLoops: tellLoops(client, (message) => console.warn(`[lane] ${message}`)),

@@ -86,11 +86,17 @@ const laneSchema = z.strictObject(
     usd_per_gpu_hour: usdPerGpuHour.optional(),
     // Optional, absent = DEFAULT_KILL_GRACE: read by the lane's worker only, never by the loop.
     kill_grace: z.custom<DurationText>(isDuration, { error: DURATION_EXPECTED }).optional(),
+    // Optional, absent = 0 (steps start in the order they came): read by the lane's worker only.
+    // How many later steps may start before one that waits for GPU memory (docs/behaviour.md 4.2).
+    overtaking: intAtLeast(
+      0,
+      'a number of later steps that may start before a waiting one (an integer >= 0)',
+    ).optional(),
   },
   {
     error: (issue) =>
       issue.code === 'invalid_type'
-        ? 'a lane: {host, device, slots?, min_free_gib?, usd_per_gpu_hour?, kill_grace?}'
+        ? 'a lane: {host, device, slots?, min_free_gib?, usd_per_gpu_hour?, kill_grace?, overtaking?}'
         : undefined,
   },
 );

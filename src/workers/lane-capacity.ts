@@ -17,6 +17,8 @@ export interface LaneCapacity {
   readonly minFreeGiB: number;
   /** How long a stopped job's processes get between SIGTERM and SIGKILL (`kill_grace`). */
   readonly killGraceMs: number;
+  /** How many later steps may start before one that waits for GPU memory (`overtaking`; 0: none). */
+  readonly overtaking: number;
   /** `loop.yaml lanes[i]` or `flags`: said at start. */
   readonly source: string;
 }
@@ -27,6 +29,7 @@ export interface CapacityFlags {
   readonly minFreeGiB?: number;
   /** `--kill-grace`, a duration such as `2m`. */
   readonly killGrace?: string;
+  readonly overtaking?: number;
 }
 
 /** The lane's capacity: loop.yaml's entry for (host, device) when a loop.yaml is given, else the flags. */
@@ -45,6 +48,7 @@ export function laneCapacity(
       slots: flags.slots ?? DEFAULT_LANE_SLOTS,
       minFreeGiB: flags.minFreeGiB ?? DEFAULT_MIN_FREE_GIB,
       killGraceMs: durationMs(flags.killGrace ?? DEFAULT_KILL_GRACE),
+      overtaking: flags.overtaking ?? 0,
       source: Object.values(flags).every((flag) => flag === undefined) ? 'defaults' : 'flags',
     };
   }
@@ -59,6 +63,7 @@ export function laneCapacity(
   const where = `${lane.file} lanes[${index}] (host ${entry.host}, device ${entry.device})`;
   const minFreeGiB = entry.min_free_gib;
   const killGrace = entry.kill_grace ?? DEFAULT_KILL_GRACE;
+  const overtaking = entry.overtaking ?? 0;
   const disagree = [
     flags.slots !== undefined && flags.slots !== entry.slots ? `--slots ${flags.slots} but slots ${entry.slots}` : null,
     flags.minFreeGiB !== undefined && flags.minFreeGiB !== minFreeGiB
@@ -67,12 +72,15 @@ export function laneCapacity(
     flags.killGrace !== undefined && durationMs(flags.killGrace) !== durationMs(killGrace)
       ? `--kill-grace ${flags.killGrace} but kill_grace ${killGrace}${entry.kill_grace === undefined ? ' (its default)' : ''}`
       : null,
+    flags.overtaking !== undefined && flags.overtaking !== overtaking
+      ? `--overtaking ${flags.overtaking} but overtaking ${overtaking}${entry.overtaking === undefined ? ' (its default)' : ''}`
+      : null,
   ].filter((text) => text !== null);
   if (disagree.length > 0)
     throw new Error(
       `the worker's flags disagree with ${where}: ${disagree.join('; ')}. loop.yaml sets the lane's capacity (the loop dispatches by it): drop the flag, or change loop.yaml`,
     );
-  return { slots: entry.slots, minFreeGiB, killGraceMs: durationMs(killGrace), source: where };
+  return { slots: entry.slots, minFreeGiB, killGraceMs: durationMs(killGrace), overtaking, source: where };
 }
 
 /** The line a lane says at start: how it admits jobs, given a first reading of its device (null: a CPU lane, no device). */
@@ -88,7 +96,11 @@ export function admissionLine(queue: string, capacity: LaneCapacity, reading: Gp
     case 'gpu': {
       const gib = (mib: number) => (mib / 1024).toFixed(1);
       const { memory } = reading;
-      return `GPU lane ${queue}: device ${memory.index} has ${gib(memory.freeMiB)} of ${gib(memory.totalMiB)} GiB free; it takes a job while ${capacity.minFreeGiB} GiB is free beyond what its running jobs hold, ${slots} ${from}`;
+      const overtaking =
+        capacity.overtaking > 0
+          ? `; up to ${capacity.overtaking} later step${capacity.overtaking === 1 ? '' : 's'} may start before one that waits for memory`
+          : '';
+      return `GPU lane ${queue}: device ${memory.index} has ${gib(memory.freeMiB)} of ${gib(memory.totalMiB)} GiB free; it takes a job while ${capacity.minFreeGiB} GiB is free beyond what its running jobs hold, ${slots}${overtaking} ${from}`;
     }
   }
 }

@@ -32,6 +32,8 @@ export interface LaneWorkerOptions {
   readonly minFreePids?: number;
   /** How long a stopped step's process group gets between SIGTERM and SIGKILL (default 25 s, inside a 30 s spot notice). */
   readonly killGraceMs?: number;
+  /** How many later steps may start before one that waits for GPU memory (loop.yaml `overtaking`; default 0: none). */
+  readonly overtaking?: number;
   /** A CPU lane (a box without GPUs, the demo): no memory guard, and no GPU visible to its jobs. */
   readonly cpu?: boolean;
   /** How the memory guard reads the device (tests pass a fake nvidia-smi). */
@@ -146,7 +148,7 @@ function laneGuard(options: LaneWorkerOptions, queue: string): ReturnType<typeof
     slots: options.slots,
     minFreeGiB: options.minFreeGiB,
     ...(options.cpu ? {} : { steps: new LaneSteps() }),
-    ...definedFields({ pollMs: options.gpuPollMs }),
+    ...definedFields({ pollMs: options.gpuPollMs, overtaking: options.overtaking }),
     read: options.cpu
       ? () => Promise.resolve({ kind: 'no-gpu', reason: 'a CPU lane' })
       : (options.readGpu ?? (() => readGpuMemory(options.device))),

@@ -5,9 +5,10 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { championLoop } from '../client/champion-loop-cli.js';
+import { STACK_FRAME } from '../helpers/files-and-errors.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
-// Issue 26: `worker gpu --config loop.yaml` takes the lane's slots and min_free_gib from loop.yaml,
+// Issue 26: `worker gpu --config loop.yaml` takes the lane's slots, min_free_gib and overtaking from loop.yaml,
 // refuses flags that disagree, and says at start how it admits jobs (with a fake nvidia-smi).
 
 const BIN = path.resolve('bin/champion-loop.js');
@@ -30,7 +31,7 @@ describe('worker gpu --config loop.yaml', () => {
         candidates: 'candidates.yaml',
         min_free_gib: 30,
         lanes: [
-          { host: 'box', device: 0, slots: 2, min_free_gib: 40 },
+          { host: 'box', device: 0, slots: 2, min_free_gib: 40, overtaking: 8 },
           { host: 'box', device: 1 },
         ],
       }),
@@ -77,7 +78,15 @@ describe('worker gpu --config loop.yaml', () => {
     expect(refused.stderr).toContain(
       `the worker's flags disagree with ${loopFile} lanes[0] (host box, device 0): --slots 4 but slots 2`,
     );
-    expect(refused.stderr).not.toMatch(/\n\s+at /);
+    expect(refused.stderr).not.toMatch(STACK_FRAME);
+    const overtaking = await championLoop(
+      ['worker', 'gpu', '--config', loopFile, '--host', 'box', '--device', '0', '--overtaking', '3'].concat([
+        '--address',
+        '127.0.0.1:1',
+      ]),
+    );
+    expect(overtaking.exitCode).toBe(1);
+    expect(overtaking.stderr).toContain('--overtaking 3 but overtaking 8');
   });
 
   it("admits by loop.yaml's min_free_gib: with 35 GiB free and 40 needed it waits and says so", async () => {
@@ -93,7 +102,7 @@ describe('worker gpu --config loop.yaml', () => {
         .poll(lane.output, { timeout: 60_000, interval: 250 })
         .toContain('waiting for GPU memory: device 0 has 35.0 GiB free, a job needs 40 GiB');
       expect(lane.output()).toContain(
-        `GPU lane champion-loop.box.gpu0: device 0 has 35.0 of 80.0 GiB free; it takes a job while 40 GiB is free beyond what its running jobs hold, up to 2 jobs at once (capacity from ${loopFile} lanes[0] (host box, device 0))`,
+        `GPU lane champion-loop.box.gpu0: device 0 has 35.0 of 80.0 GiB free; it takes a job while 40 GiB is free beyond what its running jobs hold, up to 2 jobs at once; up to 8 later steps may start before one that waits for memory (capacity from ${loopFile} lanes[0] (host box, device 0))`,
       );
     } finally {
       await lane.stop();

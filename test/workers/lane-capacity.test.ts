@@ -14,7 +14,7 @@ const config = parseLoopConfig(
     'min_free_gib: 30',
     'lanes:',
     '  - {host: gpu-a, device: 0, slots: 3}',
-    '  - {host: gpu-a, device: 1, slots: 2, min_free_gib: 40, kill_grace: 2m}',
+    '  - {host: gpu-a, device: 1, slots: 2, min_free_gib: 40, kill_grace: 2m, overtaking: 64}',
   ].join('\n'),
   'loop.yaml',
 );
@@ -26,12 +26,16 @@ describe('a lane capacity', () => {
       slots: 3,
       minFreeGiB: 30,
       killGraceMs: 25_000,
+      overtaking: 0,
       source: 'loop.yaml lanes[0] (host gpu-a, device 0)',
     });
-    expect(laneCapacity({ slots: 2, minFreeGiB: 40, killGrace: '120s' }, laneOf('gpu-a', 1))).toMatchObject({
+    expect(
+      laneCapacity({ slots: 2, minFreeGiB: 40, killGrace: '120s', overtaking: 64 }, laneOf('gpu-a', 1)),
+    ).toMatchObject({
       slots: 2,
       minFreeGiB: 40,
       killGraceMs: 120_000,
+      overtaking: 64,
     });
   });
 
@@ -45,6 +49,10 @@ describe('a lane capacity', () => {
     expect(() => laneCapacity({ killGrace: '30s' }, laneOf('gpu-a', 0))).toThrow(
       '--kill-grace 30s but kill_grace 25s (its default)',
     );
+    expect(() => laneCapacity({ overtaking: 8 }, laneOf('gpu-a', 1))).toThrow('--overtaking 8 but overtaking 64');
+    expect(() => laneCapacity({ overtaking: 8 }, laneOf('gpu-a', 0))).toThrow(
+      '--overtaking 8 but overtaking 0 (its default)',
+    );
   });
 
   it('refuses a host and device loop.yaml does not list, saying which it lists', () => {
@@ -54,11 +62,18 @@ describe('a lane capacity', () => {
   });
 
   it("without loop.yaml, is the flags' or the defaults (1 job, 30 GiB, 25 s kill grace)", () => {
-    expect(laneCapacity({}, null)).toEqual({ slots: 1, minFreeGiB: 30, killGraceMs: 25_000, source: 'defaults' });
-    expect(laneCapacity({ minFreeGiB: 0, killGrace: '2m' }, null)).toEqual({
+    expect(laneCapacity({}, null)).toEqual({
+      slots: 1,
+      minFreeGiB: 30,
+      killGraceMs: 25_000,
+      overtaking: 0,
+      source: 'defaults',
+    });
+    expect(laneCapacity({ minFreeGiB: 0, killGrace: '2m', overtaking: 4 }, null)).toEqual({
       slots: 1,
       minFreeGiB: 0,
       killGraceMs: 120_000,
+      overtaking: 4,
       source: 'flags',
     });
   });
@@ -69,6 +84,7 @@ describe('the line a lane says at start', () => {
     slots: 3,
     minFreeGiB: 30,
     killGraceMs: 25_000,
+    overtaking: 0,
     source: 'loop.yaml lanes[0] (host gpu-a, device 0)',
   };
   const queue = 'champion-loop.gpu-a.gpu0';
@@ -81,6 +97,17 @@ describe('the line a lane says at start', () => {
     const memory = parseGpuMemory(csv)[0]!;
     expect(admissionLine(queue, capacity, { kind: 'gpu', memory })).toBe(
       'GPU lane champion-loop.gpu-a.gpu0: device 0 has 139.8 of 140.4 GiB free; it takes a job while 30 GiB is free beyond what its running jobs hold, up to 3 jobs at once (capacity from loop.yaml lanes[0] (host gpu-a, device 0))',
+    );
+  });
+
+  it('says how many later steps may start before a waiting one, when the lane lets any', async () => {
+    const csv = await readFile(
+      fileURLToPath(new URL('../fixtures/nvidia-smi/query-gpu-noheader.csv', import.meta.url)),
+      'utf8',
+    );
+    const memory = parseGpuMemory(csv)[0]!;
+    expect(admissionLine(queue, { ...capacity, overtaking: 64 }, { kind: 'gpu', memory })).toContain(
+      'up to 3 jobs at once; up to 64 later steps may start before one that waits for memory (capacity from',
     );
   });
 

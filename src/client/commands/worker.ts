@@ -17,7 +17,7 @@ export function addWorkerCommand(program: Command): void {
       .option('--host <name>', "gpu: the host part of the lane's task queue (default: this machine's host name)")
       .option(
         '--config <loop.yaml>',
-        "gpu: take the lane's slots, min_free_gib and kill_grace from its entry (same --host and --device) in this loop.yaml",
+        "gpu: take the lane's slots, min_free_gib, kill_grace and overtaking from its entry (same --host and --device) in this loop.yaml",
       )
       .option('--slots <n>', 'gpu: jobs this lane runs at once (default 1; with --config it must agree with loop.yaml)')
       .option(
@@ -27,6 +27,10 @@ export function addWorkerCommand(program: Command): void {
       .option(
         '--kill-grace <duration>',
         "gpu: how long a stopped job's processes get between SIGTERM and SIGKILL (default 25s; with --config it must agree)",
+      )
+      .option(
+        '--overtaking <n>',
+        'gpu: how many later steps may start before one that waits for GPU memory (default 0: in the order they came; with --config it must agree)',
       )
       .option(
         '--min-free-pids <n>',
