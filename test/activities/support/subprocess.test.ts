@@ -1,4 +1,5 @@
 import { readFile, readdir, stat, writeFile, chmod, mkdir } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -121,15 +122,19 @@ describe('runStep', () => {
   it('heartbeats with the pid, the process group and the time elapsed', async () => {
     const { dir, log } = await scratch();
     const beats: StepHeartbeat[] = [];
+    // The step runs until its fourth heartbeat (a busy box may merge timer ticks: count beats, not time).
+    const enough = join(dir, 'four-beats');
     const result = await runStep({
       step: 'sleepy',
-      command: ['sleep', '0.5'],
+      command: ['sh', '-c', `while [ ! -e '${enough}' ]; do sleep 0.05; done`],
       cwd: dir,
       log,
-      heartbeat: (details) => beats.push(details),
+      heartbeat: (details) => {
+        if (beats.push(details) === 4) writeFileSync(enough, '');
+      },
       heartbeatIntervalMs: 100,
     });
-    expect(beats.length).toBeGreaterThanOrEqual(3);
+    expect(beats.length).toBeGreaterThanOrEqual(4);
     expect(beats.every((beat) => beat.step === 'sleepy' && beat.pgid === result.pgid)).toBe(true);
     expect(beats.at(-1)?.pid).toBe(result.pid);
     expect(beats.at(-1)?.elapsedMs).toBeGreaterThan(200);
@@ -326,10 +331,12 @@ describe('runStep', () => {
   it("stops the steps of a lane's scope when the lane stops: SIGTERM, then SIGKILL only after the lane's kill grace", async () => {
     const { dir, log } = await scratch();
     // A trainer that saves a checkpoint on SIGTERM (1 s here), as a spot VM's notice allows.
-    const saving = ['sh', '-c', 'trap "echo saving; sleep 1; echo saved; exit 143" TERM; sleep 300 & wait'];
+    const saving = ['sh', '-c', 'trap "echo saving; sleep 1; echo saved; exit 143" TERM; echo ready; sleep 300 & wait'];
     const stopped = async (killGraceMs: number): Promise<string> => {
       const lane = new AbortController();
       let started = false;
+      // Both stops write one log: this one's lines are those after what is there now.
+      const before = (await readFile(log, 'utf8').catch(() => '')).length;
       const running = withStepScope({ env: {}, killGraceMs, stopping: lane.signal }, () =>
         runStep({
           step: 'train',
@@ -342,12 +349,16 @@ describe('runStep', () => {
         }),
       );
       await expect.poll(() => started, { timeout: 10_000, message: 'the step started' }).toBe(true);
-      // The trap is set once the shell runs its first line.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The trap is set once the shell has said so.
+      await expect
+        .poll(async () => (await readFile(log, 'utf8').catch(() => '')).slice(before).includes('ready'), {
+          timeout: 10_000,
+        })
+        .toBe(true);
       const reason = new Error('lane stopped (SIGTERM)');
       lane.abort(reason);
       expect(await rejection(running)).toBe(reason);
-      return readFile(log, 'utf8');
+      return (await readFile(log, 'utf8')).slice(before);
     };
     // A grace longer than the save: the trainer finishes it.
     expect(await stopped(10_000)).toContain('saved');
