@@ -2,6 +2,8 @@
 // for a child it did not start adopts it: a child still running then reports by signal, and one
 // that closed before it could be adopted is settled from its outcome. A real dev server, real
 // workers and the fixture stack; `temporal workflow terminate` ends the run that started the child.
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHistories } from '../../src/ledger-copy/history-runs.js';
 import type { HistoryEvent } from '../../src/ledger/history/index.js';
@@ -12,23 +14,30 @@ import { copyCaughtUp, expectCopyMatches } from '../helpers/bounded-loop.js';
 import { expectEachRunAndEvalOnce, rowsOf, stateOf, temporalCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
-/** Four epochs of 1.5 s: long enough to end the generation while the run trains. */
-const SLOW = { fixture_sleep_ms: 1_500 };
-
 describe('a child the run that started it no longer waits for', () => {
   let harness: LoopHarness;
 
   beforeAll(async () => {
-    harness = await createLoopHarness({ candidates: [{ name: 'slow', overrides: SLOW }], lanes: 1 });
+    harness = await createLoopHarness({ candidates: [{ name: 'slow' }], lanes: 1 });
   });
 
   afterAll(async () => {
     await harness?.dispose();
   });
 
+  /** The file a loop's trainings wait for (fixture_wait_for): the test decides when its run ends. */
+  const releaseOf = (loopId: string) => path.join(harness.dir, `${loopId}.release`);
+
+  /** A loop's settings: its own candidates file, whose `slow` trains once its release file is there. */
+  async function settingsOf(loopId: string) {
+    const candidates = path.join(harness.dir, `${loopId}.candidates.yaml`);
+    await harness.writeCandidates([{ name: 'slow', overrides: { fixture_wait_for: releaseOf(loopId) } }], candidates);
+    return { saturation_evals: 1000, candidates };
+  }
+
   /** Start a loop, terminate its generation while its first run trains; the child id of that run. */
   async function terminateWhileTraining(loopId: string): Promise<string> {
-    expect((await harness.startWith(loopId, { saturation_evals: 1000 })).kind).toBe('started');
+    expect((await harness.startWith(loopId, await settingsOf(loopId))).kind).toBe('started');
     const training = await harness.waitFor(loopId, (view) => view.in_flight.length > 0, 60_000);
     const childId = training.in_flight[0]?.childId ?? '';
     const ended = await temporalCli(harness.server, [
@@ -44,8 +53,13 @@ describe('a child the run that started it no longer waits for', () => {
   }
 
   /** Started again: the run is counted once, then the loop stops; the export, the copy and the workflow agree. */
-  async function resumeAndCheck(loopId: string, childId: string): Promise<HistoryEvent[]> {
-    expect((await harness.startWith(loopId, { saturation_evals: 1000 })).kind).toBe('resumed');
+  async function resumeAndCheck(
+    loopId: string,
+    childId: string,
+    resumed: () => Promise<void> = async () => {},
+  ): Promise<HistoryEvent[]> {
+    expect((await harness.startWith(loopId, await settingsOf(loopId))).kind).toBe('resumed');
+    await resumed();
     await harness.waitFor(loopId, (view) => view.in_flight.every((flight) => flight.childId !== childId), 60_000);
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
@@ -62,7 +76,23 @@ describe('a child the run that started it no longer waits for', () => {
 
   it('still running when adopted: it reports by signal to the run that adopted it', async () => {
     const childId = await terminateWhileTraining('running');
-    const resumed = await resumeAndCheck('running', childId);
+    // The child trains until the resumed run has sent it the adopt signal.
+    const resumed = await resumeAndCheck('running', childId, async () => {
+      await expect
+        .poll(
+          async () => {
+            const { events } = await harness.client.workflow.getHandle(loopWorkflowId('running')).fetchHistory();
+            return (events ?? []).some(
+              (event) =>
+                event.signalExternalWorkflowExecutionInitiatedEventAttributes?.signalName === adoptSignal.name &&
+                event.signalExternalWorkflowExecutionInitiatedEventAttributes.workflowExecution?.workflowId === childId,
+            );
+          },
+          { timeout: 60_000, interval: 250, message: 'the resumed run sent the child the adopt signal' },
+        )
+        .toBe(true);
+      await writeFile(releaseOf('running'), '');
+    });
     expect(
       resumed.some(
         (event) =>
@@ -83,6 +113,7 @@ describe('a child the run that started it no longer waits for', () => {
 
   it('closed before it could be adopted: its report is read from its outcome', async () => {
     const childId = await terminateWhileTraining('closed');
+    await writeFile(releaseOf('closed'), '');
     // Its completion went to the terminated run, which no longer records anything.
     await expect
       .poll(async () => (await harness.client.workflow.getHandle(childId).describe()).status.name, {

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stopLoop } from '../../src/client/loop-updates.js';
@@ -28,7 +29,10 @@ describe('stopping, resuming and starting a loop twice', () => {
   const handle = (loopId: string) => harness.client.workflow.getHandle(loopWorkflowId(loopId));
 
   it('stop lets running work finish, then the loop closes with its view; start resumes it, and reports it when it runs', async () => {
-    const slow = { fixture_sleep_ms: 700, fixture_epochs: 2 };
+    // Both trainings wait for `release` (written after the stop is seen), so both are still in
+    // flight when it lands, however slowly the box answers.
+    const release = path.join(harness.dir, 'graceful.release');
+    const slow = { fixture_wait_for: release, fixture_epochs: 2 };
     expect(
       (
         await startLoopWith('graceful', [
@@ -47,6 +51,7 @@ describe('stopping, resuming and starting a loop twice', () => {
       running.in_flight.map((flight) => flight.childId),
     );
     expect((await handle('graceful').describe()).status.name).toBe('RUNNING');
+    await writeFile(release, '');
 
     const result = await harness.result('graceful');
     expect((await handle('graceful').describe()).status.name).toBe('COMPLETED');
