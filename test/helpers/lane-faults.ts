@@ -206,17 +206,21 @@ export interface LaneDrain {
 /**
  * While `runId` trains, drain its lane with `champion-loop worker gpu --drain` (SIGUSR2 to the
  * worker): what ran there must finish untouched, the loop put nothing new on the lane, and the
- * worker exit; then it starts again. The trainer is held (SIGSTOP) from before the command starts
- * (a few seconds on a busy box) until the loop shows the lane draining, so the drain always
- * finds it running, and no job can come between.
+ * worker exit; then it starts again. The trainer is held (SIGSTOP) from when it is found, before
+ * the loop's view is read, until the loop shows the lane draining, so the drain always finds it
+ * running, and no job can come between.
  */
 export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: string): Promise<LaneDrain> {
-  const trainer = await stepProcessOf(loop, loopId, runId, 'train');
-  const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
-  expect(flight, `${runId} is in flight`).toBeDefined();
-  const lane = flight?.lane ?? '';
+  const held = new HeldSteps();
+  let found: Awaited<ReturnType<typeof stepOnItsLane>>;
+  try {
+    found = await stepOnItsLane(loop, loopId, runId, 'train', held);
+  } catch (error) {
+    held.release();
+    throw error;
+  }
+  const { trainer, lane } = found;
   const { device, worker } = loop.laneOf(lane);
-  process.kill(trainer.pid, 'SIGSTOP');
   const sent = Date.now();
   const command = loop.drainLane(device);
   let atNotice: Set<string> | null = null;
@@ -232,14 +236,14 @@ export async function drainLaneWhile(loop: ProcessLoop, loopId: string, runId: s
       if (atNotice === null) {
         if (view.lanes.some((entry) => entry.queue === lane && (entry.draining_until ?? null) !== null)) {
           atNotice = new Set(onLane);
-          process.kill(trainer.pid, 'SIGCONT');
+          held.release();
         }
       } else for (const job of onLane) if (!atNotice.has(job)) after.add(job);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   } finally {
     // Never left stopped, whatever happened.
-    if (atNotice === null) process.kill(trainer.pid, 'SIGCONT');
+    held.release();
   }
   const drain = {
     lane,
@@ -279,10 +283,16 @@ export interface LaneBack {
  * in a new trainer process.
  */
 export async function loseLaneAndRestart(loop: ProcessLoop, loopId: string, runId: string): Promise<LaneBack> {
-  const trainer = await stepProcessOf(loop, loopId, runId, 'train');
-  const flight = (await loop.view(loopId)).in_flight.find((f) => f.jobId === runId);
-  expect(flight, `${runId} is in flight`).toBeDefined();
-  const lane = flight?.lane ?? '';
+  // Held while the loop's view is read, so the training cannot end before the kill.
+  const held = new HeldSteps();
+  let found: Awaited<ReturnType<typeof stepOnItsLane>>;
+  try {
+    found = await stepOnItsLane(loop, loopId, runId, 'train', held);
+  } finally {
+    // Running again a moment before the fault, as a preempted step would be.
+    held.release();
+  }
+  const { trainer, lane } = found;
   const { device, worker } = loop.laneOf(lane);
   const sent = Date.now();
   expect((await killWorker(worker)).signal).toBe('SIGKILL');
