@@ -57,11 +57,21 @@ describe('a ledger copy damaged under a running loop', () => {
     await truncate(file, Buffer.byteLength(text.slice(0, 3).join('\n') + '\n'));
     await harness.startWith('damaged');
     await copyIsTheExport(harness, 'damaged', config.state_dir);
-    await vi.waitFor(async () => expect((await copyRepairs(config.state_dir)).last?.found).toMatch(/^was cut short/));
+    await vi.waitFor(async () => expect((await copyRepairs(config.state_dir)).last?.found).toMatch(/^was cut short/), {
+      timeout: 30_000,
+      interval: 250,
+    });
 
+    // Deleted while the loop is stopped: with it running, a keeper pass between its check and its
+    // append would make a new file and find it "replaced", not deleted.
+    await stop('damaged');
     await rm(file);
+    await harness.startWith('damaged');
     await copyIsTheExport(harness, 'damaged', config.state_dir);
-    await vi.waitFor(async () => expect((await copyRepairs(config.state_dir)).last?.found).toMatch(/^was deleted/));
+    await vi.waitFor(async () => expect((await copyRepairs(config.state_dir)).last?.found).toMatch(/^was deleted/), {
+      timeout: 30_000,
+      interval: 250,
+    });
 
     await stop('damaged');
     await copyIsTheExport(harness, 'damaged', config.state_dir);
