@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { expect, inject, vi } from 'vitest';
 import { packagingWorkflowId } from '../../src/workflows/ids.js';
 import { packagingQuery } from '../../src/workflows/messages.js';
@@ -186,4 +186,23 @@ export async function packagingIdle(client: Client, loopId: string): Promise<voi
     },
     { timeout: 60_000, interval: 250 },
   );
+}
+
+/**
+ * Until the workflow has handled the last `signalName` it was sent: a workflow task completed
+ * after that signal in its current run's history (not a guessed wait).
+ */
+export async function signalHandled(handle: WorkflowHandle, signalName: string): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const events = (await handle.fetchHistory()).events ?? [];
+        const signalled = events.findLastIndex(
+          (event) => event.workflowExecutionSignaledEventAttributes?.signalName === signalName,
+        );
+        return signalled >= 0 && events.slice(signalled).some((event) => event.workflowTaskCompletedEventAttributes);
+      },
+      { timeout: 60_000, interval: 250, message: `the workflow handled its ${signalName} signal` },
+    )
+    .toBe(true);
 }

@@ -3,7 +3,7 @@ import { runIdFor } from '../../src/rules/ids.js';
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
 import { resumeSignal, stopNowSignal } from '../../src/workflows/messages.js';
 import { championLoopAt } from '../client/champion-loop-cli.js';
-import { packagingIdle, rowsOf } from '../helpers/loop-checks.js';
+import { packagingIdle, rowsOf, signalHandled } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 // Issue 23: the packaging workflow terminated by hand (`temporal workflow terminate
@@ -76,18 +76,7 @@ describe('a packaging workflow terminated by hand', () => {
     // in the history) and packaging has settled, rather than after a guessed 3 s.
     const loop = harness.client.workflow.getHandle(loopWorkflowId('unpackaged'));
     await loop.signal(resumeSignal);
-    await expect
-      .poll(
-        async () => {
-          const events = (await loop.fetchHistory()).events ?? [];
-          const signalled = events.findLastIndex(
-            (event) => event.workflowExecutionSignaledEventAttributes?.signalName === resumeSignal.name,
-          );
-          return signalled >= 0 && events.slice(signalled).some((event) => event.workflowTaskCompletedEventAttributes);
-        },
-        { timeout: 60_000, interval: 250, message: 'the loop handled the second resume' },
-      )
-      .toBe(true);
+    await signalHandled(loop, resumeSignal.name);
     await packagingIdle(harness.client, 'unpackaged');
     expect(
       rowsOf((await harness.ledger('unpackaged')).rows, 'package').filter((row) => row.event === 'launched').length,

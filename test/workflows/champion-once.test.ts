@@ -6,7 +6,7 @@ import { generationRunOf, type HistoryEvent } from '../../src/ledger/history/ind
 import { loopWorkflowId, packagingWorkflowId } from '../../src/workflows/ids.js';
 import { championSignal, stopSignal } from '../../src/workflows/messages.js';
 import { copyCaughtUp, expectCopyMatches } from '../helpers/bounded-loop.js';
-import { packagingIdle, rowsOf } from '../helpers/loop-checks.js';
+import { packagingIdle, rowsOf, signalHandled } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 import { recordAll } from '../helpers/record-rows.js';
 
@@ -111,7 +111,7 @@ describe('a champion is promoted and packaged once (band decisions, continue-as-
       .at(-1)?.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
     expect(sent).toBeDefined();
     await packaging.signal(championSignal, JSON.parse(Buffer.from(sent ?? []).toString('utf8')) as never);
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await signalHandled(packaging, championSignal.name);
     await packagingIdle(harness.client, loopId);
     const again = (await harness.ledger(loopId)).rows;
     expect(rowsOf(again, 'package')).toEqual(rowsOf(rows, 'package'));
