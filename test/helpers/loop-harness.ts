@@ -8,6 +8,7 @@ import { NativeConnection, type Worker } from '@temporalio/worker';
 import { stringify } from 'yaml';
 import { exportLedger } from '../../src/client/ledger-export.js';
 import { startLoop, type StartOutcome } from '../../src/client/loop-start.js';
+import { durationMs, type DurationText } from '../../src/config/duration.js';
 import { loadLoopConfig } from '../../src/config/load-loop-config.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { GenerationResult } from '../../src/workflows/generation.js';
@@ -21,6 +22,11 @@ import { createPackageWorker } from '../../src/workers/package-worker.js';
 import { waitForView } from './loop-checks.js';
 import { startTestServer, type TestServer } from './test-server.js';
 import { workflowBundle } from './workflow-bundle.js';
+import { definedFields } from '../../src/support/defined-fields.js';
+
+/** A lane entry's `kill_grace` in ms, undefined without one. */
+const killGraceOf = (text: DurationText | undefined): number | undefined =>
+  text === undefined ? undefined : durationMs(text);
 
 const STACK = fileURLToPath(new URL('../fixture-stack/', import.meta.url));
 const step = (script: string) => [process.execPath, path.join(STACK, script)];
@@ -191,6 +197,8 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
       minFreeGiB: options.gpu ? (config.lanes[device]?.min_free_gib ?? 0) : 0,
       readGpu: options.gpu?.read ?? (() => Promise.resolve({ kind: 'no-gpu', reason: 'test' })),
       ...(options.gpu ? { gpuPollMs: options.gpu.pollMs } : {}),
+      // The lane's kill grace as its loop.yaml entry sets it (laneCapacity), else the lane's default.
+      ...definedFields({ killGraceMs: killGraceOf(config.lanes[device]?.kill_grace) }),
     });
     workers.push(lane.worker);
     laneWorkers.push(lane);

@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -8,6 +8,7 @@ import { recordedPatch } from '../../src/ledger/history/patch-markers.js';
 import { PAUSED_ATTEMPTS } from '../../src/workflows/patches.js';
 import { BOUNDED_CANDIDATES, hangAfterRound, runBounded } from '../helpers/bounded-loop.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
+import { HeldSteps } from '../helpers/lane-faults.js';
 import { championLoopCli, expectEachRunAndEvalOnce, processesMentioning, rowsOf } from '../helpers/loop-checks.js';
 
 // A training paused the way Temporal offers it (PauseActivity, here through `champion-loop pause`)
@@ -30,8 +31,15 @@ describe('a training run paused and unpaused', () => {
         c.name === 'a' ? { ...c, overrides: { ...c.overrides, fixture_epochs: EPOCHS } } : c,
       ),
       lanes: 2,
-      // A heartbeat every second or so: the server tells the lane of the pause at the next one.
-      loop: { parallel: 2, saturation_evals: 1000, timeouts: { heartbeat: '3s', schedule_to_start: '20s' } },
+      // A heartbeat every second or so: the server tells the lane of the pause at the next one. The
+      // lanes' kill grace outlasts what the second test does while a stopped trainer's launcher
+      // lingers (it lets the launcher go itself).
+      loop: {
+        parallel: 2,
+        saturation_evals: 1000,
+        timeouts: { heartbeat: '3s', schedule_to_start: '20s' },
+        lanes: [0, 1].map((device) => ({ host: 'test', device, kill_grace: '5m' })),
+      },
     });
   }, 120_000);
 
@@ -58,10 +66,14 @@ describe('a training run paused and unpaused', () => {
           timeout: 60_000,
           interval: 100,
         });
+        // The trainer is held (SIGSTOP) until the pause is sent, so it cannot end first on a slow box.
+        const held = new HeldSteps();
         const running = await trainers();
+        for (const { pid } of running) held.hold(pid);
         expect(running.length, 'the trainer runs').toBeGreaterThan(0);
+        const childId = (await loop.view(loopId)).in_flight.find((job) => job.jobId === TARGET)?.childId;
         const pausedAt = Date.now();
-        const pause = await cli('pause', loopId, TARGET, '--reason', 'maintenance');
+        const pause = await cli('pause', loopId, TARGET, '--reason', 'maintenance').finally(() => held.release());
         expect(pause.exitCode, pause.stderr).toBe(0);
         expect(pause.stdout).toContain(`run ${TARGET}: training paused`);
         // Its whole process group stopped at the training's next heartbeat.
@@ -69,9 +81,8 @@ describe('a training run paused and unpaused', () => {
         seen.groupGoneMs = Date.now() - pausedAt;
         for (const { pid } of running) expect(() => process.kill(pid, 0)).toThrow();
         // Held by the server: pending, paused, not running; the run still in flight, no row of it.
-        const child = loop.client.workflow.getHandle(
-          (await loop.view(loopId)).in_flight.find((job) => job.jobId === TARGET)!.childId,
-        );
+        expect(childId, `${TARGET} in flight when paused`).toBeDefined();
+        const child = loop.client.workflow.getHandle(childId ?? '');
         await vi.waitFor(
           async () => {
             const [activity] = (await child.describe()).raw.pendingActivities ?? [];
@@ -148,8 +159,14 @@ describe('a training run paused and unpaused', () => {
         (p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes(`--run-id ${TARGET}`),
       );
     // A stack whose launcher outlives its trainer's SIGTERM (it ignores it and lingers) until the
-    // lane's SIGKILL at the end of its kill grace (25 s): the attempt stays on its lane meanwhile.
-    const lingering = ['sh', '-c', 'trap "" TERM; "$@"; rc=$?; [ $rc -ge 128 ] && sleep 60; exit $rc', 'sh'];
+    // test lets it go (inside the lanes' 5 m kill grace): the attempt stays on its lane meanwhile.
+    const letGo = path.join(base.state_dir, '..', 'let-launcher-go');
+    const lingering = [
+      'sh',
+      '-c',
+      `trap "" TERM; "$@"; rc=$?; [ $rc -ge 128 ] && while [ ! -e '${letGo}' ]; do sleep 0.1; done; exit $rc`,
+      'sh',
+    ];
     const settings = {
       resume_flag: '--resume-from',
       retries: { ...base.retries, train: 1 },
@@ -176,6 +193,7 @@ describe('a training run paused and unpaused', () => {
         expect(status.stdout).toContain('its training is pausing');
         const unpause = await cli('unpause', loopId, TARGET);
         expect(unpause.exitCode, unpause.stderr).toBe(0);
+        await writeFile(letGo, '');
       },
     });
     const target = rowsOf(disturbed.rows, 'run').find(
