@@ -1,8 +1,8 @@
 // A loop whose ledger copy is mirrored to the artifact store (loop.yaml artifacts:) goes on on a
 // host that never saw it: another Temporal server (no history of the loop at all), an empty
 // state dir, the first host's folders deleted. Real dev servers, workers, fixture stack and store.
-import { readFile } from 'node:fs/promises';
-import { describe, expect, it, vi } from 'vitest';
+import { readFile, writeFile } from 'node:fs/promises';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { mirrorKeys } from '../../src/artifacts/ledger-mirror.js';
 import { ObjectStore } from '../../src/artifacts/object-store.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
@@ -87,10 +87,15 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
 
   it('with the store down, a made package waits for it, status says so, and it lands once the store is back', async () => {
     const loopId = 'storeless';
-    // The package command takes 5 s: the store goes away while it runs, after the champion's
-    // training and evaluation went through the store (with the store down no run trains).
-    process.env.FIXTURE_PACKAGE_SLEEP_MS = '5000';
+    // The package command waits for a file the test writes once the store is gone: the store goes
+    // away while it runs, after the champion's training and evaluation went through the store
+    // (with the store down no run trains).
     third = await createLoopHarness({ candidates: CANDIDATES });
+    const packageGo = path.join(third.dir, 'package-go');
+    process.env.FIXTURE_PACKAGE_WAIT_FILE = packageGo;
+    onTestFinished(() => {
+      delete process.env.FIXTURE_PACKAGE_WAIT_FILE;
+    });
     expect((await third.startWith(loopId, { ...SETTINGS, artifacts: fleetStore.artifacts })).kind).toBe('started');
     await vi.waitFor(
       async () =>
@@ -100,6 +105,7 @@ describe('a loop mirrored to the artifact store, started on a host that never sa
       { timeout: 180_000, interval: 100 },
     );
     await fleetStore.server.kill();
+    await writeFile(packageGo, '');
     // A loop with no history and no copy is not started afresh while the store cannot say whether it mirrors one.
     await expect(third.startWith('another', { ...SETTINGS, artifacts: fleetStore.artifacts })).rejects.toThrow(
       /cannot look up s3:\/\/fleet\/gate\/ledgers\/another\/ledger.jsonl.*start looks in the artifact store .* Nothing started/,
