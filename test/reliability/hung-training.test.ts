@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runIdFor } from '../../src/rules/ids.js';
 import type { LoopConfig } from '../../src/config/loop-config.js';
@@ -41,7 +41,8 @@ describe('a training command that hangs', () => {
     loopId: string,
     fault: string,
     settings: Partial<LoopConfig>,
-    watch?: () => Promise<void>,
+    /** A file HUNG's training waits for before it starts, written once the list is empty (a slow HUNG could end first). */
+    hold?: string,
   ): Promise<BoundedLoop> {
     const candidates = path.join(harness.dir, `${loopId}.candidates.yaml`);
     await harness.writeCandidates(
@@ -51,18 +52,25 @@ describe('a training command that hangs', () => {
       ],
       candidates,
     );
+    const gate =
+      hold === undefined
+        ? []
+        : [
+            'sh',
+            '-c',
+            `case " $* " in *" ${HUNG} "*) while [ ! -e '${hold}' ]; do sleep 0.1; done;; esac; exec "$@"`,
+            'sh',
+          ];
     const commands = {
       ...harness.config.commands,
-      train: ['env', `FIXTURE_FAIL_TRAIN=${fault}`, ...FIXTURE_COMMANDS.train],
+      train: [...gate, 'env', `FIXTURE_FAIL_TRAIN=${fault}`, ...FIXTURE_COMMANDS.train],
     };
     await harness.startWith(loopId, { candidates, commands, saturation_evals: 1000, ...settings });
     // One lane: HUNG trains (slowly, or hanging) before round 3 can be planned; by then the list is empty.
     await harness.waitFor(loopId, (view) => view.in_flight.some((flight) => flight.jobId === HUNG));
     await harness.writeCandidates('candidates: []\n', candidates);
-    await Promise.all([
-      watch?.(),
-      harness.waitFor(loopId, (view) => view.idle && view.in_flight.length === 0 && view.queued === 0, 120_000),
-    ]);
+    if (hold !== undefined) await writeFile(hold, '');
+    await harness.waitFor(loopId, (view) => view.idle && view.in_flight.length === 0 && view.queued === 0, 120_000);
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
     const config = harness.configFor(loopId, settings);
@@ -78,7 +86,12 @@ describe('a training command that hangs', () => {
   }
 
   it('is timed out by timeouts.train, retried per retries.train, recorded as train_failed, its processes killed; the loop goes on', async () => {
-    const baseline = await twoRounds('hang-baseline', `slow:${HUNG}`, {});
+    const baseline = await twoRounds(
+      'hang-baseline',
+      `slow:${HUNG}`,
+      {},
+      path.join(harness.dir, 'hang-baseline.release'),
+    );
     // Each hung trainer process, with when it was first and last seen alive.
     const seen = new Map<number, { first: number; last: number }>();
     let watching = true;
