@@ -1,6 +1,6 @@
-// How many jobs a GPU lane runs at once and how much free memory a job needs: one place sets
-// them, the lane's entry in loop.yaml (`slots`, `min_free_gib`), which the generation dispatches
-// by too. Flags of `worker gpu` are for a lane started without its loop.yaml; given beside it,
+// How many jobs a GPU lane runs at once, how much free memory a job needs and how its steps may
+// pass one that waits for memory: one place sets them, the lane's entry in loop.yaml (`slots`,
+// `min_free_gib`, `kill_grace`, `overtaking`), whose slots the generation dispatches by too. Flags of `worker gpu` are for a lane started without its loop.yaml; given beside it,
 // they must agree with it. Pure: the worker command reads the files and the device.
 import { durationMs } from '../config/duration.js';
 import {
