@@ -34,7 +34,7 @@ async function stepProcessOf(
 }
 
 /** Whether `pid` descends from `ancestor`. */
-export async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
+async function descendsFrom(pid: number, ancestor: number): Promise<boolean> {
   for (let at: number | null = pid; at !== null && at > 1; at = await parentOf(at)) if (at === ancestor) return true;
   return false;
 }
@@ -100,6 +100,38 @@ async function stepOnItsLane(
     },
     { timeout: 60_000, interval: 250 },
   );
+}
+
+/**
+ * A teacher member's development evaluation of `loopId` running under the lane worker its teacher
+ * build is on, once there is one: its lane and pid. Every development evaluation found is held
+ * (SIGSTOP) while the loop's view is read, so a slow answer cannot let it end first, and let go
+ * on return, right before the caller's fault (a stopped process would not take a SIGTERM).
+ */
+export async function teacherEvaluationOnItsLane(
+  loop: ProcessLoop,
+  loopId: string,
+  timeoutMs: number,
+): Promise<{ lane: string; pid: number }> {
+  const stateDir = loop.configFor(loopId).state_dir;
+  const held = new HeldSteps();
+  try {
+    return await vi.waitFor(
+      async () => {
+        const evaluations = (await processesMentioning(stateDir)).filter((p) => p.cmdline.includes('development'));
+        for (const evaluation of evaluations) held.hold(evaluation.pid);
+        const flight = (await loop.view(loopId)).in_flight.find((f) => f.kind === 'teacher');
+        if (flight === undefined) throw new Error('no teacher build in flight');
+        const { worker } = loop.laneOf(flight.lane);
+        for (const evaluation of evaluations)
+          if (await descendsFrom(evaluation.pid, worker.pid)) return { lane: flight.lane, pid: evaluation.pid };
+        throw new Error(`no development evaluation under ${flight.lane}'s worker`);
+      },
+      { timeout: timeoutMs, interval: 200 },
+    );
+  } finally {
+    held.release();
+  }
 }
 
 /** What a lane fault did, for the test's printout. */

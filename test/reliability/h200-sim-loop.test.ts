@@ -15,8 +15,8 @@ import type { LoopConfig } from '../../src/config/loop-config.js';
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
-import { descendsFrom, HeldSteps } from '../helpers/lane-faults.js';
-import { evalKey, ledgerUntil, processesMentioning, rowsOf } from '../helpers/loop-checks.js';
+import { teacherEvaluationOnItsLane } from '../helpers/lane-faults.js';
+import { evalKey, ledgerUntil, rowsOf } from '../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 import { pythonStackUnavailable, simCardStack } from '../helpers/python-stack.js';
 import { terminateWorker } from '../helpers/worker-processes.js';
@@ -143,10 +143,10 @@ describe.skipIf(unavailable !== null)('a loop on a simulated H200, undisturbed a
   }
 
   /** Start `loopId`, let `disturb` act while it runs, stop it once its first two rounds are done; its rows. */
-  async function runLoop(loopId: string, disturb: (stateDir: string) => Promise<void>): Promise<LedgerRow[]> {
+  async function runLoop(loopId: string, disturb: () => Promise<void>): Promise<LedgerRow[]> {
     const settings = await configOf(loopId);
     expect((await loop.startWith(loopId, settings)).kind).toBe('started');
-    await disturb(settings.state_dir ?? '');
+    await disturb();
     await ledgerUntil(loop, loopId, firstRoundsDone, 420_000);
     await loop.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     await loop.result(loopId);
@@ -157,7 +157,7 @@ describe.skipIf(unavailable !== null)('a loop on a simulated H200, undisturbed a
     const calm = await runLoop('calm', async () => {});
 
     const seen: { hog?: ReturnType<typeof hogWhenRoom>; preempted?: string } = {};
-    const storm = await runLoop('storm', async (stateDir) => {
+    const storm = await runLoop('storm', async () => {
       // The outside process comes while the first round trains.
       await vi.waitFor(
         async () => {
@@ -168,23 +168,7 @@ describe.skipIf(unavailable !== null)('a loop on a simulated H200, undisturbed a
       );
       seen.hog = hogWhenRoom(stack, env, HOG_GIB, 20);
       // The lane goes down under a member evaluation of the teacher build, held (SIGSTOP) until then.
-      const held = new HeldSteps();
-      try {
-        await vi.waitFor(
-          async () => {
-            const evaluations = (await processesMentioning(stateDir)).filter((p) => p.cmdline.includes('development'));
-            for (const evaluation of evaluations) held.hold(evaluation.pid);
-            const flight = (await loop.view('storm')).in_flight.find((f) => f.kind === 'teacher');
-            if (flight === undefined) throw new Error('no teacher build in flight');
-            const { worker } = loop.laneOf(flight.lane);
-            for (const evaluation of evaluations) if (await descendsFrom(evaluation.pid, worker.pid)) return;
-            throw new Error(`no development evaluation under ${flight.lane}'s worker`);
-          },
-          { timeout: 240_000, interval: 200 },
-        );
-      } finally {
-        held.release();
-      }
+      await teacherEvaluationOnItsLane(loop, 'storm', 240_000);
       const lane = loop.lanes[0];
       if (lane === undefined) throw new Error('no lane');
       expect(await terminateWorker(lane)).toEqual({ exitCode: 0, signal: null });

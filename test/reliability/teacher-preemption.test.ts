@@ -7,7 +7,7 @@ import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopSignal } from '../../src/workflows/messages.js';
 import { processesMentioning, rowsOf } from '../helpers/loop-checks.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
-import { descendsFrom, HeldSteps } from '../helpers/lane-faults.js';
+import { teacherEvaluationOnItsLane } from '../helpers/lane-faults.js';
 import { terminateWorker } from '../helpers/worker-processes.js';
 
 const TEACHER_PATH = 'artifacts/teachers/gen-{generation}/insample.jsonl';
@@ -42,29 +42,8 @@ describe('a teacher build whose lane is stopped under it', () => {
     const loopId = 'teacher-term';
     expect((await loop.startWith(loopId)).kind).toBe('started');
     const { state_dir: stateDir } = loop.configFor(loopId);
-    // A member's development evaluation, under the lane worker the teacher build runs on. Each one
-    // found is held (SIGSTOP) while the loop's view is read, so a slow answer cannot let it end first.
-    const held = new HeldSteps();
-    let found: { lane: string; pid: number };
-    try {
-      found = await vi.waitFor(
-        async () => {
-          const evaluations = (await processesMentioning(stateDir)).filter((p) => p.cmdline.includes('development'));
-          for (const evaluation of evaluations) held.hold(evaluation.pid);
-          const flight = (await loop.view(loopId)).in_flight.find((f) => f.kind === 'teacher');
-          if (flight === undefined) throw new Error('no teacher build in flight');
-          const { worker } = loop.laneOf(flight.lane);
-          for (const evaluation of evaluations)
-            if (await descendsFrom(evaluation.pid, worker.pid)) return { lane: flight.lane, pid: evaluation.pid };
-          throw new Error(`no development evaluation under ${flight.lane}'s worker`);
-        },
-        { timeout: 120_000, interval: 200 },
-      );
-    } finally {
-      // Released right before the SIGTERM (a stopped process would not take it until continued).
-      held.release();
-    }
-    const { lane, pid } = found;
+    // A member's development evaluation, under the lane worker the teacher build runs on.
+    const { lane, pid } = await teacherEvaluationOnItsLane(loop, loopId, 120_000);
     const { device, worker } = loop.laneOf(lane);
     expect(await terminateWorker(worker)).toEqual({ exitCode: 0, signal: null });
     expect((await processesMentioning(stateDir)).some((p) => p.pid === pid)).toBe(false);
