@@ -29,7 +29,7 @@ export interface TestReuse {
  * said 10.3). So m is the mean the count is k deviations below: the fixed point of
  * m = count + k * sqrt(m (1 - m / items)), and the estimate m - count. Checkpoints of one run are
  * correlated and rarely equally good, which only makes the true optimism smaller: an upper
- * estimate, not a measurement. Simulated (test/rules/test-reuse.test.ts) it is 1.4x the true
+ * estimate, not a measurement. Simulated (test/rules/test-reuse.unit.test.ts) it is 1.4x the true
  * shortfall for counts of 10 or more; near 0 it is loose (a count of 0 among 1000 reads of 100
  * items gives about 12 where a mean of 1 gave 1), as a count cannot go below 0.
  */

@@ -1,6 +1,6 @@
 // The generation's current details: a Markdown page the Web UI shows on the workflow's page
 // (User Metadata tab, "Current Details"), kept current as the loop changes. `renderDetails` is
-// pure (tested in test/workflows/details.test.ts); `keepDetailsCurrent` sets it from the state.
+// pure (tested in test/workflows/details.unit.test.ts); `keepDetailsCurrent` sets it from the state.
 // Current details are answered by a built-in query, never written to history: they change no
 // command, so histories recorded before them replay unchanged.
 import { condition, isCancellation, setCurrentDetails } from '@temporalio/workflow';
