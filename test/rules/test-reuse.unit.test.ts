@@ -49,6 +49,13 @@ describe('countOptimism', () => {
     );
   });
 
+  it('settles where the count is close to the items, more reads giving more (fast-check found 8,419 reads, 2 of 8)', () => {
+    const here = countOptimism(8419, 2, 8);
+    const mean = 2 + here;
+    expect(here).toBeCloseTo(Math.sqrt(2 * Math.log(8419)) * Math.sqrt(mean * (1 - mean / 8)), 6);
+    expect(countOptimism(8420, 2, 8)).toBeGreaterThanOrEqual(here);
+  });
+
   it.each([
     { reads: 300, items: 400, rate: 0.05, tight: true },
     { reads: 20, items: 2000, rate: 0.02, tight: true },
