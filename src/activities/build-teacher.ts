@@ -6,7 +6,8 @@ import { readSelection } from '../contract/read.js';
 import { activityHooks } from './support/activity-context.js';
 import { describeEnd, runLoopStep } from './support/loop-step.js';
 import { exists, moveAside } from './support/move-aside.js';
-import { logsDir, runDir, scoreCacheArgs } from './support/paths.js';
+import { logsDir, runDir, scoreCacheArgs, stepLogFile } from './support/paths.js';
+import { STEPS, stepLog } from '../contract/steps.js';
 import { lineageKey } from './support/teacher-lineage.js';
 import type { TeacherInput, TeacherMember, TeacherOutcome } from './types.js';
 import type { FileRef } from '../artifacts/file-ref.js';
@@ -49,7 +50,10 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
     ...extra,
   });
   const namespace = `teacher-g${padGeneration(input.generation)}`;
-  const log = join(logsDir(paths.stateDir), `${namespace}.log`);
+  const log = stepLogFile(
+    paths.stateDir,
+    stepLog(STEPS.buildTeacher.logs.teacher, { generation: padGeneration(input.generation) }),
+  );
   try {
     const build = async (): Promise<TeacherOutcome> => {
       const folder = join(dirname(teacherPath), 'members');
@@ -65,7 +69,7 @@ export async function buildTeacher(input: TeacherInput): Promise<TeacherOutcome>
       const failure =
         input.reuseTeacherPreparation === true
           ? await scoreBatched(input, namespace, folder, pending)
-          : await scoreEach(input, namespace, folder, pending);
+          : await scoreEach(input, folder, pending);
       if (failure !== null) return done('failed', { error: failure });
       for (const job of jobs) {
         if (!(await exists(job.report)))
@@ -174,17 +178,18 @@ async function shareTeacherFile(
  * The seed's default: every member's checkpoint scored on `development` by one single-checkpoint
  * evaluation with its own config (docs/contract.md, evaluate, single form). Null when all ran.
  */
-async function scoreEach(
-  input: TeacherInput,
-  namespace: string,
-  folder: string,
-  pending: readonly MemberJob[],
-): Promise<string | null> {
+async function scoreEach(input: TeacherInput, folder: string, pending: readonly MemberJob[]): Promise<string | null> {
   const { paths, commands } = input;
   await mkdir(folder, { recursive: true });
   await mkdir(logsDir(paths.stateDir), { recursive: true });
   for (const job of pending) {
-    const log = join(logsDir(paths.stateDir), `${namespace}.development.${job.member.run_id}.log`);
+    const log = stepLogFile(
+      paths.stateDir,
+      stepLog(STEPS.buildTeacher.logs.member, {
+        generation: padGeneration(input.generation),
+        runId: job.member.run_id,
+      }),
+    );
     await moveAside(job.scores);
     const command = [
       ...commands.evaluate,
@@ -236,9 +241,12 @@ async function scoreBatched(
       logsDir(paths.stateDir),
       `${namespace}.development.compatible-${String(index).padStart(4, '0')}.jobs.json`,
     );
-    const log = join(
-      logsDir(paths.stateDir),
-      `${namespace}.development.compatible-${String(index).padStart(4, '0')}.log`,
+    const log = stepLogFile(
+      paths.stateDir,
+      stepLog(STEPS.buildTeacher.logs.compatible, {
+        generation: padGeneration(input.generation),
+        batch: String(index).padStart(4, '0'),
+      }),
     );
     index += 1;
     await mkdir(folder, { recursive: true });

@@ -3,7 +3,8 @@ import { evalRow } from './support/eval-rows.js';
 import { bandScores, evaluateOne } from './support/evaluator.js';
 import { laneAdmission } from './support/lane-admission.js';
 import type { ReserveInput, ReserveOutcome, LaneAdmission } from './types.js';
-import { batchEvalLog } from './support/paths.js';
+import { stepLogFile } from './support/paths.js';
+import { STEPS, stepLog } from '../contract/steps.js';
 import { withStepFiles } from './support/run-dir-cache.js';
 import { definedFields } from '../support/defined-fields.js';
 
@@ -20,7 +21,7 @@ export async function evaluateReserve(input: ReserveInput): Promise<ReserveOutco
     input.artifacts,
     input.paths.runsRoot,
     input.champion.files ?? [],
-    batchEvalLog(input.paths.stateDir, run.run_id, 'reserve'),
+    stepLogFile(input.paths.stateDir, stepLog(STEPS.evaluateReserve.logs.batch, { runId: run.run_id })),
     () => scoreReserve(input),
   );
 }

@@ -14,7 +14,7 @@ import { trainRun } from './train-run.js';
 import { waitForChange } from './wait-for-change.js';
 import { DEFAULT_OOM_RETRIES, type LaneJob } from '../contract/lane-job.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
-import { eachLaneStep, type LaneStepName } from '../contract/lane-steps.js';
+import { eachLaneStep, type LaneStepName } from '../contract/steps.js';
 
 export {
   readCandidates,
@@ -30,7 +30,7 @@ export {
   waitForChange,
 };
 
-/** CPU activities of the orchestrator worker: candidates, split, job configs, manifests, file checks. */
+/** CPU activities of the orchestrator worker: candidates, split, job configs, manifests, file checks (its worker adds those that need a client). */
 export const orchestratorActivities = {
   readCandidates,
   buildSplit,
@@ -40,10 +40,7 @@ export const orchestratorActivities = {
   waitForChange,
 };
 
-/** The orchestrator's activities of milliseconds (each heartbeats while it runs: `keepBeating`). */
-export const cpuActivities = { readCandidates, prepareRun, writeEnsembleManifest, missingFiles };
-
-/** GPU activities of a lane worker: training and evaluation subprocesses on its device (contract/lane-steps.ts lists them). */
+/** GPU activities of a lane worker: training and evaluation subprocesses on its device (the catalogue's lane steps, contract/steps.ts). */
 export const laneActivities = { trainRun, evaluateRun, evaluateReserve, buildTeacher } satisfies Record<
   LaneStepName,
   unknown
@@ -67,7 +64,7 @@ export function createLaneActivities(scope: StepScope): typeof laneActivities {
       const job = input.laneJob ?? legacyJob(input);
       return withStepScope(job === undefined ? scope : { ...scope, job }, () => activity(input));
     };
-  // Each step's own signature kept: the map's values are typed by laneActivities, built from the list.
+  // Each step's own signature kept: the map's values are typed by laneActivities, built from the catalogue.
   return eachLaneStep((name) =>
     onLane(laneActivities[name] as (input: { laneJob?: LaneJob }) => Promise<unknown>),
   ) as typeof laneActivities;

@@ -1,9 +1,9 @@
-import { join } from 'node:path';
 import { zeroPad } from '../rules/ids.js';
 import { runLoopStep } from './support/loop-step.js';
 import { packagePathFromLog } from './support/package-path.js';
 import { uploadPackage } from './support/package-upload.js';
-import { logsDir } from './support/paths.js';
+import { stepLogFile } from './support/paths.js';
+import { STEPS, stepLog } from '../contract/steps.js';
 import { appendLogLine } from './support/reports.js';
 import { isCommandNotFound } from './support/step-errors.js';
 import { returnCode } from './support/subprocess.js';
@@ -89,6 +89,6 @@ function packageCommand(base: readonly string[], champion: PackageChampion, stat
 
 /** `logs/package-<runId>-NNNN.log` (the epoch), or `logs/package-<runId>.log` for an ensemble. */
 export function packageLog(stateDir: string, champion: PackageChampion): string {
-  const suffix = champion.manifest === undefined && champion.epoch !== null ? `-${zeroPad(champion.epoch, 4)}` : '';
-  return join(logsDir(stateDir), `package-${champion.run_id}${suffix}.log`);
+  const epoch = champion.manifest === undefined && champion.epoch !== null ? `-${zeroPad(champion.epoch, 4)}` : '';
+  return stepLogFile(stateDir, stepLog(STEPS.packageChampion.logs.package, { runId: champion.run_id, epoch }));
 }

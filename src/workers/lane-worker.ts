@@ -3,9 +3,10 @@ import { workerTracing } from '../tracing/tracing.js';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
-import { eachLaneStep } from '../contract/lane-steps.js';
+import { eachLaneStep } from '../contract/steps.js';
+import { workerSteps } from '../contract/worker-steps.js';
 import { createLaneActivities } from '../activities/index.js';
-import * as probe from '../activities/probe-lane.js';
+import { probeLane } from '../activities/probe-lane.js';
 import { loopDataConverter } from '../codec/data-converter.js';
 import { durationMs } from '../config/duration.js';
 import { laneQueue } from '../config/lanes.js';
@@ -99,10 +100,10 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
     namespace: options.namespace,
     dataConverter: options.dataConverter ?? loopDataConverter(),
     taskQueue: queue,
-    activities: {
+    activities: workerSteps('lane', {
       ...eachLaneStep((name) => counted(jobs[name] as (input: never) => Promise<unknown>)),
-      ...probe,
-    },
+      probeLane,
+    }),
     // A shutdown (the SDK's own on SIGTERM, or a drain) waits for running jobs rather than
     // cancelling them: a drain lets them finish, and stopNow stops them with the kill grace.
     shutdownGraceTime: '3650 days',

@@ -6,13 +6,8 @@ import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common'
 import { loopDataConverter } from '../codec/data-converter.js';
 import type { NativeConnection } from '@temporalio/worker';
 import { Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { cpuActivities, orchestratorActivities } from '../activities/index.js';
-import { keepBeating } from '../activities/support/keep-beating.js';
 import { StopFiles } from './stop-file.js';
-import * as probe from '../activities/probe-lane.js';
-import { CHILD_OUTCOME, createChildOutcome } from '../activities/child-outcome.js';
-import { createRequestPackaging } from '../activities/request-packaging.js';
-import { createStopPackaging } from '../activities/stop-packaging.js';
+import { orchestratorWorkerActivities } from './orchestrator-activities.js';
 import { LedgerMirror } from '../artifacts/ledger-mirror.js';
 import { keepLedgerCopies } from '../ledger-copy/ledger-keeper.js';
 import { createLoopMetrics } from '../metrics/loop-metrics.js';
@@ -73,16 +68,7 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
     workflowBundle,
     ...(deployment ? { workerDeploymentOptions: deployment } : {}),
     ...workerTracing(),
-    activities: {
-      ...orchestratorActivities,
-      ...keepBeating({
-        ...cpuActivities,
-        requestPackaging: createRequestPackaging(client),
-        stopPackaging: createStopPackaging(client),
-        [CHILD_OUTCOME]: createChildOutcome(client),
-      }),
-      ...probe,
-    },
+    activities: orchestratorWorkerActivities(client),
   });
   // The loop's own metrics beside the SDK's, when this process serves metrics (--metrics-port).
   const meter = servedMetricMeter();

@@ -6,6 +6,7 @@ import { Worker } from '@temporalio/worker';
 import { packageActivities } from '../activities/index.js';
 import { registryActivities } from '../registry/index.js';
 import { PACKAGE_QUEUE } from '../workflows/queues.js';
+import { workerSteps } from '../contract/worker-steps.js';
 
 /** The package worker: runs one package command at a time, whatever the loop, and registers packaged champions (loop.yaml mlflow). */
 export async function createPackageWorker(options: {
@@ -19,7 +20,7 @@ export async function createPackageWorker(options: {
     namespace: options.namespace,
     dataConverter: options.dataConverter ?? loopDataConverter(),
     taskQueue: PACKAGE_QUEUE,
-    activities: { ...packageActivities, ...registryActivities },
+    activities: workerSteps('package', { ...packageActivities, ...registryActivities }),
     maxConcurrentActivityTaskExecutions: 1,
     ...workerTracing(),
   });

@@ -23,7 +23,7 @@ import { registrations } from './registrations.js';
 import { withSummaries } from './activity-summary.js';
 import { failureText } from './lane-failure.js';
 import { championSignal, packagingQuery, stopNowSignal } from './messages.js';
-import { PACKAGE_QUEUE } from './queues.js';
+import { stepOptions } from './step-options.js';
 import { takenChampion } from './report-shapes.js';
 import type { PackagingInput } from '../contract/packaging.js';
 import { LOOP_ID, LOOP_KIND } from '../contract/search-attributes.js';
@@ -110,16 +110,9 @@ export async function packaging(input: PackagingInput): Promise<PackagingState |
   }
 }
 
-/** The packaging activity, on the package queue with the loop's timeouts and retries. */
+/** The packaging activity, on the package queue with the loop's timeouts and retries (its catalogue entry). */
 function packagingActivities(input: PackagingInput) {
-  return withSummaries(
-    proxyActivities<typeof packageActivities>({
-      taskQueue: PACKAGE_QUEUE,
-      startToCloseTimeout: input.timeouts.package,
-      heartbeatTimeout: input.timeouts.heartbeat,
-      retry: { maximumAttempts: input.retries.package },
-    }),
-  );
+  return withSummaries(proxyActivities<typeof packageActivities>(stepOptions('packageChampion', { loop: input })));
 }
 
 /**

@@ -4,7 +4,7 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import { withSummaries } from './activity-summary.js';
 import { failureText } from './lane-failure.js';
-import { PACKAGE_QUEUE } from './queues.js';
+import { stepOptions } from './step-options.js';
 import type { registryActivities } from '../registry/index.js';
 import type { MlflowSettings } from '../registry/mlflow-settings.js';
 import type { RegisterChampionInput } from '../registry/register-champion.js';
@@ -45,11 +45,9 @@ export function registrations(settings: MlflowSettings): Registrations {
   // Each call carries a one-line summary for the Web UI's history (activity-summary.ts).
   const { registerChampion } = withSummaries(
     proxyActivities<typeof registryActivities>({
-      taskQueue: PACKAGE_QUEUE,
-      startToCloseTimeout: '2m',
+      ...stepOptions('registerChampion'),
       // A registry that is down is retried until retry_for has passed since the package finished.
       scheduleToCloseTimeout: settings.retry_for,
-      retry: { initialInterval: '1s', backoffCoefficient: 2, maximumInterval: '30s' },
     }),
   );
   let chain: Promise<void> = Promise.resolve();

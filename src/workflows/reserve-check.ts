@@ -1,7 +1,8 @@
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
 import type { LaneAdmission, ReserveOutcome } from '../activities/types.js';
-import { FINAL_LANE_FAILURES, onLaneOrThrow, type LaneCalls } from './lane-step.js';
+import { laneLimits, onLaneOrThrow } from './lane-step.js';
+import type { LoopActivities } from './activity-types.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { reserveReportedSignal, type ReserveReport } from './messages.js';
@@ -22,19 +23,15 @@ export interface ReserveCheckInput extends JobInput {
  */
 function scoreOnLane(
   input: ReserveCheckInput,
-  call: (activities: LaneCalls) => Promise<ReserveOutcome>,
+  call: (evaluateReserve: LoopActivities['evaluateReserve']) => Promise<ReserveOutcome>,
 ): Promise<ReserveOutcome> {
-  const { timeouts, retries } = input;
   return onLaneOrThrow(
     input,
-    {
-      kind: 'reserve',
-      timeout: timeouts.evaluate,
-      attempts: retries.evaluate,
-      what: `reserve check of ${input.champion.run_id} ${input.champion.checkpoint_name}`,
-    },
+    'evaluateReserve',
+    `reserve check of ${input.champion.run_id} ${input.champion.checkpoint_name}`,
     call,
-    FINAL_LANE_FAILURES,
+    // The SDK's retries never repeated what no lane attempt repeats.
+    laneLimits('evaluateReserve', input).final,
   );
 }
 
@@ -54,11 +51,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     ...definedFields({ artifacts: input.artifacts, laneJob: input.laneJob }),
   };
   try {
-    ({
-      row: reserve,
-      admission,
-      peakMiB,
-    } = await scoreOnLane(input, (activities) => activities.evaluateReserve(request)));
+    ({ row: reserve, admission, peakMiB } = await scoreOnLane(input, (evaluateReserve) => evaluateReserve(request)));
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (laneUnavailable(error)) reserve = null;

@@ -4,10 +4,11 @@
 // however many jobs each queued (docs/operating.md, "Several loops on one fleet"). Pure: workflows
 // (where each step is started) and the client (what `status` shows) compute it alike.
 import type { Priority } from '@temporalio/common';
+import type { StepKind } from '../contract/steps.js';
 import { definedFields } from '../support/defined-fields.js';
 
-/** The kinds of lane step, each with its place in the queue. */
-export type StepKind = 'reserve' | 'evaluation' | 'teacher' | 'training';
+/** The kinds of lane step (each lane step's `kind` in the catalogue, contract/steps.ts), each with its place in the queue. */
+export type { StepKind };
 
 /**
  * Smaller runs first (Temporal's priority key). A reserve check and an evaluation unblock a

@@ -1,6 +1,7 @@
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import type { TeacherMember, TeacherOutcome } from '../activities/types.js';
-import { onLaneOrThrow, type LaneCalls } from './lane-step.js';
+import { onLaneOrThrow } from './lane-step.js';
+import type { LoopActivities } from './activity-types.js';
 import type { TeacherRow } from '../ledger/rows.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
 import { COMMAND_NOT_FOUND } from '../contract/failures.js';
@@ -24,20 +25,11 @@ export interface TeacherBuildInput extends JobInput {
  */
 function buildOnLane(
   input: TeacherBuildInput,
-  call: (activities: LaneCalls) => Promise<TeacherOutcome>,
+  call: (buildTeacher: LoopActivities['buildTeacher']) => Promise<TeacherOutcome>,
 ): Promise<TeacherOutcome> {
-  const { timeouts, retries } = input;
-  return onLaneOrThrow(
-    input,
-    {
-      kind: 'teacher',
-      timeout: timeouts.evaluate,
-      attempts: retries.evaluate,
-      what: `teacher build of generation ${input.generation}`,
-    },
-    call,
-    [COMMAND_NOT_FOUND],
-  );
+  return onLaneOrThrow(input, 'buildTeacher', `teacher build of generation ${input.generation}`, call, [
+    COMMAND_NOT_FOUND,
+  ]);
 }
 
 /** Build a generation's in-sample teacher on a lane and report the teacher row to the generation. */
@@ -47,8 +39,8 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
   const started = new Date().toISOString();
   let row: TeacherRow | null;
   try {
-    const outcome = await buildOnLane(input, (activities) =>
-      activities.buildTeacher({
+    const outcome = await buildOnLane(input, (buildTeacher) =>
+      buildTeacher({
         paths: input.paths,
         commands: input.commands,
         generation: input.generation,

@@ -19,8 +19,8 @@ import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable, stepFailureText } from './lane-failure.js';
 import { CONFIG_ERROR, JOB_CONFIG_MISSING, SPLIT_MISSING, STORE_UNAVAILABLE } from '../contract/failures.js';
 import { runReportedSignal, STORE_WAIT_DETAILS, type RunReport } from './messages.js';
-import { splitActivityOptions } from './queues.js';
-import { onLane } from './lane-step.js';
+import { laneLimits, onLane } from './lane-step.js';
+import { localStepOptions, stepOptions } from './step-options.js';
 import { reportBack } from './report-back.js';
 import { markBaseline } from './baseline.js';
 import type { LaneJob } from '../contract/lane-job.js';
@@ -76,12 +76,7 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     // Every call carries a one-line summary for the Web UI's history (activity-summary.ts).
     // The job config is written in the child's first workflow task, by the worker that runs it: no
     // task queue round trip and no workflow task of its own between the child's start and training.
-    local: withSummaries(
-      proxyLocalActivities<LoopActivities>({
-        startToCloseTimeout: '1 minute',
-        retry: { maximumAttempts: 5 },
-      }),
-    ),
+    local: withSummaries(proxyLocalActivities<LoopActivities>(localStepOptions('prepareRun'))),
   };
   // A cancellation (an immediate stop) propagates: nothing is reported, so no half result is recorded.
   const trained: Trained = input.run === null ? await prepareAndTrain(steps) : { run: input.run, selected: null };
@@ -122,7 +117,7 @@ async function prepare(steps: RunSteps): Promise<{ prepared: PreparedRun } | { f
     if (!failureOfType(error, SPLIT_MISSING) || plan.splitSeed === undefined) return { failure: error };
     log.warn('split missing: building it again', { run_id: plan.runId, split: plan.split });
     try {
-      await withSummaries(proxyActivities<LoopActivities>(splitActivityOptions(input.timeouts))).buildSplit({
+      await withSummaries(proxyActivities<LoopActivities>(stepOptions('buildSplit', { loop: input }))).buildSplit({
         paths: input.paths,
         commands: input.commands,
         generation: plan.generation,
@@ -201,24 +196,21 @@ async function prepareAndTrain(steps: RunSteps): Promise<Trained> {
  */
 async function train(steps: RunSteps, prepared: PreparedRun, now: string, writtenAgain = false): Promise<Trained> {
   const { input, plan, onLaneJob, store, owner } = steps;
-  const { paths, commands, timeouts, retries } = input;
-  const trained = await onLane(
-    input,
-    { kind: 'training', timeout: timeouts.train, attempts: retries.train, what: `training ${plan.runId}` },
-    (activities) =>
-      activities.trainRun({
-        paths,
-        commands,
-        runId: plan.runId,
-        configPath: prepared.configPath,
-        owner,
-        noCheckpointMarker: input.noCheckpointMarker,
-        noProgress: timeouts.no_progress,
-        ...definedFields({ resumeFlag: input.resumeFlag }),
-        ...onLaneJob,
-        ...store,
-        ...definedFields({ inputs: prepared.inputs, data: prepared.data }),
-      }),
+  const { paths, commands, timeouts } = input;
+  const trained = await onLane(input, 'trainRun', `training ${plan.runId}`, (trainRun) =>
+    trainRun({
+      paths,
+      commands,
+      runId: plan.runId,
+      configPath: prepared.configPath,
+      owner,
+      noCheckpointMarker: input.noCheckpointMarker,
+      noProgress: timeouts.no_progress,
+      ...definedFields({ resumeFlag: input.resumeFlag }),
+      ...onLaneJob,
+      ...store,
+      ...definedFields({ inputs: prepared.inputs, data: prepared.data }),
+    }),
   );
   if (!trained.ok && failureOfType(trained.error, JOB_CONFIG_MISSING) && !writtenAgain) {
     const again = await configWrittenAgain(steps, prepared);
@@ -243,13 +235,7 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
     status: 'train_failed',
     started: now,
     finished: new Date().toISOString(),
-    error: stepFailureText(trained.error, {
-      timeoutKey: 'timeouts.train',
-      timeout: timeouts.train,
-      heartbeat: timeouts.heartbeat,
-      attemptsKey: 'retries.train',
-      attempts: retries.train,
-    }),
+    error: stepFailureText(trained.error, { ...laneLimits('trainRun', input), heartbeat: timeouts.heartbeat }),
     ...lost,
   });
   return { run: failed, selected: null };
@@ -295,21 +281,18 @@ async function score(steps: RunSteps, run: RunRow): Promise<Scored> {
 
 function evaluateOnLane(steps: RunSteps, run: RunRow, names: string[]) {
   const { input, onLaneJob, store } = steps;
-  const { paths, commands, timeouts, retries } = input;
-  return onLane(
-    input,
-    { kind: 'evaluation', timeout: timeouts.evaluate, attempts: retries.evaluate, what: `evaluating ${run.run_id}` },
-    (activities) =>
-      activities.evaluateRun({
-        paths,
-        commands,
-        run,
-        checkpoints: names,
-        role: 'test',
-        ...definedFields({ itemErrors: input.itemErrors }),
-        ...onLaneJob,
-        ...store,
-      }),
+  const { paths, commands } = input;
+  return onLane(input, 'evaluateRun', `evaluating ${run.run_id}`, (evaluateRun) =>
+    evaluateRun({
+      paths,
+      commands,
+      run,
+      checkpoints: names,
+      role: 'test',
+      ...definedFields({ itemErrors: input.itemErrors }),
+      ...onLaneJob,
+      ...store,
+    }),
   );
 }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { temporal } from '@temporalio/proto';
 import { loopWorkflowId } from '../../src/workflows/ids.js';
 import { stopNowSignal } from '../../src/workflows/messages.js';
-import { CPU_HEARTBEAT_TIMEOUT } from '../../src/workflows/queues.js';
+import { CPU_HEARTBEAT_TIMEOUT } from '../../src/contract/steps.js';
 import { createProcessLoop, type ProcessLoop } from '../helpers/process-loop.js';
 import { killWorker } from '../helpers/worker-processes.js';
 

@@ -12,13 +12,14 @@ import { currentStepScope } from './step-scope.js';
 import { runStep, type RunStepOptions } from './subprocess.js';
 import { type StepGpuUse, type StepHeartbeat, type StepResult } from './step-types.js';
 import { definedFields } from '../../support/defined-fields.js';
+import type { CommandKey } from '../../contract/steps.js';
 
 /** One command of the subprocess contract, as an activity runs it. */
 export interface LoopStep {
   /** e.g. `train`; with the command's loop.yaml key it names the command in errors. */
   readonly step: string;
   /** The loop.yaml key of the command, e.g. `train` for `commands.train`. */
-  readonly commandKey: string;
+  readonly commandKey: CommandKey;
   readonly command: readonly string[];
   readonly log: string;
   /** Kill the command when its log and these paths show no change for a while (runStep's `progress`). */

@@ -3,32 +3,40 @@ import { join } from 'node:path';
 import { checkpointStem, padGeneration, padRound } from '../../rules/ids.js';
 import type { Role } from '../../rules/types.js';
 import type { LoopPaths } from '../types.js';
+import { STEPS, stepLog } from '../../contract/steps.js';
 
-// Where each step's files go (docs/contract.md, the loop's own files); existing tools read these folders.
+// Where each step's files go (docs/contract.md, the loop's own files); existing tools read these
+// folders. The log names are the catalogue's (contract/steps.ts).
 
 /** The folder every step's log goes to. */
 export function logsDir(stateDir: string): string {
   return join(stateDir, 'logs');
 }
 
+/** A step's log in `logs/`, named by its catalogue template: `stepLogFile(stateDir, stepLog(...))`. */
+export function stepLogFile(stateDir: string, name: string): string {
+  return join(logsDir(stateDir), name);
+}
+
 /** `logs/split-gen-GGG.log`: the three split commands of one generation. */
 export function splitLog(stateDir: string, generation: number): string {
-  return join(logsDir(stateDir), `split-gen-${padGeneration(generation)}.log`);
+  return stepLogFile(stateDir, stepLog(STEPS.buildSplit.logs.split, { generation: padGeneration(generation) }));
 }
 
 /** `logs/<runId>.train.log`. */
 export function trainLog(stateDir: string, runId: string): string {
-  return join(logsDir(stateDir), `${runId}.train.log`);
+  return stepLogFile(stateDir, stepLog(STEPS.trainRun.logs.train, { runId }));
 }
 
 /** `logs/<runId>.<stem>.<role>.eval.log`: one checkpoint scored by the single-checkpoint form. */
 export function evalLog(stateDir: string, runId: string, checkpointName: string, role: Role): string {
-  return join(logsDir(stateDir), `${runId}.${checkpointStem(checkpointName)}.${role}.eval.log`);
+  const checkpoint = checkpointStem(checkpointName);
+  return stepLogFile(stateDir, stepLog(STEPS.evaluateRun.logs.checkpoint, { runId, checkpoint, role }));
 }
 
 /** `logs/<runId>.<role>.eval.log`: one batch evaluator process for a run's checkpoints. */
 export function batchEvalLog(stateDir: string, runId: string, role: Role): string {
-  return join(logsDir(stateDir), `${runId}.${role}.eval.log`);
+  return stepLogFile(stateDir, stepLog(STEPS.evaluateRun.logs.batch, { runId, role }));
 }
 
 /** `logs/<runId>.<role>.jobs.json`: the batch evaluator's jobs file. */

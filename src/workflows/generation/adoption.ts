@@ -43,10 +43,10 @@ async function settleFromOutcome(
   gen: Generation,
   job: Job,
   childId: string,
-  { cpu }: GenerationActivities,
+  { childOutcome }: GenerationActivities,
 ): Promise<void> {
   try {
-    const outcome = await cpu.childOutcome({ workflowId: childId, kind: job.kind });
+    const outcome = await childOutcome({ workflowId: childId, kind: job.kind });
     if (outcome.status === 'closed') onChildLost(gen, childId, outcome.why);
     else if (outcome.status === 'completed') onReportOf(gen, outcome.kind, 'childOutcome', outcome.report);
   } catch (error) {

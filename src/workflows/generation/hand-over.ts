@@ -26,7 +26,10 @@ const IDLE_POLL_MS = 60_000;
  * Hand every new champion to the loop's packaging workflow, oldest first; after a `resume`, the
  * champion again if someone ended packaging by hand (it lost what it held).
  */
-export async function sendChampionsToPackaging(gen: Generation, { cpu }: GenerationActivities): Promise<void> {
+export async function sendChampionsToPackaging(
+  gen: Generation,
+  { requestPackaging }: GenerationActivities,
+): Promise<void> {
   const { config, loopId } = gen;
   if (!config.commands.package) return;
   const input = {
@@ -40,7 +43,7 @@ export async function sendChampionsToPackaging(gen: Generation, { cpu }: Generat
   };
   while (gen.unpackaged.length > 0) {
     const champion = gen.unpackaged[0] as PackageChampion;
-    await cpu.requestPackaging({ workflowId: packagingWorkflowId(loopId), champion, input });
+    await requestPackaging({ workflowId: packagingWorkflowId(loopId), champion, input });
     gen.unpackaged.shift();
     upsertSearchAttributes([{ key: CHAMPION, value: `${champion.run_id}/${champion.checkpoint_name}` }]);
     upsertMemo({ champion: gen.state.champion ? gen.state.champion.result : null });
@@ -48,7 +51,7 @@ export async function sendChampionsToPackaging(gen: Generation, { cpu }: Generat
   const champion = gen.state.champion;
   if (gen.repackage && champion) {
     gen.repackage = false;
-    const handed = await cpu.requestPackaging({
+    const handed = await requestPackaging({
       workflowId: packagingWorkflowId(loopId),
       champion: packageChampionOf(champion, now()),
       input,
@@ -98,7 +101,7 @@ export async function settleBeforeHandOver(gen: Generation, activities: Generati
  * champion whose package command the stop killed, or that was queued for one, stays unpackaged
  * in the carry when it is still the champion: the resumed loop packages it (docs/behaviour.md, 8).
  */
-export async function stopAtOnce(gen: Generation, { cpu }: GenerationActivities): Promise<void> {
+export async function stopAtOnce(gen: Generation, { stopPackaging }: GenerationActivities): Promise<void> {
   await childrenStarted(gen);
   for (const { childId } of cancelAllInFlight(gen)) {
     await getExternalWorkflowHandle(childId)
@@ -115,7 +118,7 @@ export async function stopAtOnce(gen: Generation, { cpu }: GenerationActivities)
     entry.checkpoint_name === champion.checkpoint_name;
   let left: PackageChampion | undefined;
   try {
-    const stopped = await cpu.stopPackaging({ workflowId: packagingWorkflowId(gen.loopId) });
+    const stopped = await stopPackaging({ workflowId: packagingWorkflowId(gen.loopId) });
     left = [stopped.running, stopped.queued].find(isChampion);
   } catch (error) {
     // Unknown whether its package finished: packaging it again beats never packaging it.
@@ -136,11 +139,11 @@ export async function waitForWork(gen: Generation, activities: GenerationActivit
  * No active candidates: wait for a teacher file to appear or the candidates file to change, in
  * one heartbeating activity (an idle loop adds nothing to its history while it waits), or for a signal.
  */
-async function idleUntilChange(gen: Generation, { idleWatch }: GenerationActivities): Promise<void> {
+async function idleUntilChange(gen: Generation, { waitForChange }: GenerationActivities): Promise<void> {
   const scope = new CancellationScope();
   let finished = false;
   const watching = scope.run(() =>
-    idleWatch.waitForChange({ files: gen.waitingFor, candidatesFile: gen.config.candidates, maxMs: 3_600_000 }),
+    waitForChange({ files: gen.waitingFor, candidatesFile: gen.config.candidates, maxMs: 3_600_000 }),
   );
   watching.then(
     () => (finished = true),
@@ -159,13 +162,11 @@ export function pausing(gen: Generation): boolean {
  * A failing loop pauses: until the pause is over, the candidates file changes (one heartbeating
  * activity, nothing in history while it waits), a report or a signal comes in.
  */
-async function pauseUntilChange(gen: Generation, { idleWatch }: GenerationActivities): Promise<void> {
+async function pauseUntilChange(gen: Generation, { waitForChange }: GenerationActivities): Promise<void> {
   const scope = new CancellationScope();
   let finished = false;
   const maxMs = Math.max(1, (gen.failing?.until ?? 0) - Date.now());
-  const watching = scope.run(() =>
-    idleWatch.waitForChange({ files: [], candidatesFile: gen.config.candidates, maxMs }),
-  );
+  const watching = scope.run(() => waitForChange({ files: [], candidatesFile: gen.config.candidates, maxMs }));
   watching.then(
     (change) => {
       finished = true;

@@ -35,16 +35,16 @@ import { ensembleJob, newRunJob, reserveJob, type Job } from './jobs.js';
 import { now, type Generation } from './state.js';
 
 /** The next job to dispatch, or null when there is none (the loop is idle). */
-export async function nextJob(gen: Generation, { cpu }: GenerationActivities): Promise<Job | null> {
+export async function nextJob(gen: Generation, steps: GenerationActivities): Promise<Job | null> {
   const reserveBusy = [...gen.inFlight.map((flight) => flight.job), ...gen.queue].some((job) => job.kind === 'reserve');
   if (!reserveBusy && reserveDue(gen.state, gen.settings) && gen.state.champion)
     return reserveJob(gen.state, gen.state.champion);
   reofferOnResume(gen);
-  await queueDueBuilds(gen, cpu);
+  await queueDueBuilds(gen, steps);
   if (gen.builds.length > 0) return dispatched(gen, gen.builds.shift() ?? null);
   // A loop whose rounds keep failing for one reason plans no round while it pauses (generation/hand-over.ts).
   if (gen.queue.length === 0 && pausing(gen)) return null;
-  if (gen.queue.length === 0 && !(await planRound(gen, cpu))) return null;
+  if (gen.queue.length === 0 && !(await planRound(gen, steps))) return null;
   return dispatched(gen, gen.queue.shift() ?? null);
 }
 
@@ -76,9 +76,9 @@ function reofferOnResume(gen: Generation): void {
 }
 
 /** Re-read the candidates and queue one round: every active candidate trains once with the round's seed. */
-async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Promise<boolean> {
+async function planRound(gen: Generation, steps: GenerationActivities): Promise<boolean> {
   const { config } = gen;
-  const read = await cpu.readCandidates({ file: config.candidates, workdir: config.workdir });
+  const read = await steps.readCandidates({ file: config.candidates, workdir: config.workdir });
   if (read.ok) {
     gen.candidates = read.candidates;
     gen.candidatesError = null;
@@ -99,7 +99,9 @@ async function planRound(gen: Generation, cpu: GenerationActivities['cpu']): Pro
     return file === null ? [] : [{ name: candidate.name, file }];
   });
   const missing =
-    targets.length > 0 ? await cpu.missingFiles({ files: targets.map((target) => target.file), ...storeOf(gen) }) : [];
+    targets.length > 0
+      ? await steps.missingFiles({ files: targets.map((target) => target.file), ...storeOf(gen) })
+      : [];
   for (const file of missing) {
     if (gen.waitsReported.includes(file)) continue;
     gen.waitsReported.push(file);
@@ -142,14 +144,14 @@ function storeOf(gen: Generation): {
 }
 
 /** Due builds: the teacher build once its runs are final, then due ensembles (docs/behaviour.md, section 7). */
-async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu']): Promise<void> {
+async function queueDueBuilds(gen: Generation, steps: GenerationActivities): Promise<void> {
   const { config, paths } = gen;
   const generation = gen.state.generation;
   if (teacherDue(gen.teacher, gen.round, config.teacher_after_round)) {
     gen.teacher = { ...gen.teacher, offered: true };
     const file = inWorkdir(config.workdir, expandGeneration(config.teacher_path, generation));
     // An existing teacher file means no build.
-    if ((await cpu.missingFiles({ files: [file], ...storeOf(gen) })).length > 0) {
+    if ((await steps.missingFiles({ files: [file], ...storeOf(gen) })).length > 0) {
       gen.builds.push({
         kind: 'teacher',
         jobId: `teacher-g${padGeneration(generation)}`,
@@ -163,7 +165,7 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
     const members = gen.teacherEnsemble.map(({ files: _files, ...member }) => member);
     const files = gen.teacherEnsemble.flatMap((member) => member.files ?? []);
     gen.teacherEnsemble = null;
-    const manifest = await cpu.writeEnsembleManifest({
+    const manifest = await steps.writeEnsembleManifest({
       paths,
       generation,
       name: MANIFEST_NAME,
@@ -181,7 +183,7 @@ async function queueDueBuilds(gen: Generation, cpu: GenerationActivities['cpu'])
     // The run row's members are the seed's fields; their files travel in the row's own `files`.
     const members = due.members.map(({ round: _round, files: _files, ...member }) => member);
     const files = due.members.flatMap((member) => member.files ?? []);
-    const manifest = await cpu.writeEnsembleManifest({
+    const manifest = await steps.writeEnsembleManifest({
       paths,
       generation,
       name: roundManifestName(due.round),
@@ -217,14 +219,14 @@ function enoughMembers(kept: readonly unknown[], what: string, manifest: Ensembl
  * up: its row goes to the memo (the ledger reads it from there), and nothing tries it again until
  * `resume`, a stop and start, or an advance (the seed stops with an error there).
  */
-export async function ensureSplit(gen: Generation, { split }: GenerationActivities): Promise<boolean> {
+export async function ensureSplit(gen: Generation, { buildSplit }: GenerationActivities): Promise<boolean> {
   if (gen.split !== null) return true;
   if (gen.splitFailed !== null) return false;
   const splitSeed = gen.config.base_seed + gen.state.generation;
   try {
     gen.splitError = null;
     gen.split = (
-      await split.buildSplit({
+      await buildSplit({
         paths: gen.paths,
         commands: gen.config.commands,
         generation: gen.state.generation,
