@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import process from 'node:process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { writeEnsembleManifest } from '../../src/activities/write-ensemble-manifest.js';
 import { missingFiles } from '../../src/activities/missing-files.js';
@@ -239,19 +240,23 @@ describe('writeEnsembleManifest', () => {
 describe('buildTeacher when its lane stops under it', () => {
   it('ends with the lane stop (the workflow sends it again), never as a failed build; member needs reach each step', async () => {
     const { paths, members } = await trainedMembers(['base', 'wide']);
-    // A member evaluation that takes a while and says what GPU need it was handed.
+    // A member evaluation that says what GPU need it was handed; the second one then holds until
+    // the lane's stop kills it, so the stop surely lands under it (a fixed 2.5 s once raced the
+    // first member's evaluation on a busy box).
     const wrapper = join(paths.workdir, 'slow-evaluate.mjs');
     const [node, script] = fixtureCommands.evaluate as [string, string];
     const seen = join(paths.workdir, 'caps.txt');
     await writeFile(
       wrapper,
       [
-        "import { appendFileSync } from 'node:fs';",
+        "import { appendFileSync, readFileSync } from 'node:fs';",
         "import { spawnSync } from 'node:child_process';",
         `appendFileSync(${JSON.stringify(seen)}, (process.env.CHAMPION_LOOP_GPU_MEMORY_MIB ?? 'none') + '\\n');`,
-        'await new Promise((resolve) => setTimeout(resolve, 1500));',
-        `const child = spawnSync(${JSON.stringify(node)}, [${JSON.stringify(script)}, ...process.argv.slice(2)], { stdio: 'inherit' });`,
-        'process.exit(child.status ?? 1);',
+        `if (readFileSync(${JSON.stringify(seen)}, 'utf8').trim().split('\\n').length > 1) setInterval(() => {}, 1000);`,
+        'else {',
+        `  const child = spawnSync(${JSON.stringify(node)}, [${JSON.stringify(script)}, ...process.argv.slice(2)], { stdio: 'inherit' });`,
+        '  process.exit(child.status ?? 1);',
+        '}',
         '',
       ].join('\n'),
     );
@@ -275,9 +280,12 @@ describe('buildTeacher when its lane stops under it', () => {
     const build = withStepScope({ env: {}, stopping: stopping.signal, steps, job: laneJob }, () =>
       buildTeacher({ paths, commands, generation: 1, teacherPath, members }),
     );
-    setTimeout(
-      () => stopping.abort(Object.assign(new Error('lane test.gpu0 stopped (SIGTERM)'), { name: 'LaneStoppedError' })),
-      2500,
+    // The lane stops once the second member's evaluation has started.
+    const secondStarted = async (): Promise<void> => {
+      while ((await readFile(seen, 'utf8').catch(() => '')).trim().split('\n').length < 2) await sleep(50);
+    };
+    void secondStarted().then(() =>
+      stopping.abort(Object.assign(new Error('lane test.gpu0 stopped (SIGTERM)'), { name: 'LaneStoppedError' })),
     );
     await expect(build).rejects.toMatchObject({ type: 'LaneStoppedError' });
     // The first member ran with its own need; the second was stopped by the lane.
