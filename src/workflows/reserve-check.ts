@@ -1,6 +1,6 @@
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
-import type { LaneAdmission, ReserveOutcome } from '../activities/types.js';
+import type { LaneAdmission, MemoryWaits, ReserveOutcome } from '../activities/types.js';
 import { FINAL_LANE_FAILURES, onLaneOrThrow, type LaneCalls } from './lane-step.js';
 import type { EvalRow } from '../rules/types.js';
 import { failureText, laneUnavailable } from './lane-failure.js';
@@ -46,6 +46,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
   let reserve: EvalRow | null;
   let admission: LaneAdmission | undefined;
   let peakMiB: number | undefined;
+  let memoryWaits: MemoryWaits | undefined;
   const request = {
     paths,
     commands: input.commands,
@@ -58,6 +59,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
       row: reserve,
       admission,
       peakMiB,
+      memory_waits: memoryWaits,
     } = await scoreOnLane(input, (activities) => activities.evaluateReserve(request)));
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -79,7 +81,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     champion,
     testEvals: input.testEvals,
     reserve,
-    ...definedFields({ admission, peakMiB }),
+    ...definedFields({ admission, peakMiB, memoryWaits }),
   };
   await deliver(reserveReportedSignal, report);
   return report;
