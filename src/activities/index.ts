@@ -15,6 +15,7 @@ import { waitForChange } from './wait-for-change.js';
 import { DEFAULT_OOM_RETRIES, type LaneJob } from '../contract/lane-job.js';
 import type { GpuNeed } from '../rules/gpu-needs.js';
 import { eachLaneStep, type LaneStepName } from '../contract/steps.js';
+import { definedFields } from '../support/defined-fields.js';
 
 export {
   readCandidates,
@@ -62,12 +63,29 @@ export function createLaneActivities(scope: StepScope): typeof laneActivities {
     <I extends { readonly laneJob?: LaneJob }, O>(activity: (input: I) => Promise<O>) =>
     (input: I): Promise<O> => {
       const job = input.laneJob ?? legacyJob(input);
-      return withStepScope(job === undefined ? scope : { ...scope, job }, () => activity(input));
+      const memoryWaits: [number, number][] = [];
+      const inScope = { ...scope, memoryWaits, ...definedFields({ job }) };
+      return withStepScope(inScope, () => activity(input)).then((outcome) => withMemoryWaits(outcome, memoryWaits));
     };
   // Each step's own signature kept: the map's values are typed by laneActivities, built from the catalogue.
   return eachLaneStep((name) =>
     onLane(laneActivities[name] as (input: { laneJob?: LaneJob }) => Promise<unknown>),
   ) as typeof laneActivities;
+}
+
+/**
+ * An outcome with its steps' waits for GPU memory (`memory_waits`, WithMemoryWaits): on the
+ * outcome, or on the first of a list of rows; none waited, or nothing to carry them: as it was.
+ */
+function withMemoryWaits<O>(outcome: O, waits: readonly [number, number][]): O {
+  if (waits.length === 0) return outcome;
+  if (Array.isArray(outcome)) {
+    const [first, ...rest] = outcome as unknown[];
+    if (first === null || typeof first !== 'object') return outcome;
+    return [{ ...first, memory_waits: waits }, ...rest] as O;
+  }
+  if (outcome === null || typeof outcome !== 'object') return outcome;
+  return { ...outcome, memory_waits: waits };
 }
 
 /** A job sent before lane terms: its training's need, which its evaluations were held to too. */

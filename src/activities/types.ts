@@ -101,10 +101,12 @@ export interface LaneAdmission {
   readonly need_mib: number;
   /** When the trainer started, once admitted. */
   readonly admitted: string;
+  /** The device's size as the lane read it, in MiB (absent from older lanes). */
+  readonly total_mib?: number;
 }
 
 /** How training ended, in the run row's terms, plus what ranking ensembles needs later. */
-export interface TrainOutcome {
+export interface TrainOutcome extends WithMemoryWaits {
   readonly status: Exclude<RunStatus, 'stale_run_dir' | 'ensemble'>;
   readonly train_rc: number | null;
   readonly epochs_run: number;
@@ -143,7 +145,18 @@ export interface EvaluateRunInput {
 }
 
 /** An eval row as a lane's evaluation returns it: on a GPU lane, with what its evaluator held (the workflow takes it off before the row is recorded). */
-export type ScoredRow = EvalRow & { readonly gpu_peak_mib?: number };
+export type ScoredRow = EvalRow & { readonly gpu_peak_mib?: number; readonly memory_waits?: MemoryWaits };
+
+/** A job's steps' waits for GPU memory on their lane (admissions and out-of-memory waits), [from, to] in epoch ms. */
+export type MemoryWaits = readonly (readonly [number, number])[];
+
+/**
+ * What a lane activity's steps waited for their lane's GPU memory, on its outcome (on the first
+ * row of a list of rows): added by the lane's activity wrapper, never recorded in a row.
+ */
+interface WithMemoryWaits {
+  readonly memory_waits?: MemoryWaits;
+}
 
 export interface ReserveInput {
   readonly paths: LoopPaths;
@@ -158,7 +171,7 @@ export interface ReserveInput {
 }
 
 /** A scored checkpoint on the reserve role: its eval row (status failed when there was no report). */
-export interface ReserveOutcome {
+export interface ReserveOutcome extends WithMemoryWaits {
   readonly row: EvalRow;
   /** On a GPU lane that read its device: how the lane admitted the evaluator (the check's dispatch rows). */
   readonly admission?: LaneAdmission;
@@ -234,7 +247,7 @@ export interface TeacherInput {
 }
 
 /** A teacher build's outcome: the `teacher` ledger row's fields (docs/ledger.md, teacher). */
-export interface TeacherOutcome {
+export interface TeacherOutcome extends WithMemoryWaits {
   readonly status: 'ok' | 'failed';
   readonly path: string;
   readonly sha256?: string;

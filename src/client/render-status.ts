@@ -83,6 +83,11 @@ function stepWords(job: { readonly step?: string; readonly priority?: number }):
   return ` (${job.step === 'reserve' ? 'reserve check' : job.step}, priority ${job.priority})`;
 }
 
+/** `, 2m of it waiting for GPU memory`: the part of a lane's idle time its jobs all waited for memory (none: nothing). */
+function memoryWaitWords(seconds: number | undefined): string {
+  return seconds === undefined || seconds <= 0 ? '' : `, ${duration(seconds)} of it waiting for GPU memory`;
+}
+
 /** The `status` command's text: what a person wants to see of a running loop. */
 export function renderStatus(view: LoopView, saturationEvals?: number, now = new Date()): string {
   const lines = [
@@ -121,7 +126,7 @@ export function renderStatus(view: LoopView, saturationEvals?: number, now = new
     const idle =
       lane.idle_seconds === undefined || lane.watched_seconds === undefined || lane.watched_seconds <= 0
         ? ''
-        : `; no job ${duration(lane.idle_seconds)} of ${duration(lane.watched_seconds)} (${Math.round((100 * lane.idle_seconds) / lane.watched_seconds)}%)`;
+        : `; no job ${duration(lane.idle_seconds)} of ${duration(lane.watched_seconds)} (${Math.round((100 * lane.idle_seconds) / lane.watched_seconds)}%${memoryWaitWords(lane.memory_wait_seconds)})`;
     lines.push(`  lane ${lane.queue}: ${lane.busy}/${lane.slots}${mark}${idle}`);
     if (lane.lost_to !== undefined) lines.push(`    last lost under a job: ${lane.lost_to}`);
     for (const job of jobs) lines.push(`    ${job.kind} ${job.jobId}${stepWords(job)} since ${job.since}`);

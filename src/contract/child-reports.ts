@@ -1,7 +1,7 @@
 // What a job's child workflow reports to its generation (by signal, or as its result), and what
 // the childOutcome activity reads back from a child it finds completed: shared by the workflows,
 // that activity and the history reader.
-import type { LaneAdmission } from '../activities/types.js';
+import type { LaneAdmission, MemoryWaits } from '../activities/types.js';
 import type { RunRow, TeacherRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
 
@@ -31,6 +31,8 @@ export interface RunReport {
   readonly admission?: LaneAdmission;
   /** The most its evaluators held of a GPU lane, in MiB: what its candidate's evaluations are admitted by next. */
   readonly evalPeakMiB?: number;
+  /** Its steps' waits for GPU memory on their lane, [from, to] in epoch ms (absent: none, or an older child). */
+  readonly memoryWaits?: MemoryWaits;
 }
 
 /** A reserve check reports the champion's reserve eval (null when its lane was unavailable). */
@@ -44,6 +46,8 @@ export interface ReserveReport {
   readonly admission?: LaneAdmission;
   /** The most the reserve evaluator held of a GPU lane, in MiB. */
   readonly peakMiB?: number;
+  /** Its evaluator's waits for GPU memory on its lane (absent: none, or an older child). */
+  readonly memoryWaits?: MemoryWaits;
 }
 
 /** A teacher build reports its outcome (the `teacher` ledger row; null when its lane was unavailable). */
@@ -51,4 +55,6 @@ export interface TeacherReport {
   readonly childId: string;
   readonly jobId: string;
   readonly row: TeacherRow | null;
+  /** Its member evaluations' waits for GPU memory on its lane (absent: none, or an older child). */
+  readonly memoryWaits?: MemoryWaits;
 }

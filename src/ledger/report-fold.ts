@@ -84,6 +84,10 @@ function dispatchPair(
     retained_usage: { gpu_mib: 0 },
     time,
     ...(event === 'finished' ? { error: null } : {}),
+    // Not a seed field, after the seed's: the card's size, the report's ceiling (absent from older lanes).
+    ...(typeof admission.total_mib === 'number' && admission.total_mib > 0
+      ? { device_total_mib: admission.total_mib }
+      : {}),
   });
   return { reserved: row('reserved', admission.admitted), finished: row('finished', finishedAt) };
 }

@@ -179,6 +179,8 @@ export interface DispatchRow {
   readonly time: string;
   /** On `finished`: null (the job reported; a failed training is its run row's status). */
   readonly error?: null;
+  /** Not a seed field: the device's size as the lane read it, in MiB (absent from older lanes). */
+  readonly device_total_mib?: number;
 }
 
 export type LedgerRow =

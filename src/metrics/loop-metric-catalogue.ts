@@ -104,7 +104,7 @@ export const LOOP_METRICS = {
   champion_loop_lane_down: gauge('1 while a lane is marked unavailable (it did not start work in time).', ['lane']),
   champion_loop_lane_draining: gauge("1 while a lane's worker says it drains: the loop sends it no new job.", ['lane']),
   champion_loop_lane_idle_seconds: gauge(
-    'Seconds a lane had no job of this loop, since the loop first saw it.',
+    'Seconds no job of this loop ran on a lane (it had none, or each waited for GPU memory), since the loop first saw it.',
     ['lane'],
     'float',
   ),

@@ -64,9 +64,14 @@ export interface LoopView extends StateJson {
     readonly lost_to?: string;
     /** Its worker said it drains: no new job goes to it until then (absent on older workers). */
     readonly draining_until?: string | null;
-    /** How long it had no job of this loop, of the time the loop has watched it (absent on older workers). */
+    /**
+     * How long no job of this loop ran on it (it had none, or each waited for GPU memory), of the
+     * time the loop has watched it (absent on older workers). A job's memory waits count once it reported.
+     */
     readonly idle_seconds?: number;
     readonly watched_seconds?: number;
+    /** Of `idle_seconds`, the time it had jobs of this loop that all waited for GPU memory (absent on older workers). */
+    readonly memory_wait_seconds?: number;
   }[];
   /** GPU time of the loop's training runs (their rows' gpu_seconds): this generation's, and in all (absent on older workers). */
   readonly training_gpu_seconds?: { readonly generation: number; readonly loop: number };

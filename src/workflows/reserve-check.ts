@@ -1,6 +1,6 @@
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
 import { evalSourceOf, failedEvalRow } from '../ledger/eval-row.js';
-import type { LaneAdmission, ReserveOutcome } from '../activities/types.js';
+import type { LaneAdmission, MemoryWaits, ReserveOutcome } from '../activities/types.js';
 import { laneLimits, onLaneOrThrow } from './lane-step.js';
 import type { LoopActivities } from './activity-types.js';
 import type { EvalRow } from '../rules/types.js';
@@ -43,6 +43,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
   let reserve: EvalRow | null;
   let admission: LaneAdmission | undefined;
   let peakMiB: number | undefined;
+  let memoryWaits: MemoryWaits | undefined;
   const request = {
     paths,
     commands: input.commands,
@@ -51,7 +52,12 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     ...definedFields({ artifacts: input.artifacts, laneJob: input.laneJob }),
   };
   try {
-    ({ row: reserve, admission, peakMiB } = await scoreOnLane(input, (evaluateReserve) => evaluateReserve(request)));
+    ({
+      row: reserve,
+      admission,
+      peakMiB,
+      memory_waits: memoryWaits,
+    } = await scoreOnLane(input, (evaluateReserve) => evaluateReserve(request)));
   } catch (error) {
     if (isCancellation(error)) throw error;
     if (laneUnavailable(error)) reserve = null;
@@ -72,7 +78,7 @@ export async function reserveCheck(input: ReserveCheckInput): Promise<ReserveRep
     champion,
     testEvals: input.testEvals,
     reserve,
-    ...definedFields({ admission, peakMiB }),
+    ...definedFields({ admission, peakMiB, memoryWaits }),
   };
   await deliver(reserveReportedSignal, report);
   return report;

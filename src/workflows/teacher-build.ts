@@ -1,5 +1,5 @@
 import { isCancellation, log, workflowInfo } from '@temporalio/workflow';
-import type { TeacherMember, TeacherOutcome } from '../activities/types.js';
+import type { MemoryWaits, TeacherMember, TeacherOutcome } from '../activities/types.js';
 import { onLaneOrThrow } from './lane-step.js';
 import type { LoopActivities } from './activity-types.js';
 import type { TeacherRow } from '../ledger/rows.js';
@@ -38,6 +38,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
   const deliver = reportBack(input);
   const started = new Date().toISOString();
   let row: TeacherRow | null;
+  let memoryWaits: MemoryWaits | undefined;
   try {
     const outcome = await buildOnLane(input, (buildTeacher) =>
       buildTeacher({
@@ -62,6 +63,7 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
       finished: outcome.finished,
       ...definedFields({ files: outcome.files, error: outcome.error }),
     };
+    memoryWaits = outcome.memory_waits;
     if (outcome.error) log.warn('teacher build failed', { generation: input.generation, error: outcome.error });
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -80,7 +82,12 @@ export async function teacherBuild(input: TeacherBuildInput): Promise<TeacherRep
       };
     }
   }
-  const report: TeacherReport = { childId: workflowInfo().workflowId, jobId: input.jobId, row };
+  const report: TeacherReport = {
+    childId: workflowInfo().workflowId,
+    jobId: input.jobId,
+    row,
+    ...definedFields({ memoryWaits }),
+  };
   await deliver(teacherReportedSignal, report);
   return report;
 }

@@ -12,7 +12,7 @@ import {
 } from '@temporalio/workflow';
 import type { LoopActivities } from './activity-types.js';
 import { withSummaries } from './activity-summary.js';
-import type { PreparedRun, LaneAdmission } from '../activities/types.js';
+import type { PreparedRun, LaneAdmission, MemoryWaits } from '../activities/types.js';
 import { failedEvalRow } from '../ledger/eval-row.js';
 import type { RunRow } from '../ledger/rows.js';
 import type { EvalRow } from '../rules/types.js';
@@ -26,6 +26,7 @@ import { markBaseline } from './baseline.js';
 import type { LaneJob } from '../contract/lane-job.js';
 import { gpuCost, laneJobOfInput, runRow, type RunPlan, type TrainingRunInput } from './training-run-plan.js';
 import { definedFields } from '../support/defined-fields.js';
+import type { GpuNeed } from '../rules/gpu-needs.js';
 
 /** What every step of one training run uses: its input, its lane terms, its store, its local activities. */
 interface RunSteps {
@@ -45,6 +46,8 @@ interface Trained {
   readonly admission?: LaneAdmission;
   /** Lane unavailable: why the lane was lost under the training before that (LaneAttempts.lostTo). */
   readonly lostTo?: string | null;
+  /** The trainer's waits for GPU memory (the lane's idle share, lane-waits.ts). */
+  readonly memoryWaits?: MemoryWaits;
 }
 
 /** A scoring's outcome: the eval rows, the checkpoints left unscored (lane unavailable), the most its evaluators held. */
@@ -54,6 +57,7 @@ interface Scored {
   readonly unavailable: boolean;
   readonly evalPeakMiB?: number;
   readonly lostTo?: string | null;
+  readonly memoryWaits?: MemoryWaits;
 }
 
 /**
@@ -96,11 +100,30 @@ export async function trainingRun(input: TrainingRunInput): Promise<RunReport> {
     unscored: scored.unscored,
     // Only a training this child ran on a GPU lane has one (reports in older histories have none).
     ...definedFields({ admission: trained.admission, evalPeakMiB: scored.evalPeakMiB }),
+    // Its steps' waits for GPU memory: the generation counts them as the lane's idle time (not recorded in a row).
+    ...definedFields({ memoryWaits: joinWaits(trained.memoryWaits, scored.memoryWaits) }),
   };
   const laneLost = scored.unavailable ? (trained.lostTo ?? scored.lostTo ?? null) : null;
   if (laneLost !== null) report = { ...report, laneLost };
   await deliver(runReportedSignal, report);
   return report;
+}
+
+/**
+ * The Web UI's current details while a step of the run is on its lane (user metadata, not in
+ * history): its lane and need. Whether it runs or waits for GPU memory, and the device's memory,
+ * the workflow does not know: the step's heartbeat says them (its `gpu` field).
+ */
+function laneDetails(lane: string, step: string, need: GpuNeed | undefined): string {
+  const admitted =
+    need === undefined ? '' : `; a GPU lane admits it by ${(need.mib / 1024).toFixed(1)} GiB (${need.why})`;
+  return `${step} on ${lane}${admitted}. On a GPU lane, whether it runs or waits for memory (since when, how much it needs) and the device's free and held memory are in its pending activity's heartbeat details, field "gpu" (Pending Activities), and in champion-loop status.`;
+}
+
+/** Two steps' waits for GPU memory as one list (undefined: neither waited). */
+function joinWaits(a: MemoryWaits | undefined, b: MemoryWaits | undefined): MemoryWaits | undefined {
+  const both = [...(a ?? []), ...(b ?? [])];
+  return both.length > 0 ? both : undefined;
 }
 
 /**
@@ -197,6 +220,7 @@ async function prepareAndTrain(steps: RunSteps): Promise<Trained> {
 async function train(steps: RunSteps, prepared: PreparedRun, now: string, writtenAgain = false): Promise<Trained> {
   const { input, plan, onLaneJob, store, owner } = steps;
   const { paths, commands, timeouts } = input;
+  setCurrentDetails(laneDetails(input.lane, 'train', onLaneJob.laneJob?.needs.train));
   const trained = await onLane(input, 'trainRun', `training ${plan.runId}`, (trainRun) =>
     trainRun({
       paths,
@@ -212,6 +236,7 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
       ...definedFields({ inputs: prepared.inputs, data: prepared.data }),
     }),
   );
+  setCurrentDetails('');
   if (!trained.ok && failureOfType(trained.error, JOB_CONFIG_MISSING) && !writtenAgain) {
     const again = await configWrittenAgain(steps, prepared);
     if ('prepared' in again) return train(steps, again.prepared, now, true);
@@ -220,7 +245,7 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
   // With the lost attempts' GPU time, and when the first of them started.
   const lost = trained.lost > 0 ? { lost_lanes: trained.lost, first_started: now } : {};
   if (trained.ok) {
-    const { selected, admission, ...outcome } = trained.value;
+    const { selected, admission, memory_waits: memoryWaits, ...outcome } = trained.value;
     const seconds =
       trained.lostGpuSeconds > 0
         ? { gpu_seconds: Math.round(((outcome.gpu_seconds ?? 0) + trained.lostGpuSeconds) * 10) / 10 }
@@ -228,7 +253,7 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
     const fields = { ...outcome, ...seconds };
     const cost = gpuCost(fields.gpu_seconds, input.usdPerGpuHour);
     const run = runRow(plan, prepared.configPath, prepared.configSha256, { ...fields, ...cost, ...lost });
-    return { run, selected, ...definedFields({ admission }) };
+    return { run, selected, ...definedFields({ admission, memoryWaits }) };
   }
   if (laneUnavailable(trained.error)) return { run: null, selected: null, lostTo: trained.lostTo };
   const failed = runRow(plan, prepared.configPath, prepared.configSha256, {
@@ -250,20 +275,29 @@ async function train(steps: RunSteps, prepared: PreparedRun, now: string, writte
 async function score(steps: RunSteps, run: RunRow): Promise<Scored> {
   const { input } = steps;
   const names = input.unscored ?? run.checkpoints;
+  setCurrentDetails(laneDetails(input.lane, 'evaluate', steps.onLaneJob.laneJob?.needs.evaluate));
   let evaluated = await evaluateOnLane(steps, run, names);
   if (!evaluated.ok && failureOfType(evaluated.error, JOB_CONFIG_MISSING) && run.status === 'trained') {
     const again = await configWrittenAgain(steps, { configPath: run.config_path, configSha256: run.config_sha256 });
     if ('prepared' in again) evaluated = await evaluateOnLane(steps, run, names);
     else evaluated = { ...evaluated, error: again.error };
   }
+  setCurrentDetails('');
   if (evaluated.ok) {
     // What its evaluator held of the GPU goes to the generation apart from the rows (never recorded in them).
     let evalPeakMiB: number | undefined;
-    const evals = evaluated.value.map(({ gpu_peak_mib: peak, ...row }) => {
+    const memoryWaits: MemoryWaits[number][] = [];
+    const evals = evaluated.value.map(({ gpu_peak_mib: peak, memory_waits: waits, ...row }) => {
       if (peak !== undefined) evalPeakMiB = Math.max(evalPeakMiB ?? 0, peak);
+      memoryWaits.push(...(waits ?? []));
       return row;
     });
-    return { evals, unscored: [], unavailable: false, ...definedFields({ evalPeakMiB }) };
+    return {
+      evals,
+      unscored: [],
+      unavailable: false,
+      ...definedFields({ evalPeakMiB, memoryWaits: memoryWaits.length > 0 ? memoryWaits : undefined }),
+    };
   }
   if (laneUnavailable(evaluated.error))
     return { evals: [], unscored: names, unavailable: true, lostTo: evaluated.lostTo };

@@ -78,6 +78,27 @@ describe('foldRunReport', () => {
     expect(folded.rows.at(-1)).toEqual({ ...common, event: 'finished', time: '2026-01-05T08:03:00Z', error: null });
   });
 
+  it("gives both dispatch rows the card's size the lane read, after the seed's fields (not a seed field)", () => {
+    const folded = foldRunReport(
+      opened,
+      { run: runRow('a'), evals: [], admission: { ...admission, total_mib: 143_771 } },
+      settings,
+    );
+    const dispatch = folded.rows.filter((row) => row.type === 'dispatch');
+    expect(dispatch.map((row) => row.device_total_mib)).toEqual([143_771, 143_771]);
+    expect(Object.keys(dispatch[1] ?? {}).at(-1)).toBe('device_total_mib');
+    // A malformed size is left out, the rows kept.
+    const bad = foldRunReport(
+      opened,
+      { run: runRow('a'), evals: [], admission: { ...admission, total_mib: 'x' } },
+      settings,
+    );
+    expect(bad.rows.filter((row) => row.type === 'dispatch').map((row) => 'device_total_mib' in row)).toEqual([
+      false,
+      false,
+    ]);
+  });
+
   it('writes no dispatch rows for a malformed admission, or for a report without its run row (an evaluation-only retry)', () => {
     const run = runRow('a');
     for (const bad of [

@@ -1,5 +1,6 @@
 import type { LaneAdmission } from '../types.js';
 import type { StepResult } from './step-types.js';
+import { definedFields } from '../../support/defined-fields.js';
 
 /**
  * How the lane admitted a step, when it admitted it by its device's memory (it read the device):
@@ -14,5 +15,6 @@ export function laneAdmission(result: StepResult): LaneAdmission | undefined {
     slot: admitted.slot,
     need_mib: admitted.needMiB,
     admitted: result.started,
+    ...definedFields({ total_mib: result.gpu.totalMiB }),
   };
 }

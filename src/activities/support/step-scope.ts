@@ -18,6 +18,8 @@ export interface StepScope {
   readonly steps?: StepRegistry;
   /** The job whose steps run in this scope: what each may use of the lane (contract/lane-job.ts). */
   readonly job?: LaneJob;
+  /** Where its steps note each wait for their lane's GPU memory, [from, to] in epoch ms (createLaneActivities reports them). */
+  readonly memoryWaits?: [number, number][];
 }
 
 const scoped = new AsyncLocalStorage<StepScope>();

@@ -14,6 +14,8 @@ export interface StepHeartbeat {
   readonly waiting?: string;
   /** On a lane that admits steps by GPU memory: the step's device as the lane last read it. */
   readonly device?: StepDevice;
+  /** The same in words, with whether the step runs or waits for memory and since when (the Web UI's heartbeat details show it). */
+  readonly gpu?: string;
 }
 
 /**

@@ -14,6 +14,7 @@ import { signalGroup, superviseStep } from './step-supervision.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
 import { currentStepScope, scopeEnv } from './step-scope.js';
+import { deviceWords } from './device-words.js';
 import type { StepAdmitted, StepGpuNeed, StepGpuUse, StepHeartbeat, StepRegistry, StepResult } from './step-types.js';
 import { definedFields } from '../../support/defined-fields.js';
 
@@ -170,7 +171,7 @@ function withDevice(
   if (heartbeat === undefined || steps?.device === undefined) return heartbeat;
   return (details) => {
     const device = steps.device?.(mark) ?? null;
-    heartbeat(device === null ? details : { ...details, device });
+    heartbeat(device === null ? details : { ...details, device, gpu: deviceWords(details, device, Date.now()) });
   };
 }
 
@@ -334,6 +335,8 @@ async function waitForRoom(
     await Promise.all(said);
   }
   if (why !== null) {
+    // The card did no work for the step meanwhile: its job's report says so (the lane's idle share).
+    currentStepScope()?.memoryWaits?.push([sinceMs, Date.now()]);
     const waited = Math.round((Date.now() - sinceMs) / 1000);
     await appendFile(options.log, `${options.step}: the GPU has room after ${waited} s; starting\n`).catch(
       () => undefined,

@@ -3,7 +3,8 @@
 // last row was decided); the memory it held is its run row's `gpu_peak_mib` (else the need the
 // lane admitted it by, dispatch `peak_usage`); a run row's `oom_retries` are its out-of-memory
 // retries, and the time from its `first_started` (else `started`) to its dispatch `reserved` is
-// what it waited for the card. The ledger does not record a card's size.
+// what it waited for the card. The card's size is its dispatch rows' `device_total_mib` (not a seed
+// field; absent from older lanes, and then unknown).
 import type { DispatchRow, LedgerRow, RunRow } from '../../ledger/rows.js';
 
 /** One job's time on a card. */
@@ -26,6 +27,8 @@ export interface Card {
   readonly worker: string;
   readonly device: number;
   readonly jobs: readonly CardJob[];
+  /** Its size as its lane read it (the largest its dispatch rows say), in MiB; null: no row says. */
+  readonly totalMiB: number | null;
 }
 
 /** A run's wait: from its first attempt's (or its) start to when its step started, when that is later. */
@@ -74,14 +77,21 @@ export function cardsOf(rows: readonly LedgerRow[]): Card[] {
   const runs = new Map<string, RunRow>();
   for (const row of rows) if (row.type === 'run') runs.set(row.run_id, row);
   const lastMs = lastTimeMs(rows);
-  const cards = new Map<string, { worker: string; device: number; jobs: CardJob[] }>();
+  const cards = new Map<string, { worker: string; device: number; jobs: CardJob[]; totalMiB: number | null }>();
   for (const reserved of dispatch.filter((row) => row.event === 'reserved')) {
     const end = dispatch.find(
       (row) => row.event !== 'reserved' && row.job === reserved.job && row.worker === reserved.worker,
     );
     const key = `${reserved.worker}\u0000${reserved.physical_device}`;
-    const card = cards.get(key) ?? { worker: reserved.worker, device: reserved.physical_device, jobs: [] };
+    const card = cards.get(key) ?? {
+      worker: reserved.worker,
+      device: reserved.physical_device,
+      jobs: [],
+      totalMiB: null,
+    };
     card.jobs.push(cardJob(reserved, end, runs.get(reserved.job), lastMs));
+    const size = reserved.device_total_mib;
+    if (typeof size === 'number' && size > 0) card.totalMiB = Math.max(card.totalMiB ?? 0, size);
     cards.set(key, card);
   }
   return [...cards.values()]

@@ -1,7 +1,8 @@
 // Each GPU card over time as inline SVG (pure): its jobs as bars stacked by the memory they held,
 // those whose peak the ledger lacks drawn at their admitted need (lighter), their waits for room
-// as a band under the axis, their out-of-memory retries marked above them. The ledger does not
-// record a card's size: the scale's top is the most its jobs held at once (card-model.ts).
+// as a band under the axis, their out-of-memory retries marked above them, and the card's size as
+// a ceiling when its dispatch rows say it (`device_total_mib`; else the scale's top is the most its
+// jobs held at once: card-model.ts).
 import { cardsOf, stackPieces, type Card, type CardJob } from './card-model.js';
 import { niceTicks } from './front-plot.js';
 import { html, shortTime, type Html } from './html.js';
@@ -29,7 +30,7 @@ function cardPlot(card: Card): Html {
   const fromMs = Math.min(...jobs.map((job) => job.waitFromMs ?? job.startMs));
   const toMs = Math.max(fromMs + 1, ...jobs.map((job) => job.endMs));
   const pieces = stackPieces(jobs);
-  const topMiB = Math.max(1, ...pieces.map((piece) => piece.baseMiB + piece.heldMiB));
+  const topMiB = Math.max(1, card.totalMiB ?? 0, ...pieces.map((piece) => piece.baseMiB + piece.heldMiB));
   const ticks = niceTicks(topMiB / 1024, 4);
   const yMaxGiB = ticks[ticks.length - 1] ?? 1;
   const x = (ms: number): number => PLOT.left + ((ms - fromMs) / (toMs - fromMs)) * (PLOT.right - PLOT.left);
@@ -40,6 +41,9 @@ function cardPlot(card: Card): Html {
         html`<line class="grid" x1="${PLOT.left}" y1="${fixed(y(tick * 1024))}" x2="${PLOT.right}" y2="${fixed(y(tick * 1024))}"/><text class="tick-label y" x="${PLOT.left - 8}" y="${fixed(y(tick * 1024) + 4)}" text-anchor="end">${tick}</text>`,
     ),
     html`<line class="axis" x1="${PLOT.left}" y1="${PLOT.bottom}" x2="${PLOT.right}" y2="${PLOT.bottom}"/>`,
+    card.totalMiB === null
+      ? ''
+      : html`<line class="card-ceiling" x1="${PLOT.left}" y1="${fixed(y(card.totalMiB))}" x2="${PLOT.right}" y2="${fixed(y(card.totalMiB))}"><title>the card's size: ${gib(card.totalMiB)} GiB (${card.totalMiB} MiB, as its lane read it)</title></line>`,
     html`<text class="axis-label" transform="translate(16 ${(PLOT.top + PLOT.bottom) / 2}) rotate(-90)" text-anchor="middle">GiB held</text>`,
     html`<text class="tick-label x" x="${PLOT.left}" y="${HEIGHT - 8}">${shortTime(new Date(fromMs).toISOString())}</text>`,
     html`<text class="tick-label x" x="${PLOT.right}" y="${HEIGHT - 8}" text-anchor="end">${shortTime(new Date(toMs).toISOString())}</text>`,
@@ -67,7 +71,7 @@ function cardPlot(card: Card): Html {
       return html`<path class="card-oom" data-job="${job.job}" d="M${fixed(cx - 6)},${PLOT.top - 14}L${fixed(cx + 6)},${PLOT.top - 14}L${fixed(cx)},${PLOT.top - 3}Z"><title>${job.job}: ${job.oomRetries} out-of-memory retr${job.oomRetries === 1 ? 'y' : 'ies'} (it ran out of memory, waited for room and ran again)</title></path>`;
     });
   return html`${[
-    html`<svg class="card-plot" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" data-worker="${card.worker}" data-device="${card.device}" data-jobs="${jobs.length}" data-ooms="${ooms.length}" data-waits="${waits.length}">`,
+    html`<svg class="card-plot" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" data-worker="${card.worker}" data-device="${card.device}" data-jobs="${jobs.length}" data-ooms="${ooms.length}" data-waits="${waits.length}" data-total-mib="${card.totalMiB ?? ''}">`,
     html`<title>${card.worker} device ${card.device}: ${jobs.length} jobs over time by the memory they held</title>`,
     html`<g class="axes">${axes}</g>`,
     html`<g class="bars">${bars}</g>`,
@@ -75,6 +79,13 @@ function cardPlot(card: Card): Html {
     html`<g class="ooms">${ooms}</g>`,
     html`</svg>`,
   ]}`;
+}
+
+/** What the caption says of the card's size: drawn as the ceiling, or not in the ledger. */
+function ceilingWords(card: Card): Html {
+  return card.totalMiB === null
+    ? html`The ledger does not record this card's size (its lane is older): the scale's top is the most its jobs held at once.`
+    : html`The line at the top is the card's size, ${gib(card.totalMiB)} GiB, as its lane read it.`;
 }
 
 /** The report's GPU cards section: one plot per card the ledger's dispatch rows name (empty: none). */
@@ -86,7 +97,7 @@ export function cardsSection(rows: Parameters<typeof cardsOf>[0]): Html | string
     html`<h2>GPU cards</h2>`,
     cards.map(
       (card) =>
-        html`<figure>${cardPlot(card)}<figcaption>${card.worker}, device ${card.device}: each job's bar is as tall as the memory it held at most (lighter: its peak is not in the ledger, drawn at the need it was admitted by), stacked on the jobs beside it; ▼ marks out-of-memory retries, the band under the axis the time a job waited for room. The ledger does not record the card's size: the scale's top is the most its jobs held at once.</figcaption></figure>`,
+        html`<figure>${cardPlot(card)}<figcaption>${card.worker}, device ${card.device}: each job's bar is as tall as the memory it held at most (lighter: its peak is not in the ledger, drawn at the need it was admitted by), stacked on the jobs beside it; ▼ marks out-of-memory retries, the band under the axis the time a job waited for room. ${ceilingWords(card)}</figcaption></figure>`,
     ),
     html`</section>`,
   ]}`;

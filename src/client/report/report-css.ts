@@ -41,4 +41,5 @@ svg .card-job.alt rect { fill: #72b7b2; }
 svg .card-job.need-only rect { fill-opacity: 0.45; }
 svg .card-wait { fill: #e3b341; }
 svg .card-oom { fill: var(--champion); }
+svg .card-ceiling { stroke: var(--champion); stroke-width: 1.5; stroke-dasharray: 6 3; }
 `;

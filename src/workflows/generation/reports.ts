@@ -2,7 +2,7 @@
 // reporting (an operator's advance or stop: control.ts). Every handler is synchronous and marks the state dirty.
 
 import { notePeak } from '../../rules/gpu-needs.js';
-import { addTrainingGpu } from './lane-use.js';
+import { addTrainingGpu, noteJobEnded } from './lane-use.js';
 import {
   CancelledFailure,
   ChildWorkflowFailure,
@@ -42,8 +42,17 @@ function takeFlight(gen: Generation, childId: string): InFlight | undefined {
  * the report beat. Such a report counts (the ledger exporter counts every report of a child that
  * was started and not lost), and its job no longer waits in the queue for the resumption.
  */
-function takeReported(gen: Generation, childId: string): InFlight | undefined {
+function takeReported(gen: Generation, childId: string, memoryWaits?: unknown): InFlight | undefined {
   const flight = takeFlight(gen, childId);
+  // Its time on the lane, less its waits for memory, counts as the lane's work (lane-use.ts).
+  if (flight)
+    gen.laneUse = noteJobEnded(
+      gen.laneUse,
+      flight.lane,
+      Date.parse(flight.since) || Date.now(),
+      Date.now(),
+      memoryWaits,
+    );
   const index = flight ? -1 : gen.cancelling.findIndex((cancelled) => cancelled.childId === childId);
   if (index < 0) return flight;
   const late = gen.cancelling.splice(index, 1)[0] as InFlight;
@@ -170,7 +179,7 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
         ? { childId: sent.childId, jobId: sent.jobId, evals: sent.evals.length, unscored: sent.unscored.length }
         : sent,
     );
-  const flight = takeReported(gen, report.childId);
+  const flight = takeReported(gen, report.childId, report.memoryWaits);
   // Reports only count from children this loop waits for, so none is counted twice.
   if (!flight || flight.job.kind !== 'run') return;
   take(gen, foldRunReport(gen.state, report, gen.settings));
@@ -209,7 +218,7 @@ export function onRunReport(gen: Generation, signal: string, sent: RunReport): v
 
 export function onTeacherReport(gen: Generation, signal: string, report: TeacherReport): void {
   if (!isTeacherReport(report)) return ignoreMalformed(signal, report);
-  const flight = takeReported(gen, report.childId);
+  const flight = takeReported(gen, report.childId, report.memoryWaits);
   if (!flight || flight.job.kind !== 'teacher') return;
   if (report.row === null) {
     laneDown(gen, flight.lane);
@@ -241,7 +250,7 @@ export function onTeacherReport(gen: Generation, signal: string, report: Teacher
 
 export function onReserveReport(gen: Generation, signal: string, report: ReserveReport): void {
   if (!isReserveReport(report)) return ignoreMalformed(signal, report);
-  const flight = takeReported(gen, report.childId);
+  const flight = takeReported(gen, report.childId, report.memoryWaits);
   if (!flight || flight.job.kind !== 'reserve') return;
   if (report.reserve === null) {
     laneDown(gen, flight.lane);

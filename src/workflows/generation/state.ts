@@ -20,6 +20,7 @@ import { jobStep, type InFlight, type Job } from './jobs.js';
 import { loopQueueingOf, stepPriority, type StepKind } from '../step-priority.js';
 import type { LaneDraining } from '../messages.js';
 import { idleSoFar, noteLaneUse } from './lane-use.js';
+import type { LaneSpan } from './lane-waits.js';
 import { definedFields } from '../../support/defined-fields.js';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -143,9 +144,20 @@ export function noteLanesInUse(gen: Generation): void {
   gen.laneUse = noteLaneUse(
     gen.laneUse,
     gen.lanes.map((lane) => lane.queue),
-    busyLanes(gen),
+    openSpans(gen),
     Date.now(),
   );
+}
+
+/** The loop's jobs in flight by lane, each from its dispatch on (working until it reports: lane-waits.ts). */
+function openSpans(gen: Generation): Map<string, LaneSpan[]> {
+  const open = new Map<string, LaneSpan[]>();
+  const nowMs = Date.now();
+  for (const flight of gen.inFlight) {
+    const fromMs = Math.min(nowMs, Date.parse(flight.since) || nowMs);
+    open.set(flight.lane, [...(open.get(flight.lane) ?? []), { fromMs, toMs: nowMs, waits: [] }]);
+  }
+  return open;
 }
 
 export function busyLanes(gen: Generation): Map<string, number> {
@@ -195,7 +207,7 @@ export function view(gen: Generation): LoopView {
       const downUntil = gen.lanesDownUntil[lane.queue] ?? 0;
       const drainingUntil = gen.lanesDraining[lane.queue] ?? 0;
       const use = gen.laneUse[lane.queue];
-      const idle = use && idleSoFar(use, Date.now());
+      const idle = use && idleSoFar(use, Date.now(), openSpans(gen).get(lane.queue));
       return {
         queue: lane.queue,
         slots: lane.slots,
@@ -204,7 +216,11 @@ export function view(gen: Generation): LoopView {
         ...definedFields({ lost_to: gen.lanesDownWhy[lane.queue] }),
         draining_until: drainingUntil > Date.now() ? new Date(drainingUntil).toISOString() : null,
         ...(idle
-          ? { idle_seconds: Math.round(idle.idleMs / 1000), watched_seconds: Math.round(idle.watchedMs / 1000) }
+          ? {
+              idle_seconds: Math.round(idle.idleMs / 1000),
+              watched_seconds: Math.round(idle.watchedMs / 1000),
+              memory_wait_seconds: Math.round(idle.waitMs / 1000),
+            }
           : {}),
       };
     }),

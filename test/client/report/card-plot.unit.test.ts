@@ -104,7 +104,22 @@ describe('the GPU cards over time, from the ledger', () => {
     );
     expect(svg).toMatch(/<path class="card-oom" data-job="run-b"/);
     expect(svg).toMatch(/<rect class="card-wait" data-job="run-b"[^>]*><title>run-b waited 12 min for room/);
-    expect(svg).toContain("The ledger does not record the card's size");
+    expect(svg).toContain("The ledger does not record this card's size");
+    expect(svg).not.toContain('class="card-ceiling"');
+  });
+
+  it("draws the card's size from its dispatch rows as the ceiling, and scales to it", () => {
+    const sized = rows.map((row) => (row.type === 'dispatch' ? { ...row, device_total_mib: 143_771 } : row));
+    const [card] = cardsOf(sized);
+    expect(card?.totalMiB).toBe(143_771);
+    const svg = String(cardsSection(sized));
+    expect(svg).toContain('data-total-mib="143771"');
+    expect(svg).toMatch(
+      /<line class="card-ceiling"[^>]*><title>the card's size: 140\.4 GiB \(143771 MiB, as its lane read it\)/,
+    );
+    expect(svg).toContain("The line at the top is the card's size, 140.4 GiB, as its lane read it.");
+    // The scale reaches past the card's size (the jobs held at most 50 GiB at once).
+    expect(svg).toMatch(/text-anchor="end">150<\/text>/);
   });
 
   it('is in the report, and absent from one without dispatch rows', () => {
