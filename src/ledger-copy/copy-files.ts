@@ -1,6 +1,7 @@
 // The loop's own ledger.jsonl and state.json in its state dir, at the seed's paths: a copy of
 // what history holds, appended as rows are decided, so the record outlives history.
-import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ledgerLine, parseLedger } from '../ledger/ledger-lines.js';
 import type { StateJson } from '../ledger/loop-state.js';
@@ -82,6 +83,27 @@ export interface CopyAppend {
   readonly bytes: number;
   /** The file just after the append. */
   readonly after: CopyFileId;
+  /** The append made the file: there was none at the path when it opened it (the copy was deleted, or never made). */
+  readonly created: boolean;
+}
+
+/**
+ * Open the copy to append, saying whether this made it: made only when there is none (O_EXCL),
+ * else opened without O_CREAT, so a copy deleted between the two tries is made by the first again.
+ */
+async function openToAppend(file: string): Promise<{ handle: FileHandle; created: boolean }> {
+  for (;;) {
+    try {
+      return { handle: await open(file, 'ax'), created: true };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    try {
+      return { handle: await open(file, constants.O_WRONLY | constants.O_APPEND), created: false };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
 }
 
 /**
@@ -100,7 +122,7 @@ export async function appendLedgerRows(
   const file = ledgerCopyPath(stateDir);
   // newlineFirst: the copy's last row lacks its newline (a crash between the two).
   const bytes = Buffer.from((newlineFirst ? '\n' : '') + rows.map((row) => `${ledgerLine(row)}\n`).join(''));
-  const handle = await open(file, 'a');
+  const { handle, created } = await openToAppend(file);
   try {
     const before = fileId(await handle.stat());
     const { size } = before;
@@ -114,7 +136,7 @@ export async function appendLedgerRows(
       await handle.sync().catch(() => undefined);
       throw new CopyWriteError(file, error);
     }
-    return { before, bytes: bytes.length, after: fileId(await handle.stat()) };
+    return { before, bytes: bytes.length, after: fileId(await handle.stat()), created };
   } finally {
     await handle.close();
   }
@@ -225,6 +247,11 @@ export interface CopyFileId {
   readonly ino: number;
   readonly size: number;
   readonly mtimeMs: number;
+  /**
+   * Only on an id a keeper pass leaves (never a stat): the copy it knew was deleted before its
+   * append, which made a new file; the next pass says the copy was deleted, not replaced.
+   */
+  readonly deleted?: true;
 }
 
 /** The state dir's ledger.jsonl as a file (inode, size); null when there is none. */

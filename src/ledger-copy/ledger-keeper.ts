@@ -26,7 +26,7 @@ import {
   type CopyFileId,
   type CopyRepair,
 } from './copy-files.js';
-import { leftFile, sameFile } from './copy-file-ids.js';
+import { copyChangeWords, leftFile, sameFile } from './copy-file-ids.js';
 import { holdCopyLock, releaseCopyLock } from './copy-lock.js';
 import { HistoryRuns, type HistoryLedger } from './history-runs.js';
 
@@ -223,7 +223,8 @@ export class LedgerKeeper {
       known ? (line) => known.lines.has(lineDigest(line)) : null,
     );
     // Rows lost under the keeper: the file cut short, replaced or deleted (an operator, a restore, `rm -rf`).
-    const changed = known !== undefined && check.kept.length < known.rows ? changeWords(known, file) : null;
+    const changed =
+      known !== undefined && check.kept.length < known.rows ? copyChangeWords(known.file, file, known.rows) : null;
     // The file the check read, unless the repair replaced it.
     let repaired = read;
     if (!check.whole || changed !== null) {
@@ -276,18 +277,6 @@ export class LedgerKeeper {
 
 function lineDigest(line: string): string {
   return createHash('sha1').update(line).digest('base64');
-}
-
-function changeWords(copy: Copy, now: CopyFileId | null): string {
-  const was = copy.file;
-  const rows = `${copy.rows} rows when this worker last wrote it`;
-  if (now === null) return `was deleted (${rows})`;
-  if (was === null) return `appeared (none when this worker last looked)`;
-  if (was.ino !== now.ino) return `was replaced by another file (${rows})`;
-  if (now.size < was.size) return `was cut short (${was.size} bytes then, ${now.size} now; ${rows})`;
-  // The file as this keeper left it: history is what changed (a reset abandoned rows it held).
-  if (sameFile(was, now)) return `holds rows history no longer gives this loop (a reset, or runs deleted)`;
-  return `was written by someone else (${was.size} bytes then, ${now.size} now)`;
 }
 
 function segmentLengths(segments: HistoryLedger['segments']): Map<string, number> {

@@ -111,7 +111,8 @@ describe('the artifact store (a real S3-compatible server)', () => {
   });
 
   it('leaves no object behind an upload killed with SIGKILL halfway, and uploads it whole on the next try', async () => {
-    // 96 MiB goes up in 5 MiB parts of a multipart upload; the uploader is killed once one part has landed.
+    // 96 MiB goes up in 5 MiB parts of a multipart upload; the uploader holds the upload once one
+    // part has landed (upload-child.ts) and is killed there.
     const big = path.join(dir, 'big.bin');
     await writeFile(big, randomBytes(96 * 1024 * 1024));
     const key = store.key('killed/big.bin');
@@ -121,19 +122,17 @@ describe('the artifact store (a real S3-compatible server)', () => {
       env: { ...process.env, ...server.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    await expect
+      .poll(() => (child.exitCode === null ? stdout : `exited ${child.exitCode}: ${stderr}`), { timeout: 120_000 })
+      .toContain('part landed');
     const client = server.client();
-    const deadline = Date.now() + 60_000;
-    let inFlight = false;
-    while (!inFlight && Date.now() < deadline) {
-      const listed = await client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: key }));
-      inFlight = (listed.Uploads ?? []).length > 0;
-      if (child.exitCode !== null) break;
-      if (!inFlight) await sleep(50);
-    }
-    expect(inFlight, `a multipart upload in flight (uploader: ${stderr})`).toBe(true);
+    const listed = await client.send(new ListMultipartUploadsCommand({ Bucket: BUCKET, Prefix: key }));
+    expect((listed.Uploads ?? []).length, `a multipart upload in flight (uploader: ${stderr})`).toBe(1);
     child.kill('SIGKILL');
     expect(await exited).toBeNull();
     client.destroy();

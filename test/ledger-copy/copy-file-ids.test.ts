@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { leftFile, sameFile } from '../../src/ledger-copy/copy-file-ids.js';
+import { copyChangeWords, leftFile, sameFile } from '../../src/ledger-copy/copy-file-ids.js';
 import {
   appendLedgerRows,
   copyFileId,
@@ -73,6 +73,44 @@ describe('which copy a keeper pass left', () => {
     expect(appended?.after.size).toBe(appended?.bytes);
     expect(await appendLedgerRows(stateDir, [])).toBeNull();
     expect(leftFile(appended?.after ?? null, null)).toEqual(appended?.after);
+  });
+
+  it("a copy deleted between a pass's look and its append is said to be deleted, not replaced by the file the append made", async () => {
+    const stateDir = path.join(dir, 'deleted-mid-pass');
+    const first = await appendLedgerRows(stateDir, [row(1), row(2), row(3)]);
+    expect(first?.created).toBe(true);
+    const looked = await copyFileId(stateDir);
+    expect(sameFile(leftFile(null, first ?? null), looked)).toBe(true);
+    // The next pass looks (the file as it left it), then the copy is deleted, then the pass appends.
+    await rm(ledgerCopyPath(stateDir));
+    const append = await appendLedgerRows(stateDir, [row(4)]);
+    expect(append?.created).toBe(true);
+    const left = leftFile(looked, append);
+    const found = await copyFileId(stateDir);
+    expect(sameFile(left, found)).toBe(false);
+    expect(copyChangeWords(left, found, 4)).toBe('was deleted (4 rows when this worker last wrote it)');
+    // An append to a copy that is there made nothing.
+    expect((await appendLedgerRows(stateDir, [row(5)]))?.created).toBe(false);
+  });
+
+  it('words each change of a copy that lost rows (pure)', () => {
+    const was: CopyFileId = { ino: 7, size: 300, mtimeMs: 1 };
+    const rows = '3 rows when this worker last wrote it';
+    expect(copyChangeWords(was, null, 3)).toBe(`was deleted (${rows})`);
+    expect(copyChangeWords({ ...was, mtimeMs: Number.NaN, deleted: true }, { ino: 8, size: 100, mtimeMs: 2 }, 3)).toBe(
+      `was deleted (${rows})`,
+    );
+    expect(copyChangeWords(was, { ino: 8, size: 100, mtimeMs: 2 }, 3)).toBe(`was replaced by another file (${rows})`);
+    expect(copyChangeWords(was, { ino: 7, size: 100, mtimeMs: 2 }, 3)).toBe(
+      `was cut short (300 bytes then, 100 now; ${rows})`,
+    );
+    expect(copyChangeWords(null, was, 0)).toBe('appeared (none when this worker last looked)');
+    expect(copyChangeWords(was, was, 3)).toBe(
+      'holds rows history no longer gives this loop (a reset, or runs deleted)',
+    );
+    expect(copyChangeWords(was, { ino: 7, size: 400, mtimeMs: 2 }, 3)).toBe(
+      'was written by someone else (300 bytes then, 400 now)',
+    );
   });
 
   it("never takes someone else's change, made between any two of its steps, for its own", async () => {

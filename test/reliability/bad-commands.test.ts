@@ -193,11 +193,13 @@ describe('commands that cannot run or misbehave', () => {
   it('a loop cancelled while its split is built has not given the split up: started again, it builds it and trains', async () => {
     const loopId = 'split-cancelled';
     const building = path.join(harness.dir, `${loopId}.building`);
-    // Says it is building, then takes 3 s: the loop is cancelled meanwhile (`temporal workflow cancel`).
+    const release = path.join(harness.dir, `${loopId}.release`);
+    // Says it is building, then waits for a file the test writes once the loop is cancelled
+    // (`temporal workflow cancel`): the cancel always lands while the split is built.
     const splitGenerate = [
       'sh',
       '-c',
-      `touch '${building}'; sleep 3; exec "$@"`,
+      `touch '${building}'; while [ ! -e '${release}' ]; do sleep 0.1; done; exec "$@"`,
       'sh',
       ...FIXTURE_COMMANDS.split_generate,
     ];
@@ -216,6 +218,17 @@ describe('commands that cannot run or misbehave', () => {
     const handle = harness.client.workflow.getHandle(loopWorkflowId(loopId));
     await handle.cancel();
     await expect.poll(async () => (await handle.describe()).status.name, { timeout: 30_000 }).toBe('CANCELLED');
+    // The cancelled run's split never ended: it was cancelled while being built.
+    const cancelled = (await handle.fetchHistory()).events ?? [];
+    const splits = cancelled.filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'buildSplit',
+    );
+    expect(splits).toHaveLength(1);
+    const ended = cancelled.filter(
+      (event) => Number(event.activityTaskCompletedEventAttributes?.scheduledEventId) === Number(splits[0]?.eventId),
+    );
+    expect(ended).toEqual([]);
+    await writeFile(release, '');
     const again = await harness.startWith(loopId, settings);
     expect(again.kind).toBe('resumed');
     const trained = await harness.waitFor(loopId, (view) => view.split_ready && view.test_evals >= 1, 90_000);

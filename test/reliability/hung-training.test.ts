@@ -16,6 +16,8 @@ import { foldSettingsOf } from '../../src/ledger/loop-state.js';
 // attempt is timed out by the server, the lane learns it at its next heartbeat and kills the group;
 // retries.train attempts later the run is recorded as train_failed and the loop goes on.
 const HUNG = runIdFor(1, 2, 'a');
+/** Round 2's other run: it trains after HUNG on the one lane, and round 3 is planned once its job ends. */
+const OTHER = runIdFor(1, 2, 'b');
 const TRAIN_TIMEOUT = '4s';
 const ATTEMPTS = 2;
 
@@ -36,15 +38,21 @@ describe('a training command that hangs', () => {
     await harness?.dispose();
   });
 
-  /** Train with a fault for HUNG (through `env`, no shell), let rounds 1 and 2 run, then empty the candidates: the loop idles. */
+  /**
+   * Train with a fault for HUNG (through `env`, no shell), let rounds 1 and 2 run, then empty the
+   * candidates: the loop idles. Round 2's other run (`b`, after HUNG on the one lane) is evaluated
+   * only once the list is empty (its evaluate command waits for `<loop>.release`), so round 3,
+   * planned when that job ends, always reads the empty list, however long HUNG takes to fail.
+   */
   async function twoRounds(
     loopId: string,
     fault: string,
     settings: Partial<LoopConfig>,
-    /** A file HUNG's training waits for before it starts, written once the list is empty (a slow HUNG could end first). */
-    hold?: string,
+    /** HUNG's training waits for the release too, before it starts (a slow HUNG could end before the view shows it). */
+    holdHung = false,
   ): Promise<BoundedLoop> {
     const candidates = path.join(harness.dir, `${loopId}.candidates.yaml`);
+    const release = path.join(harness.dir, `${loopId}.release`);
     await harness.writeCandidates(
       [
         { name: 'a', overrides: { fixture_quality: 0.3 } },
@@ -52,24 +60,28 @@ describe('a training command that hangs', () => {
       ],
       candidates,
     );
-    const gate =
-      hold === undefined
-        ? []
-        : [
-            'sh',
-            '-c',
-            `case " $* " in *" ${HUNG} "*) while [ ! -e '${hold}' ]; do sleep 0.1; done;; esac; exec "$@"`,
-            'sh',
-          ];
+    const heldFor = (pattern: string) => [
+      'sh',
+      '-c',
+      `case " $* " in ${pattern}) while [ ! -e '${release}' ]; do sleep 0.1; done;; esac; exec "$@"`,
+      'sh',
+    ];
     const commands = {
       ...harness.config.commands,
-      train: [...gate, 'env', `FIXTURE_FAIL_TRAIN=${fault}`, ...FIXTURE_COMMANDS.train],
+      train: [
+        ...(holdHung ? heldFor(`*" ${HUNG} "*`) : []),
+        'env',
+        `FIXTURE_FAIL_TRAIN=${fault}`,
+        ...FIXTURE_COMMANDS.train,
+      ],
+      // The batch evaluator's jobs file is `<state>/logs/<run id>.<role>.jobs.json`.
+      evaluate: [...heldFor(`*"/${OTHER}."*`), ...harness.config.commands.evaluate],
     };
     await harness.startWith(loopId, { candidates, commands, saturation_evals: 1000, ...settings });
     // One lane: HUNG trains (slowly, or hanging) before round 3 can be planned; by then the list is empty.
     await harness.waitFor(loopId, (view) => view.in_flight.some((flight) => flight.jobId === HUNG));
     await harness.writeCandidates('candidates: []\n', candidates);
-    if (hold !== undefined) await writeFile(hold, '');
+    await writeFile(release, '');
     await harness.waitFor(loopId, (view) => view.idle && view.in_flight.length === 0 && view.queued === 0, 120_000);
     await harness.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
     const result = await harness.result(loopId);
@@ -86,12 +98,7 @@ describe('a training command that hangs', () => {
   }
 
   it('is timed out by timeouts.train, retried per retries.train, recorded as train_failed, its processes killed; the loop goes on', async () => {
-    const baseline = await twoRounds(
-      'hang-baseline',
-      `slow:${HUNG}`,
-      {},
-      path.join(harness.dir, 'hang-baseline.release'),
-    );
+    const baseline = await twoRounds('hang-baseline', `slow:${HUNG}`, {}, true);
     // Each hung trainer process, with when it was first and last seen alive.
     const seen = new Map<number, { first: number; last: number }>();
     let watching = true;
@@ -134,8 +141,11 @@ describe('a training command that hangs', () => {
       (await processesMentioning(harness.configFor('hang').runs_root)).filter((p) => p.cmdline.includes('train.mjs')),
     ).toEqual([]);
     const lifetimes = [...seen.values()].map((entry) => entry.last - entry.first);
-    // Each lived its train timeout, plus at most a heartbeat period until the lane heard of the timeout.
-    for (const lifetime of lifetimes) expect(lifetime).toBeLessThan(4_000 + 6_000);
+    // Each was killed before the next attempt's trainer started (the one lane's slot is freed by
+    // the kill): a timed-out attempt leaves nothing running beside its retry.
+    const attempts = [...seen.values()].sort((x, y) => x.first - y.first);
+    for (let index = 1; index < attempts.length; index += 1)
+      expect(attempts[index - 1]?.last ?? Infinity).toBeLessThan(attempts[index]?.first ?? -Infinity);
 
     // Everything else is as in the loop whose HUNG merely trained slowly: the other runs, all their evals.
     expectConsistent(baseline);
@@ -148,7 +158,7 @@ describe('a training command that hangs', () => {
     expect(withoutHung(actual.evals)).toEqual(withoutHung(expected.evals));
     expect(actual.evals.filter((line) => line.startsWith(`${HUNG}/`))).toEqual([]);
     // The loop went on after it: round 2's other run trained after HUNG failed.
-    const other = rowsOf(hung.rows, 'run').find((row) => row.run_id === runIdFor(1, 2, 'b'));
+    const other = rowsOf(hung.rows, 'run').find((row) => row.run_id === OTHER);
     expect(other?.status).toBe('trained');
     expect(Date.parse(other?.finished ?? '')).toBeGreaterThan(Date.parse(run?.finished ?? ''));
     console.log(

@@ -2,6 +2,10 @@
 // one floods the lane with trainings, the other reaches its evaluation, reserve check and teacher
 // build. Each step's priority (its kind) and fairness key (its loop) are in its ActivityTaskScheduled
 // event, and the server starts the second loop's steps before the flood's trainings queued earlier.
+// The flood's trainings end only when the test lets them (`fixture_wait_for`): one is let go each
+// time the other loop has a lane step waiting, so the flood's queue is never drained by the clock
+// however slowly the other loop's children start.
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +25,8 @@ interface Step {
   readonly scheduledMs: number;
   /** When a worker took it; null while it waits in the lane's queue. */
   readonly startedMs: number | null;
+  /** Whether it has ended (completed, failed, timed out or cancelled). */
+  readonly closed: boolean;
   readonly priority: { priorityKey?: number | null; fairnessKey?: string | null; fairnessWeight?: number | null };
   /** The child workflow's own priority, as its start recorded it. */
   readonly childPriority: { priorityKey?: number | null; fairnessKey?: string | null } | null;
@@ -39,14 +45,7 @@ describe('several loops on one lane: priority by kind, fairness by loop', () => 
   let harness: LoopHarness;
 
   beforeAll(async () => {
-    harness = await createLoopHarness({
-      lanes: 1,
-      candidates: Array.from({ length: FLOOD_RUNS }, (_, index) => ({
-        name: `c${String(index).padStart(2, '0')}`,
-        // Each flood training holds the lane's one slot ~3 s: the rest wait in its queue.
-        overrides: { fixture_epochs: 2, fixture_sleep_ms: 1500 },
-      })),
-    });
+    harness = await createLoopHarness({ lanes: 1, candidates: [{ name: 'unused' }] });
   });
 
   afterAll(async () => {
@@ -75,18 +74,74 @@ describe('several loops on one lane: priority by kind, fairness by loop', () => 
         const started = events.find(
           (later) => Number(later.activityTaskStartedEventAttributes?.scheduledEventId) === id,
         );
+        const closed = events.some((later) =>
+          [
+            later.activityTaskCompletedEventAttributes,
+            later.activityTaskFailedEventAttributes,
+            later.activityTaskTimedOutEventAttributes,
+            later.activityTaskCanceledEventAttributes,
+          ].some((attributes) => Number(attributes?.scheduledEventId) === id),
+        );
         steps.push({
           loop,
           childId: child.workflowId,
           type: scheduled.activityType?.name ?? '',
           scheduledMs: ms(event.eventTime),
           startedMs: started ? ms(started.eventTime) : (pending.get(scheduled.activityId ?? '') ?? null),
+          closed,
           priority: scheduled.priority ?? {},
           childPriority,
         });
       }
     }
     return steps.sort((a, b) => a.scheduledMs - b.scheduledMs);
+  }
+
+  /**
+   * A candidates file of `runs` candidates whose trainings each hold the lane's one slot until the
+   * test writes its release file (`<loop>.release/<candidate>`): the rest wait in the lane's queue.
+   */
+  async function heldCandidates(loop: string, runs: number): Promise<string> {
+    const releases = path.join(harness.dir, `${loop}.release`);
+    await mkdir(releases, { recursive: true });
+    const file = path.join(harness.dir, `${loop}-candidates.yaml`);
+    await harness.writeCandidates(
+      Array.from({ length: runs }, (_, index) => {
+        const name = `c${String(index).padStart(2, '0')}`;
+        return { name, overrides: { fixture_epochs: 1, fixture_wait_for: path.join(releases, name) } };
+      }),
+      file,
+    );
+    return file;
+  }
+
+  /**
+   * Until `done` says so: whenever `loop` has a lane step waiting in the queue, let the flood's
+   * training that holds the lane's slot end (its release file), so the server chooses what runs
+   * next among the waiting steps. Nothing else ends a flood training: its queue drains only as
+   * fast as the other loop asks for the lane. Returns both loops' steps as last read.
+   */
+  async function drainFloodFor(
+    flood: string,
+    loop: string,
+    done: (steps: readonly Step[]) => boolean,
+  ): Promise<{ flood: Step[]; loop: Step[] }> {
+    const releases = path.join(harness.dir, `${flood}.release`);
+    // Only a bound for a broken loop: no step waits on this clock.
+    const deadline = Date.now() + 240_000;
+    for (;;) {
+      const [loopSteps, floodSteps] = [await stepsOf(loop), await stepsOf(flood)];
+      if (done(loopSteps)) return { flood: floodSteps, loop: loopSteps };
+      if (Date.now() > deadline)
+        throw new Error(`${loop} did not get there: ${JSON.stringify(loopSteps.map((s) => [s.type, s.startedMs]))}`);
+      if (loopSteps.some((step) => step.startedMs === null && !step.closed))
+        for (const training of floodSteps)
+          if (training.type === 'trainRun' && training.startedMs !== null && !training.closed) {
+            const candidate = (training.childId.split('/').pop() ?? '').replace(/\.\d+$/, '');
+            await writeFile(path.join(releases, candidate), '');
+          }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 
   /** The flood's trainings waiting in the lane's queue when `step` was scheduled. */
@@ -101,6 +156,7 @@ describe('several loops on one lane: priority by kind, fairness by loop', () => 
     const waitLong = { ...harness.config.timeouts, schedule_to_start: '10m' as const };
     // The flood tells its generation the lane has a slot per candidate: all its trainings queue at once.
     await harness.startWith(FLOOD, {
+      candidates: await heldCandidates(FLOOD, FLOOD_RUNS),
       parallel: FLOOD_RUNS,
       lanes: [{ ...lane, slots: FLOOD_RUNS }],
       timeouts: waitLong,
@@ -119,15 +175,11 @@ describe('several loops on one lane: priority by kind, fairness by loop', () => 
       teacher_after_round: 1,
       fairness_weight: 2,
     });
-    await harness.waitFor(GATE, (view) => (view.last_reserve_check ?? null) !== null, 90_000);
-    // The teacher build follows the reserve check on the gate's one slot.
-    const deadline = Date.now() + 60_000;
-    let gate = await stepsOf(GATE);
-    while (!gate.some((step) => step.type === 'buildTeacher' && step.startedMs !== null) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      gate = await stepsOf(GATE);
-    }
-    const flood = await stepsOf(FLOOD);
+    // Its training, evaluation and reserve check, then the teacher build, each let onto the lane
+    // by the flood's training that holds it ending.
+    const { flood, loop: gate } = await drainFloodFor(FLOOD, GATE, (steps) =>
+      steps.some((step) => step.type === 'buildTeacher' && step.startedMs !== null),
+    );
 
     // Each kind's priority and its loop's fairness key (and weight, where loop.yaml sets one) in history.
     const floodTrainings = flood.filter((step) => step.type === 'trainRun');
@@ -188,6 +240,7 @@ describe('several loops on one lane: priority by kind, fairness by loop', () => 
     if (!lane) throw new Error('the harness has no lane');
     const waitLong = { ...harness.config.timeouts, schedule_to_start: '10m' as const };
     await harness.startWith('experiment', {
+      candidates: await heldCandidates('experiment', 6),
       parallel: 6,
       lanes: [{ ...lane, slots: 6 }],
       timeouts: waitLong,
@@ -202,9 +255,10 @@ describe('several loops on one lane: priority by kind, fairness by loop', () => 
     const gateCandidates = path.join(harness.dir, 'production-candidates.yaml');
     await harness.writeCandidates([{ name: 'solo', overrides: { fixture_epochs: 1 } }], gateCandidates);
     await harness.startWith('production', { candidates: gateCandidates, parallel: 1, timeouts: waitLong });
-    await harness.waitFor('production', (view) => view.round >= 2, 60_000);
-    const experiment = await stepsOf('experiment');
-    const production = await stepsOf('production');
+    // Its training and evaluation, each let onto the lane by the experiment's training that holds it ending.
+    const { flood: experiment, loop: production } = await drainFloodFor('experiment', 'production', (steps) =>
+      steps.some((step) => step.type === 'evaluateRun' && step.closed),
+    );
     await stopNow('experiment', 'production');
 
     for (const step of experiment)
