@@ -58,10 +58,12 @@ export async function runLoopStep(paths: LoopPaths, step: LoopStep): Promise<Loo
   let seconds = 0;
   for (;;) {
     let result: StepResult;
-    // How long the command of this run has been running (its heartbeats say), for a lane lost under it.
+    // How long the command of this run has been running on a GPU (its heartbeats say), for a lane
+    // lost under it. Only a lane that reads its GPU gives a beat its device: on any other the time
+    // is no GPU time (a CPU lane's preempted attempt was once counted as gpu_seconds).
     let runningMs = 0;
     const heartbeat = (details: StepHeartbeat): void => {
-      if (details.pid > 0) runningMs = details.elapsedMs;
+      if (details.pid > 0 && details.device !== undefined) runningMs = details.elapsedMs;
       hooks.heartbeat?.(details);
     };
     try {
