@@ -29,6 +29,7 @@ export default defineConfig({
       'test/bench/bench-math.test.ts',
       'test/bench/growth*.test.ts',
       'test/bench/fleet*.test.ts',
+      'test/bench/fairness*.test.ts',
       'test/sim/**/*.test.ts',
       'test/metrics/loop-figures.test.ts',
       'test/metrics/dashboard.test.ts',
