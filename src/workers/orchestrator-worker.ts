@@ -22,6 +22,7 @@ import { servedMetricMeter } from './metrics.js';
 import { bundleInChildProcess } from './workflow-bundle.js';
 import { deploymentVersion, orchestratorDeployment, versioningWanted } from './deployment.js';
 import { becomeCurrent } from './current-version.js';
+import { pollerOptions, type PollerMode } from './pollers.js';
 
 /** The workflows every orchestrator worker runs (bundled from this file). */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -38,6 +39,8 @@ export interface OrchestratorWorkerOptions {
   readonly buildId?: string;
   /** Worker Versioning (deployment.ts); CHAMPION_LOOP_WORKER_VERSIONING otherwise. */
   readonly versioned?: boolean;
+  /** How it polls its queue (pollers.ts; default: CHAMPION_LOOP_POLLERS, else autoscaling). */
+  readonly pollers?: PollerMode;
 }
 
 /**
@@ -73,6 +76,7 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
     workflowBundle,
     ...(deployment ? { workerDeploymentOptions: deployment } : {}),
     ...workerTracing(),
+    ...pollerOptions(options.pollers),
     activities: {
       ...orchestratorActivities,
       ...keepBeating({
