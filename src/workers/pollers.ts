@@ -1,10 +1,9 @@
 // How a worker asks its task queues for work (the SDK's PollerBehavior, docs/operating.md,
-// "Several loops on one fleet"). Autoscaling (the default): each worker keeps one long poll open
-// per kind of task while idle and opens more as the server says its queue has a backlog, up to
-// the free slots; a fleet of many idle lanes holds one poll each instead of a fixed few. Fixed:
-// the SDK's earlier behaviour, as many polls as the free slots allow, up to a fixed maximum
-// (min(10, slots) for activities, 10 for workflow tasks). Picked by CHAMPION_LOOP_POLLERS or
-// `worker --pollers`.
+// "Several loops on one fleet"). Autoscaling (the default): the SDK opens more long polls when the
+// server's answers say the queue has a backlog (never more than the free slots) and lets them drop
+// to one per kind of task when it is idle, so a fleet of many idle lanes holds fewer open polls.
+// Fixed: the SDK's earlier behaviour, as many polls as the free slots allow up to a fixed maximum
+// (10). Picked by CHAMPION_LOOP_POLLERS or `worker --pollers`.
 import type { WorkerOptions } from '@temporalio/worker';
 
 type PollerBehavior = NonNullable<WorkerOptions['activityTaskPollerBehavior']>;
