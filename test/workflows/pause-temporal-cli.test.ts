@@ -5,7 +5,9 @@ import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
-import { BOUNDED_CANDIDATES, hangAfterRound, runBounded } from '../helpers/bounded-loop.js';
+import { loopWorkflowId } from '../../src/workflows/ids.js';
+import { stopSignal } from '../../src/workflows/messages.js';
+import { BOUNDED_CANDIDATES } from '../helpers/bounded-loop.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 import { HeldSteps } from '../helpers/lane-faults.js';
 import {
@@ -23,7 +25,6 @@ import {
 // next job, `status` shows it paused, nothing records it failed; `temporal activity unpause`
 // sends it again and it resumes from its newest checkpoint (loop.yaml `resume_flag`).
 const { PendingActivityState } = proto.temporal.api.enums.v1;
-const ROUNDS = 2;
 /** The run paused: slow (1 s per epoch) and long enough to be caught in the middle of its training. */
 const TARGET = runIdFor(1, 1, 'a');
 const EPOCHS = 16;
@@ -35,7 +36,7 @@ describe('a training run paused and unpaused with `temporal activity pause|unpau
 
   beforeAll(async () => {
     // The trainers are this process's children: they read the fault modes from its environment.
-    process.env.FIXTURE_FAIL_TRAIN = [...hangAfterRound(ROUNDS), `slow:${TARGET}`].join(',');
+    process.env.FIXTURE_FAIL_TRAIN = `slow:${TARGET}`;
     const releaseFile = path.join(tmpdir(), `pause-temporal-cli-${process.pid}`);
     release = releaseFile;
     await writeFile(release, '');
@@ -101,93 +102,98 @@ describe('a training run paused and unpaused with `temporal activity pause|unpau
     };
     const seen: Record<string, unknown> = {};
     let childId = '';
-    const disturbed = await runBounded(loop, loopId, {
-      rounds: ROUNDS,
-      settings,
-      during: async () => {
-        await vi.waitFor(() => readFile(path.join(runDir, 'validation-epoch-0002.json')), {
-          timeout: 90_000,
-          interval: 100,
-        });
-        // From now on every training holds its slot after its last epoch, until the file is back.
-        await rm(release);
-        // The trainer is held (SIGSTOP) until the pause is sent, so it cannot end first on a slow box.
-        const held = new HeldSteps();
-        const running = await trainers();
-        for (const { pid } of running) held.hold(pid);
-        expect(running.length, 'the trainer runs').toBeGreaterThan(0);
-        expect(await trainers(true), 'the lane runs nothing else').toEqual([]);
-        childId = (await loop.view(loopId)).in_flight.find((job) => job.jobId === TARGET)?.childId ?? '';
-        expect(childId, `${TARGET} in flight`).not.toBe('');
-        const child = loop.client.workflow.getHandle(childId);
-        const [training] = (await child.describe()).raw.pendingActivities ?? [];
-        expect(training?.activityType?.name).toBe('trainRun');
-        const activityId = training?.activityId ?? '';
-        await temporal(
-          'activity',
-          'pause',
-          '--workflow-id',
-          childId,
-          '--activity-id',
-          activityId,
-          '--reason',
-          'from the Web UI',
-        ).finally(() => held.release());
-
-        // Its process group got SIGTERM at the training's next heartbeat, and it is gone.
-        await vi.waitFor(async () => expect(await trainers()).toEqual([]), { timeout: 60_000, interval: 100 });
-        for (const { pid } of running) expect(() => process.kill(pid, 0)).toThrow();
-        expect(await readFile(termSeen, 'utf8')).toContain(`--run-id ${TARGET}`);
-        // Held by the server: its attempt ended on the lane (PAUSED, not PAUSE_REQUESTED).
-        await vi.waitFor(
-          async () => {
-            const [activity] = (await child.describe()).raw.pendingActivities ?? [];
-            expect(activity?.activityType?.name).toBe('trainRun');
-            expect(activity?.paused).toBe(true);
-            expect(activity?.state).toBe(PendingActivityState.PENDING_ACTIVITY_STATE_PAUSED);
-            seen.attemptWhilePaused = activity?.attempt;
-          },
-          { timeout: 30_000, interval: 200 },
-        );
-        // Its slot was freed: the lane's one slot trains the job queued behind it (which then holds it).
-        const next = await vi.waitFor(
-          async () => {
-            const [other] = await trainers(true);
-            expect(other, 'another training on the lane').toBeDefined();
-            return other;
-          },
-          { timeout: 60_000, interval: 100 },
-        );
-        seen.next = /--run-id (\S+)/.exec(next?.cmdline ?? '')?.[1];
-        // `status` shows it paused, by the Web UI's reason; the run still in flight, nothing failed.
-        const status = await championLoopCli(loop.server, ['status', loopId]);
-        expect(status.stdout).toMatch(
-          new RegExp(`^paused: ${TARGET} on \\S+: its training is paused since \\S+ by .* \\(from the Web UI\\);`, 'm'),
-        );
-        const json = JSON.parse((await championLoopCli(loop.server, ['status', loopId, '--json'])).stdout) as {
-          paused_trainings?: unknown[];
-          in_flight: { jobId: string }[];
-        };
-        expect(json.paused_trainings).toEqual([expect.objectContaining({ run_id: TARGET, reason: 'from the Web UI' })]);
-        expect(json.in_flight.map((job) => job.jobId)).toContain(TARGET);
-        const events = (await child.fetchHistory()).events ?? [];
-        expect(events.filter((event) => event.activityTaskFailedEventAttributes)).toEqual([]);
-        seen.trainedBeforePause = (await readFile(path.join(logs, `${TARGET}.train.log`), 'utf8')).match(
-          /^epoch \d+\//gm,
-        )?.length;
-
-        await temporal('activity', 'unpause', '--workflow-id', childId, '--activity-id', activityId);
-        await vi.waitFor(
-          async () => {
-            const [activity] = (await child.describe()).raw.pendingActivities ?? [];
-            expect(activity?.paused ?? false).toBe(false);
-          },
-          { timeout: 30_000, interval: 200 },
-        );
-        // The job on its slot may end now; the unpaused training was queued before the loop's next.
-        await writeFile(release, '');
-      },
+    const started = await loop.startWith(loopId, settings);
+    expect(started.kind).toBe('started');
+    await vi.waitFor(() => readFile(path.join(runDir, 'validation-epoch-0002.json')), {
+      timeout: 90_000,
+      interval: 100,
     });
+    // From now on every training holds its slot after its last epoch, until the file is back.
+    await rm(release);
+    // The trainer is held (SIGSTOP) until the pause is sent, so it cannot end first on a slow box.
+    const held = new HeldSteps();
+    const running = await trainers();
+    for (const { pid } of running) held.hold(pid);
+    expect(running.length, 'the trainer runs').toBeGreaterThan(0);
+    expect(await trainers(true), 'the lane runs nothing else').toEqual([]);
+    childId = (await loop.view(loopId)).in_flight.find((job) => job.jobId === TARGET)?.childId ?? '';
+    expect(childId, `${TARGET} in flight`).not.toBe('');
+    const child = loop.client.workflow.getHandle(childId);
+    const [training] = (await child.describe()).raw.pendingActivities ?? [];
+    expect(training?.activityType?.name).toBe('trainRun');
+    const activityId = training?.activityId ?? '';
+    await temporal(
+      'activity',
+      'pause',
+      '--workflow-id',
+      childId,
+      '--activity-id',
+      activityId,
+      '--reason',
+      'from the Web UI',
+    ).finally(() => held.release());
+
+    // Its process group got SIGTERM at the training's next heartbeat, and it is gone.
+    await vi.waitFor(async () => expect(await trainers()).toEqual([]), { timeout: 60_000, interval: 100 });
+    for (const { pid } of running) expect(() => process.kill(pid, 0)).toThrow();
+    expect(await readFile(termSeen, 'utf8')).toContain(`--run-id ${TARGET}`);
+    // Held by the server: its attempt ended on the lane (PAUSED, not PAUSE_REQUESTED).
+    await vi.waitFor(
+      async () => {
+        const [activity] = (await child.describe()).raw.pendingActivities ?? [];
+        expect(activity?.activityType?.name).toBe('trainRun');
+        expect(activity?.paused).toBe(true);
+        expect(activity?.state).toBe(PendingActivityState.PENDING_ACTIVITY_STATE_PAUSED);
+        seen.attemptWhilePaused = activity?.attempt;
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    // Its slot was freed: the lane's one slot trains the job queued behind it (which then holds it).
+    const next = await vi.waitFor(
+      async () => {
+        const [other] = await trainers(true);
+        expect(other, 'another training on the lane').toBeDefined();
+        return other;
+      },
+      { timeout: 60_000, interval: 100 },
+    );
+    seen.next = /--run-id (\S+)/.exec(next?.cmdline ?? '')?.[1];
+    // `status` shows it paused, by the Web UI's reason; the run still in flight, nothing failed.
+    const status = await championLoopCli(loop.server, ['status', loopId]);
+    expect(status.stdout).toMatch(
+      new RegExp(`^paused: ${TARGET} on \\S+: its training is paused since \\S+ by .* \\(from the Web UI\\);`, 'm'),
+    );
+    const json = JSON.parse((await championLoopCli(loop.server, ['status', loopId, '--json'])).stdout) as {
+      paused_trainings?: unknown[];
+      in_flight: { jobId: string }[];
+    };
+    expect(json.paused_trainings).toEqual([expect.objectContaining({ run_id: TARGET, reason: 'from the Web UI' })]);
+    expect(json.in_flight.map((job) => job.jobId)).toContain(TARGET);
+    const whilePaused = (await child.fetchHistory()).events ?? [];
+    expect(whilePaused.filter((event) => event.activityTaskFailedEventAttributes)).toEqual([]);
+    seen.trainedBeforePause = (await readFile(path.join(logs, `${TARGET}.train.log`), 'utf8')).match(
+      /^epoch \d+\//gm,
+    )?.length;
+
+    await temporal('activity', 'unpause', '--workflow-id', childId, '--activity-id', activityId);
+    await vi.waitFor(
+      async () => {
+        const [activity] = (await child.describe()).raw.pendingActivities ?? [];
+        expect(activity?.paused ?? false).toBe(false);
+      },
+      { timeout: 30_000, interval: 200 },
+    );
+    // The job on its slot may end now; the unpaused training was queued before the loop's next.
+    await writeFile(release, '');
+    // Once the paused run is done, a graceful stop: the jobs in flight end, then the loop.
+    await loop.waitFor(
+      loopId,
+      (view) => view.round >= 2 && !view.in_flight.some((job) => job.jobId === TARGET),
+      180_000,
+    );
+    await loop.client.workflow.getHandle(loopWorkflowId(loopId)).signal(stopSignal);
+    await loop.result(loopId);
+    const disturbed = await loop.ledger(loopId);
     const target = rowsOf(disturbed.rows, 'run').find(
       (row): row is RunRow => row.run_id === TARGET && row.status !== 'ensemble',
     );
