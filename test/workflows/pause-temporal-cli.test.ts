@@ -93,7 +93,10 @@ describe('a training run paused and unpaused with `temporal activity pause|unpau
     };
     const trainers = async (other = false) =>
       (await processesMentioning(base.runs_root)).filter(
-        (p) => p.cmdline.startsWith(process.execPath) && p.cmdline.includes(`--run-id ${TARGET}`) !== other,
+        (p) =>
+          p.cmdline.startsWith(process.execPath) &&
+          p.cmdline.includes('train.mjs') &&
+          p.cmdline.includes(`--run-id ${TARGET}`) !== other,
       );
     const temporal = async (...args: string[]) => {
       const result = await temporalCli(loop.server, args);
@@ -115,7 +118,7 @@ describe('a training run paused and unpaused with `temporal activity pause|unpau
     const running = await trainers();
     for (const { pid } of running) held.hold(pid);
     expect(running.length, 'the trainer runs').toBeGreaterThan(0);
-    expect(await trainers(true), 'the lane runs nothing else').toEqual([]);
+    expect(await trainers(true), 'the lane trains nothing else').toEqual([]);
     childId = (await loop.view(loopId)).in_flight.find((job) => job.jobId === TARGET)?.childId ?? '';
     expect(childId, `${TARGET} in flight`).not.toBe('');
     const child = loop.client.workflow.getHandle(childId);
@@ -148,7 +151,8 @@ describe('a training run paused and unpaused with `temporal activity pause|unpau
       },
       { timeout: 30_000, interval: 200 },
     );
-    // Its slot was freed: the lane's one slot trains the job queued behind it (which then holds it).
+    // Its slot was freed: the lane's one slot trains the job queued behind it (after an evaluation
+    // that was queued first, if any), and that training holds it, waiting for the release file.
     const next = await vi.waitFor(
       async () => {
         const [other] = await trainers(true);
