@@ -21,6 +21,7 @@ import { runPacking } from './sections/packing.js';
 import { runUtilisation } from './sections/utilisation.js';
 import { runStore } from './sections/store.js';
 import { runDeploy } from './sections/deploy.js';
+import { runFairness } from './sections/fairness.js';
 
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
   console.log(usage());
@@ -110,6 +111,7 @@ if (options.sections.includes('fleet')) await section('fleet', () => runFleet(ct
 if (options.sections.includes('packing')) await section('packing', () => Promise.resolve(runPacking(ctx)));
 if (options.sections.includes('store')) await section('store', () => runStore(ctx));
 if (options.sections.includes('deploy')) await section('deploy', () => runDeploy(ctx));
+if (options.sections.includes('fairness')) await section('fairness', () => runFairness(ctx));
 
 const calibrationAtEnd = calibrate();
 log(describeCalibration('machine at the end', calibrationAtEnd));
@@ -146,6 +148,7 @@ const order = [
   'fleet',
   'packing',
   'deploy',
+  'fairness',
 ];
 const rank = (f: Figure) => {
   const index = order.indexOf(f.section.startsWith('scale-out') ? 'scale-out' : f.section);

@@ -12,6 +12,7 @@ const SECTIONS = [
   'packing',
   'store',
   'deploy',
+  'fairness',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -49,6 +50,9 @@ export interface BenchOptions {
   readonly fleetJobMs: readonly [number, number];
   /** Fleet ceiling search: job ranges (ms), ever shorter, run on the largest size until dispatch p99 passes 1 s. */
   readonly fleetSteps: readonly (readonly [number, number])[];
+  /** Fairness: seconds measured per server setting, and the sleep of a training step (ms). */
+  readonly fairnessWindowS: number;
+  readonly fairnessJobMs: readonly [number, number];
   /** Packing: rounds of the simulated trace (8 candidates of 6 to 45 GiB a round). */
   readonly packingRounds: number;
   readonly out: string;
@@ -128,6 +132,18 @@ const SPECS: Record<string, Spec> = {
     quick: '25',
     full: '25',
     help: 'packing: rounds of the simulated trace (8 jobs a round)',
+  },
+  fairnessWindowS: {
+    flag: 'fairness-window-s',
+    quick: '30',
+    full: '60',
+    help: 'fairness: seconds measured per server setting (three settings)',
+  },
+  fairnessJobMs: {
+    flag: 'fairness-job-ms',
+    quick: '2000-4000',
+    full: '2000-4000',
+    help: 'fairness: training sleep MIN-MAX (ms)',
   },
   out: {
     flag: 'out',
@@ -286,6 +302,8 @@ function optionsFrom(get: Lookup, quick: boolean, keep: boolean): BenchOptions {
     fleetRounds: positiveInt(get('fleetRounds'), 'fleet-rounds'),
     fleetJobMs: range(get('fleetJobMs'), 'fleet-job-ms'),
     fleetSteps: ranges(get('fleetSteps'), 'fleet-steps'),
+    fairnessWindowS: positiveInt(get('fairnessWindowS'), 'fairness-window-s'),
+    fairnessJobMs: range(get('fairnessJobMs'), 'fairness-job-ms'),
     out: get('out'),
     keep,
   };

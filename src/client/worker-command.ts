@@ -24,6 +24,7 @@ import {
 import { laneQueue } from '../config/lanes.js';
 import { installWorkerRuntime, metricsPort } from '../workers/metrics.js';
 import { createOrchestratorWorker, flushLedgerCopies, runOrchestrator } from '../workers/orchestrator-worker.js';
+import { pollerMode, POLLERS_ENV, type PollerMode } from '../workers/pollers.js';
 import { createPackageWorker } from '../workers/package-worker.js';
 import { prebuiltWorkflowBundle } from '../workers/workflow-bundle.js';
 import type { ConnectionFlags } from './connect.js';
@@ -50,7 +51,13 @@ export interface WorkerCommandOptions extends ConnectionFlags {
   readonly metricsPort?: string;
   /** orchestrator: a bundle built ahead of time (`champion-loop bundle`). */
   readonly workflowBundle?: string;
+  /** orchestrator and gpu: autoscaling or fixed pollers (workers/pollers.ts). */
+  readonly pollers?: string;
 }
+
+/** The poller mode of `--pollers`, else of CHAMPION_LOOP_POLLERS (absent: autoscaling). */
+const pollersOf = (options: WorkerCommandOptions): PollerMode =>
+  options.pollers === undefined ? pollerMode(process.env[POLLERS_ENV]) : pollerMode(options.pollers, '--pollers');
 
 /** A flag's number, or undefined when the flag was not given. */
 function optionalNumber(text: string | undefined, flag: string, min: number): number | undefined {
@@ -210,6 +217,7 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   }
   // A lane's capacity is settled before anything connects: flags that disagree with loop.yaml are refused at once.
   const lane = kind === 'gpu' ? await laneSettings(options) : null;
+  const pollers = pollersOf(options);
   const settings = connectionSettings(options);
   // The runtime (worker heartbeats, the metrics endpoint) must exist before the first connection.
   const metrics = installWorkerRuntime(metricsPort(options.metricsPort));
@@ -227,7 +235,11 @@ export async function runWorker(kind: string, options: WorkerCommandOptions): Pr
   let started: StartedLane | null = null;
   switch (kind) {
     case 'orchestrator':
-      worker = await createOrchestratorWorker({ ...common, ...(prebuilt ? { workflowBundle: prebuilt } : {}) });
+      worker = await createOrchestratorWorker({
+        ...common,
+        pollers,
+        ...(prebuilt ? { workflowBundle: prebuilt } : {}),
+      });
       what = `orchestrator (workflows${prebuilt ? ` of the bundle ${options.workflowBundle}` : ''}, CPU activities)`;
       break;
     case 'gpu':
@@ -319,6 +331,7 @@ async function startLane(
     killGraceMs: capacity.killGraceMs,
     overtaking: capacity.overtaking,
     cpu,
+    pollers: pollersOf(options),
     log: (message) => console.log(`[lane] ${message}`),
     tellLoops: tellLoops(client, (message) => console.warn(`[lane] ${message}`)),
   });

@@ -18,6 +18,7 @@ import { DRAIN_NOTICE_EVERY_MS, DRAIN_NOTICE_MS } from './lane-notices.js';
 import type { LaneDraining } from '../workflows/messages.js';
 import { DEFAULT_MIN_FREE_PIDS, readPidsLimit, type PidsReading } from './pids-limit.js';
 import { definedFields } from '../support/defined-fields.js';
+import { pollerOptions, type PollerMode } from './pollers.js';
 
 export interface LaneWorkerOptions {
   readonly connection: NativeConnection;
@@ -44,6 +45,8 @@ export interface LaneWorkerOptions {
   /** How the pids guard reads the cgroup (tests pass fake cgroup files). */
   readonly readPids?: () => Promise<PidsReading>;
   readonly log?: (message: string) => void;
+  /** How it polls its queue (pollers.ts; default: CHAMPION_LOOP_POLLERS, else autoscaling). */
+  readonly pollers?: PollerMode;
   /**
    * Tells the loops that use the lane that it drains or is up (lane-notices.ts): said once it is
    * created (up), and while it drains or stops (every minute until its worker has stopped).
@@ -108,6 +111,7 @@ export async function createLaneWorker(options: LaneWorkerOptions): Promise<Lane
     // cancelling them: a drain lets them finish, and stopNow stops them with the kill grace.
     shutdownGraceTime: '3650 days',
     ...workerTracing(),
+    ...pollerOptions(options.pollers),
     // A cancellation (stop --now) reaches a running step with the next heartbeat the worker sends:
     // steps beat every 5 s, and throttled by default the step could run on up to a minute after the stop.
     maxHeartbeatThrottleInterval: '5 seconds',

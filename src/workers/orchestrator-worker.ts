@@ -17,6 +17,7 @@ import { servedMetricMeter } from './metrics.js';
 import { bundleInChildProcess } from './workflow-bundle.js';
 import { deploymentVersion, orchestratorDeployment, versioningWanted } from './deployment.js';
 import { becomeCurrent } from './current-version.js';
+import { pollerOptions, type PollerMode } from './pollers.js';
 
 /** The workflows every orchestrator worker runs (bundled from this file). */
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -33,6 +34,8 @@ export interface OrchestratorWorkerOptions {
   readonly buildId?: string;
   /** Worker Versioning (deployment.ts); CHAMPION_LOOP_WORKER_VERSIONING otherwise. */
   readonly versioned?: boolean;
+  /** How it polls its queue (pollers.ts; default: CHAMPION_LOOP_POLLERS, else autoscaling). */
+  readonly pollers?: PollerMode;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function createOrchestratorWorker(options: OrchestratorWorkerOption
     workflowBundle,
     ...(deployment ? { workerDeploymentOptions: deployment } : {}),
     ...workerTracing(),
+    ...pollerOptions(options.pollers),
     activities: orchestratorWorkerActivities(client),
   });
   // The loop's own metrics beside the SDK's, when this process serves metrics (--metrics-port).

@@ -51,6 +51,10 @@ export function addWorkerCommand(program: Command): void {
         "orchestrator: run the workflows of this bundle ('champion-loop bundle --out FILE' writes one) instead of bundling them at start",
       )
       .option(
+        '--pollers <mode>',
+        'orchestrator and gpu: autoscaling (one poll open per kind of task while idle, more with a backlog) or fixed (up to 10 at once, as before); default CHAMPION_LOOP_POLLERS, else autoscaling',
+      )
+      .option(
         '--metrics-port <port>',
         'serve Prometheus metrics (temporal_*) at http://0.0.0.0:PORT/metrics (default: CHAMPION_LOOP_METRICS_PORT; off)',
       ),
