@@ -276,6 +276,10 @@ describe('runStep', () => {
         "waiting for GPU memory: device 0 has 10.0 GiB free, a job needs 30 GiB (1.1 x the 27.3 GiB candidate deep's runs held at most)",
       // The device as the lane read it, for `status` (issue 43).
       device: { index: 0, totalMiB: 80 * 1024, freeMiB: 10 * 1024, heldMiB: 0, needMiB: 30 * 1024 },
+      // The same in words, for the Web UI's heartbeat details.
+      gpu: expect.stringMatching(
+        /^train waiting for GPU memory since \d\d:\d\d:\d\dZ \(\d+s\), needs 30720 MiB; device 0: 81920 MiB, free 10240, as the lane last read it$/,
+      ) as string,
     });
     freeMiB = 40 * 1024;
     const result = await running;
