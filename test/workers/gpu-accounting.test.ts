@@ -137,7 +137,7 @@ describe('GPU time on run rows', () => {
       expect(reserved.peak_usage.gpu_mib).toBeGreaterThan(0);
       // The trainer started once admitted: within the training activity's time.
       expect(reserved.time >= run.started && reserved.time <= run.finished).toBe(true);
-      // The seed's fields, in the seed's order.
+      // The seed's fields, in the seed's order; then, not a seed field, the card's size as the lane read it.
       expect(Object.keys(reserved)).toEqual([
         'type',
         'event',
@@ -150,7 +150,9 @@ describe('GPU time on run rows', () => {
         'peak_usage',
         'retained_usage',
         'time',
+        'device_total_mib',
       ]);
+      expect(reserved.device_total_mib).toBeGreaterThanOrEqual(reserved.peak_usage.gpu_mib);
       const evals = rowsOf(rows, 'eval').filter((row) => row.run_id === run.run_id);
       const finished = rows.find(
         (row) => row.type === 'dispatch' && row.event === 'finished' && row.job === run.run_id,
