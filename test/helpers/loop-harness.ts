@@ -64,6 +64,17 @@ export interface HarnessOptions {
   readonly versioned?: boolean;
 }
 
+/** A loop harness's options: on a dev server of its own, or on a server already running. */
+export interface LoopHarnessOptions extends HarnessOptions {
+  /**
+   * A running server to connect to (its address and namespace) instead of a dev server of the
+   * harness's own: a self-hosted cluster (scripts/cluster/cluster.ts's ClusterServer), whose
+   * namespace has the loop's search attributes. It stays running at `dispose` (its starter's to
+   * stop); `dynamicConfig` is the starter's to set then, and refused here.
+   */
+  readonly server?: TestServer;
+}
+
 /** A real dev server, real workers in this process, and a loop folder with the fixture stack. */
 /** What the bounded-loop runner and the ledger checks need of a loop harness, in-process or not. */
 export interface LoopDriver {
@@ -163,8 +174,12 @@ export function loopConfigFor(
   });
 }
 
-export async function createLoopHarness(options: HarnessOptions): Promise<LoopHarness> {
-  const server = await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {});
+export async function createLoopHarness(options: LoopHarnessOptions): Promise<LoopHarness> {
+  if (options.server && options.dynamicConfig)
+    throw new Error("a harness on a running server takes that server's dynamic config: set it where the server starts");
+  const own = !options.server;
+  const server =
+    options.server ?? (await startTestServer(options.dynamicConfig ? { dynamicConfig: options.dynamicConfig } : {}));
   const dir = await mkdtemp(path.join(tmpdir(), 'champion-loop-work-'));
   const folder = await writeLoopFolder(dir, options);
   const { configFile, config } = folder;
@@ -233,7 +248,7 @@ export async function createLoopHarness(options: HarnessOptions): Promise<LoopHa
       await Promise.allSettled(running);
       await native.close();
       await connection.close();
-      await server.dispose();
+      if (own) await server.dispose();
       await rm(dir, { recursive: true, force: true });
     },
   };
