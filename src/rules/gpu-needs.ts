@@ -138,20 +138,31 @@ export function evaluateGpuNeed(
 
 /**
  * An ensemble's evaluation: its members are loaded side by side, so what they need together
- * (each by its candidate's evaluation need); undefined while one member's need is unknown.
+ * (each by its candidate's evaluation need). A member nothing was learned of counts as
+ * `unknownMiB` (what the lane admits a step that brings no need by, loop.yaml `min_free_gib`):
+ * counting the whole ensemble at that once admitted 4 members of 90 GiB by 30 GiB, and its
+ * out-of-memory reruns (1.25x each) ran out before they reached it. Undefined when no member's
+ * need is known, or a member is unknown and no `unknownMiB` is given.
  */
 export function ensembleGpuNeed(
   members: readonly Pick<Candidate, 'name' | 'base_config' | 'overrides'>[],
   known: NeedsKnown,
+  unknownMiB?: number,
 ): GpuNeed | undefined {
   let mib = 0;
+  let unknown = 0;
   for (const member of members) {
     const need = evaluateGpuNeed(member, known);
-    if (need === undefined) return undefined;
-    mib += need.mib;
+    if (need !== undefined) mib += need.mib;
+    else if (unknownMiB === undefined) return undefined;
+    else unknown += 1;
   }
-  if (members.length === 0) return undefined;
-  return { mib, why: `the ${members.length} members' evaluation needs together` };
+  if (members.length === 0 || unknown === members.length) return undefined;
+  if (unknown === 0) return { mib, why: `the ${members.length} members' evaluation needs together` };
+  return {
+    mib: mib + unknown * (unknownMiB ?? 0),
+    why: `the ${members.length} members' evaluation needs together, ${unknown} of them unknown and counted at ${gib(unknownMiB ?? 0)} GiB`,
+  };
 }
 
 /** What a process holds on a device before it allocates anything: its CUDA context, rounded up. */

@@ -49,6 +49,15 @@ describe('ensembleGpuNeed', () => {
     expect(ensembleGpuNeed([strict, { ...tiny, name: 'new' }], known)).toBeUndefined();
     expect(ensembleGpuNeed([], known)).toBeUndefined();
   });
+
+  it("counts a member nothing was learned of at the lane's default, given one; none known is still unknown", () => {
+    const known: NeedsKnown = { settings: undefined, trainPeaks: { ...peak(strict, 1000), ...peak(tiny, 100) } };
+    const fresh = { ...tiny, name: 'new' };
+    const need = ensembleGpuNeed([strict, fresh, tiny], known, 30 * 1024);
+    expect(need?.mib).toBe(Math.ceil(1000 * 1.1) + 30 * 1024 + Math.ceil(100 * 1.1));
+    expect(need?.why).toBe("the 3 members' evaluation needs together, 1 of them unknown and counted at 30.0 GiB");
+    expect(ensembleGpuNeed([fresh, { ...fresh, name: 'newer' }], known, 30 * 1024)).toBeUndefined();
+  });
 });
 
 describe('needOf', () => {

@@ -44,8 +44,10 @@ function stepNeedsOf(gen: Generation, job: Job): StepNeeds {
         });
       }
       // An ensemble: what its members need loaded side by side, else what its own evaluations held.
+      // A member nothing was learned of counts as the lane's default (loop.yaml min_free_gib).
       const members = memberCandidates(gen, job.run?.members ?? []);
-      return needs({ evaluate: (members && ensembleGpuNeed(members, known)) ?? evaluate(job.candidate) });
+      const unknownMiB = gen.config.min_free_gib * 1024;
+      return needs({ evaluate: (members && ensembleGpuNeed(members, known, unknownMiB)) ?? evaluate(job.candidate) });
     }
     case 'reserve': {
       const { champion } = job;
