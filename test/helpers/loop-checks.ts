@@ -2,6 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import proto from '@temporalio/proto';
 import { expect, inject, vi } from 'vitest';
 import { packagingWorkflowId } from '../../src/workflows/ids.js';
 import { packagingQuery } from '../../src/workflows/messages.js';
@@ -205,4 +206,24 @@ export async function signalHandled(handle: WorkflowHandle, signalName: string):
       { timeout: 60_000, interval: 250, message: `the workflow handled its ${signalName} signal` },
     )
     .toBe(true);
+}
+
+/**
+ * Waits until the server holds a training run's `trainRun` paused, its attempt ended on the lane
+ * (PAUSED, not PAUSE_REQUESTED while it still ran), and says which attempt that was.
+ */
+export async function trainingPausedOnServer(child: WorkflowHandle): Promise<number | null | undefined> {
+  const { PendingActivityState } = proto.temporal.api.enums.v1;
+  let attempt: number | null | undefined;
+  await vi.waitFor(
+    async () => {
+      const [activity] = (await child.describe()).raw.pendingActivities ?? [];
+      expect(activity?.activityType?.name).toBe('trainRun');
+      expect(activity?.paused).toBe(true);
+      expect(activity?.state).toBe(PendingActivityState.PENDING_ACTIVITY_STATE_PAUSED);
+      attempt = activity?.attempt;
+    },
+    { timeout: 60_000, interval: 200 },
+  );
+  return attempt;
 }

@@ -1,7 +1,6 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import proto from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunRow } from '../../src/ledger/rows.js';
 import { runIdFor } from '../../src/rules/ids.js';
@@ -16,6 +15,7 @@ import {
   processesMentioning,
   rowsOf,
   temporalCli,
+  trainingPausedOnServer,
 } from '../helpers/loop-checks.js';
 
 // A training paused the way an operator does it from the Web UI: the Web UI's pause button calls
@@ -24,7 +24,6 @@ import {
 // checkpoint every epoch). Its trainer's process group gets SIGTERM, the lane's one slot takes the
 // next job, `status` shows it paused, nothing records it failed; `temporal activity unpause`
 // sends it again and it resumes from its newest checkpoint (loop.yaml `resume_flag`).
-const { PendingActivityState } = proto.temporal.api.enums.v1;
 /** The run paused: slow (1 s per epoch) and long enough to be caught in the middle of its training. */
 const TARGET = runIdFor(1, 1, 'a');
 const EPOCHS = 16;
@@ -141,16 +140,7 @@ describe('a training run paused and unpaused with `temporal activity pause|unpau
     for (const { pid } of running) expect(() => process.kill(pid, 0)).toThrow();
     expect(await readFile(termSeen, 'utf8')).toContain(`--run-id ${TARGET}`);
     // Held by the server: its attempt ended on the lane (PAUSED, not PAUSE_REQUESTED).
-    await vi.waitFor(
-      async () => {
-        const [activity] = (await child.describe()).raw.pendingActivities ?? [];
-        expect(activity?.activityType?.name).toBe('trainRun');
-        expect(activity?.paused).toBe(true);
-        expect(activity?.state).toBe(PendingActivityState.PENDING_ACTIVITY_STATE_PAUSED);
-        seen.attemptWhilePaused = activity?.attempt;
-      },
-      { timeout: 30_000, interval: 200 },
-    );
+    seen.attemptWhilePaused = await trainingPausedOnServer(child);
     // Its slot was freed: the lane's one slot trains the job queued behind it (after an evaluation
     // that was queued first, if any), and that training holds it, waiting for the release file.
     const next = await vi.waitFor(

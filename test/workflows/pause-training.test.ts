@@ -9,7 +9,13 @@ import { PAUSED_ATTEMPTS } from '../../src/workflows/patches.js';
 import { BOUNDED_CANDIDATES, hangAfterRound, runBounded } from '../helpers/bounded-loop.js';
 import { createLoopHarness, FIXTURE_COMMANDS, type LoopHarness } from '../helpers/loop-harness.js';
 import { HeldSteps } from '../helpers/lane-faults.js';
-import { championLoopCli, expectEachRunAndEvalOnce, processesMentioning, rowsOf } from '../helpers/loop-checks.js';
+import {
+  championLoopCli,
+  expectEachRunAndEvalOnce,
+  processesMentioning,
+  rowsOf,
+  trainingPausedOnServer,
+} from '../helpers/loop-checks.js';
 
 // A training paused the way Temporal offers it (PauseActivity, here through `champion-loop pause`)
 // on a real dev server: its trainer's process group is stopped, the run is neither failed nor
@@ -83,17 +89,8 @@ describe('a training run paused and unpaused', () => {
         // Held by the server: pending, paused, not running; the run still in flight, no row of it.
         expect(childId, `${TARGET} in flight when paused`).toBeDefined();
         const child = loop.client.workflow.getHandle(childId ?? '');
-        await vi.waitFor(
-          async () => {
-            const [activity] = (await child.describe()).raw.pendingActivities ?? [];
-            expect(activity?.activityType?.name).toBe('trainRun');
-            expect(activity?.paused).toBe(true);
-            // Its attempt ended on the lane, whose slot is free again (PAUSE_REQUESTED while it still ran).
-            expect(activity?.state).toBe(PendingActivityState.PENDING_ACTIVITY_STATE_PAUSED);
-            seen.attemptWhilePaused = activity?.attempt;
-          },
-          { timeout: 15_000, interval: 200 },
-        );
+        // Its attempt ended on the lane, whose slot is free again.
+        seen.attemptWhilePaused = await trainingPausedOnServer(child);
         // An unknown loop, a run not in flight: each a clear error.
         const noLoop = await cli('pause', 'no-such-loop', TARGET);
         expect(noLoop.exitCode).toBe(1);
