@@ -1,8 +1,9 @@
 import proto from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { pollerMode, pollerOptions } from '../../src/workers/pollers.js';
 import { ORCHESTRATOR_QUEUE } from '../../src/workflows/queues.js';
 import { championLoopAt } from '../client/champion-loop-cli.js';
+import { temporalCli } from '../helpers/loop-checks.js';
 import { createLoopHarness, type LoopHarness } from '../helpers/loop-harness.js';
 
 // Issue 45: workers poll with the SDK's autoscaling pollers (PollerBehavior) unless told
@@ -53,6 +54,25 @@ describe('autoscaling pollers', () => {
       expect(await pollersOf(loop.lanes[0] ?? '', TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY)).not.toEqual([]);
       await loop.client.workflow.getHandle('champion-loop/pollers').terminate('the test is over');
     });
+
+    it('`temporal worker list` shows the orchestrator and each lane, by their task queues (worker heartbeats)', async () => {
+      const queues = async (): Promise<string[]> => {
+        const listed = await temporalCli(loop.server, ['worker', 'list', '--output', 'json']);
+        expect(listed.exitCode, String(listed.stderr)).toBe(0);
+        const workers = JSON.parse(String(listed.stdout) || '[]') as {
+          workerHeartbeat?: { taskQueue?: string; status?: string };
+        }[];
+        return workers
+          .map((worker) => worker.workerHeartbeat ?? {})
+          .filter((heartbeat) => heartbeat.status === 'WORKER_STATUS_RUNNING')
+          .map((heartbeat) => heartbeat.taskQueue ?? '');
+      };
+      // The SDK sends a worker heartbeat once a minute: the listing fills after the first one.
+      await vi.waitFor(
+        async () => expect(await queues()).toEqual(expect.arrayContaining([ORCHESTRATOR_QUEUE, loop.lanes[0] ?? ''])),
+        { timeout: 150_000, interval: 2_000 },
+      );
+    }, 180_000);
 
     it('`worker --pollers` takes autoscaling or fixed and refuses anything else before it connects', async () => {
       const refused = await championLoopAt(loop.server, ['worker', 'orchestrator', '--pollers', 'sometimes']);
