@@ -14,7 +14,7 @@ import type { GpuReading } from '../../src/workers/gpu-memory.js';
 import { LaneAdmission } from '../../src/workers/lane-admission.js';
 import { LaneSteps } from '../../src/workers/lane-steps.js';
 import { LearnedNeeds } from './packing-needs.js';
-import type { PackingJob } from './packing-trace.js';
+import { priorityOf, type PackingJob } from './packing-trace.js';
 
 export interface LanePolicy {
   readonly kind: 'guard';
@@ -29,6 +29,11 @@ export interface LanePolicy {
   readonly learned?: { readonly margin: number };
   /** The lane's `overtaking` (lane-admission.ts): how many later steps may start before a waiting one. */
   readonly overtaking?: number;
+  /**
+   * Withhold each step's priority key from the lane (as before it read its activity's): a later
+   * step may then take the room of a more urgent one that waits. Only a comparison row sets it.
+   */
+  readonly priorityBlind?: boolean;
 }
 
 /** One run of a job's step on the lane: its first, or one after an out-of-memory. */
@@ -66,6 +71,7 @@ export class PackingLane {
   private readonly steps: LaneSteps;
   private readonly admission: LaneAdmission;
   private readonly needs: LearnedNeeds | null;
+  private readonly priorityBlind: boolean;
   /** Steps of jobs the lane took, waiting for room, oldest first. */
   private readonly waiting: LaneRun[] = [];
   /** Runs so far: the number in each mark. */
@@ -81,6 +87,7 @@ export class PackingLane {
   ) {
     this.steps = new LaneSteps(host.nowMs);
     this.needs = policy.learned ? new LearnedNeeds(policy.learned.margin) : null;
+    this.priorityBlind = policy.priorityBlind === true;
     this.admission = new LaneAdmission({
       slots,
       laneNeedMiB: policy.needGiB * 1024,
@@ -88,6 +95,11 @@ export class PackingLane {
       markOf: host.markOf,
       overtaking: policy.overtaking ?? 0,
     });
+  }
+
+  /** The step's priority key, as a lane reads its activity's (step-priority.ts). */
+  private priorityKey(job: PackingJob): number | undefined {
+    return this.priorityBlind ? undefined : priorityOf(job);
   }
 
   private nextMark(): string {
@@ -114,7 +126,7 @@ export class PackingLane {
     this.admission.reserve();
     const job = this.host.next() as PackingJob;
     const mark = this.nextMark();
-    const needMiB = this.admission.wait(mark, this.needs?.needOf(job));
+    const needMiB = this.admission.wait(mark, this.needs?.needOf(job), this.priorityKey(job));
     this.waiting.push({
       job,
       mark,
@@ -163,7 +175,7 @@ export class PackingLane {
     const kept =
       every <= 0 ? 0 : Math.min(run.job.durationMs, Math.max(run.doneMs, Math.floor(worked / every) * every));
     const mark = this.nextMark();
-    const needMiB = this.admission.wait(mark, decision.need.mib);
+    const needMiB = this.admission.wait(mark, decision.need.mib, this.priorityKey(run.job));
     const runMs = run.job.durationMs - kept + (kept > 0 ? RESUME_MS : 0);
     this.waiting.push({
       job: run.job,

@@ -55,6 +55,9 @@ export interface PackingResult {
   readonly oomFailed: number;
   /** The lane's: the longest a step it took waited for room to start (how long a big step may starve); 0 for the others. */
   readonly longestWaitMs: number;
+  /** Reserve checks (they hold their generation's decision): the longest and the mean from queued to started. */
+  readonly reserveWaitLongestMs: number;
+  readonly reserveWaitMeanMs: number;
 }
 
 const STEP_MS = 1_000;
@@ -101,6 +104,9 @@ class PackingSimulation {
   private readonly blockers = new Map<PackingJob, number>();
   private readonly dependents = new Map<string, PackingJob[]>();
   private readonly order = new Map<PackingJob, number>();
+  /** When each job was queued, until its first run starts; then how long each reserve check waited. */
+  private readonly queuedAtMs = new Map<PackingJob, number>();
+  private readonly reserveWaitsMs: number[] = [];
   /** When the seed takes its next turn, or the lane reads the device next. */
   private nextTurnMs = 0;
   private readonly lane: PackingLane | null;
@@ -131,8 +137,10 @@ class PackingSimulation {
       this.candidatePeaks.set(key, Math.max(this.candidatePeaks.get(key) ?? 0, job.peakMiB));
       const after = job.after ?? [];
       for (const id of after) this.dependents.set(id, [...(this.dependents.get(id) ?? []), job]);
-      if (after.length === 0) this.queue.push(job);
-      else this.blockers.set(job, after.length);
+      if (after.length === 0) {
+        this.queue.push(job);
+        this.queuedAtMs.set(job, 0);
+      } else this.blockers.set(job, after.length);
     }
     this.queue.sort((a, b) => this.before(a, b));
     this.lane =
@@ -143,7 +151,10 @@ class PackingSimulation {
             markOf: (pid) => this.running[pid]?.mark ?? null,
             next: () => this.queue.shift(),
             queued: () => this.queue.length,
-            start: (run) => this.running.push({ ...run, startMs: this.nowMs, usedMiB: 0 }),
+            start: (run) => {
+              this.firstStarted(run.job);
+              this.running.push({ ...run, startMs: this.nowMs, usedMiB: 0 });
+            },
           })
         : null;
   }
@@ -172,6 +183,7 @@ class PackingSimulation {
   }
 
   private enqueue(job: PackingJob): void {
+    this.queuedAtMs.set(job, this.nowMs);
     const at = this.queue.findIndex((queued) => this.before(job, queued) < 0);
     if (at < 0) this.queue.push(job);
     else this.queue.splice(at, 0, job);
@@ -265,11 +277,25 @@ class PackingSimulation {
       oomWaits,
       oomFailed,
       longestWaitMs: this.lane?.longestWaitMs ?? 0,
+      reserveWaitLongestMs: Math.max(0, ...this.reserveWaitsMs),
+      reserveWaitMeanMs:
+        this.reserveWaitsMs.length === 0
+          ? 0
+          : this.reserveWaitsMs.reduce((sum, ms) => sum + ms, 0) / this.reserveWaitsMs.length,
     };
+  }
+
+  /** A job's run starts: its first one ends its wait in the queue. */
+  private firstStarted(job: PackingJob): void {
+    const queuedAt = this.queuedAtMs.get(job);
+    if (queuedAt === undefined) return;
+    this.queuedAtMs.delete(job);
+    if (kindOf(job) === 'reserve') this.reserveWaitsMs.push(this.nowMs - queuedAt);
   }
 
   /** A first run of `job`, for the oracle and the seed. */
   private start(job: PackingJob): void {
+    this.firstStarted(job);
     this.running.push({
       job,
       mark: '',

@@ -20,12 +20,13 @@ const LARGEST_PEAK_GIB = 45;
 /** The overtaking measured: later steps a waiting one may be passed by (lane-admission.ts). */
 const OVERTAKING = 64;
 
-const learned = (margin: number, overtaking = 0): PackingPolicy => ({
+const learned = (margin: number, overtaking = 0, priorityBlind = false): PackingPolicy => ({
   kind: 'guard',
   needGiB: LARGEST_PEAK_GIB,
   pollMs: 5_000,
   learned: { margin },
   ...(overtaking > 0 ? { overtaking } : {}),
+  ...(priorityBlind ? { priorityBlind } : {}),
 });
 
 const POLICIES: readonly { readonly key: string; readonly what: string; readonly policy: PackingPolicy }[] = [
@@ -67,6 +68,11 @@ const POLICIES: readonly { readonly key: string; readonly what: string; readonly
     what: `this loop's lane, per-step needs, gpu_needs.margin 1.0, overtaking ${OVERTAKING}`,
     policy: learned(1, OVERTAKING),
   },
+  {
+    key: 'lane-overtaking-1.0-blind',
+    what: `this loop's lane, per-step needs, gpu_needs.margin 1.0, overtaking ${OVERTAKING}, a training may take a reserve check's room (the rule before)`,
+    policy: learned(1, OVERTAKING, true),
+  },
 ];
 
 const makespanOver = (result: PackingResult, oracle: PackingResult): number => result.makespanMs / oracle.makespanMs;
@@ -104,6 +110,10 @@ function comparisonFigures(section: string, get: (key: string) => PackingResult)
     beside('lane-learned-1.0', 'gpu_needs.margin 1.0'),
     beside('lane-overtaking', `overtaking ${OVERTAKING}`),
     beside('lane-overtaking-1.0', `gpu_needs.margin 1.0 and overtaking ${OVERTAKING}`),
+    beside(
+      'lane-overtaking-1.0-blind',
+      `gpu_needs.margin 1.0 and overtaking ${OVERTAKING}, passing more urgent steps (the rule before)`,
+    ),
     figure(
       section,
       "OOM-failed steps, this loop's lane with gpu_needs.margin 1.0 and overtaking " + OVERTAKING,
@@ -126,6 +136,14 @@ function policyFigures(section: string, get: (key: string) => PackingResult): Fi
       figure(section, `${what}: CUDA OOMs`, result.ooms, ''),
       figure(section, `${what}: OOMs waited out`, result.oomWaits, ''),
       figure(section, `${what}: OOM-failed steps`, result.oomFailed, ''),
+      figure(section, `${what}: reserve checks, queued to started, mean`, result.reserveWaitMeanMs / 60_000, 'min'),
+      figure(
+        section,
+        `${what}: reserve checks, queued to started, longest`,
+        result.reserveWaitLongestMs / 60_000,
+        'min',
+      ),
+      figure(section, `${what}: longest a step waited for room`, result.longestWaitMs / 60_000, 'min'),
     ];
   });
 }
@@ -159,7 +177,8 @@ export function runPacking(ctx: BenchContext): {
       results.set(key, result);
       ctx.log(
         `packing ${card.name}, ${what}: ${(result.makespanMs / 3_600_000).toFixed(1)} h, ${result.meanJobs.toFixed(2)} jobs at once, ` +
-          `${(100 * result.memoryUtilisation).toFixed(1)}% of memory-time, ${result.ooms} OOM (${result.oomWaits} waited out, ${result.oomFailed} failed)`,
+          `${(100 * result.memoryUtilisation).toFixed(1)}% of memory-time, ${result.ooms} OOM (${result.oomWaits} waited out, ${result.oomFailed} failed), ` +
+          `reserve checks waited ${(result.reserveWaitMeanMs / 60_000).toFixed(1)} min on average (${(result.reserveWaitLongestMs / 60_000).toFixed(0)} at most)`,
       );
     }
     const get = (key: string) => results.get(key) as PackingResult;

@@ -12,3 +12,14 @@
 export function mayOvertake(passed: number, overtaking: number): boolean {
   return passed < Math.max(0, Math.floor(overtaking));
 }
+
+/**
+ * Whether a step of priority key `laterKey` may take room that an earlier waiting step of key
+ * `waitingKey` waits for (Temporal's priority keys: smaller is more urgent). Never a less urgent
+ * one: a training does not start in the memory a reserve check or an evaluation waits for, so
+ * overtaking never holds back the step a generation's decision waits on. A step whose key is
+ * unknown (a step outside an activity, a job from before priorities) is as urgent as any.
+ */
+export function mayTakeRoomOf(waitingKey: number | undefined, laterKey: number | undefined): boolean {
+  return waitingKey === undefined || laterKey === undefined || laterKey <= waitingKey;
+}

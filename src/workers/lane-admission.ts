@@ -3,7 +3,7 @@
 // docs/behaviour.md 4.2 says why admission sits in two places.
 import { hasRoom, type GpuMemory, type GpuReading } from './gpu-memory.js';
 import { usedByStep, type LaneSteps } from './lane-steps.js';
-import { mayOvertake } from '../rules/lane-overtaking.js';
+import { mayOvertake, mayTakeRoomOf } from '../rules/lane-overtaking.js';
 
 const gib = (mib: number): string => {
   const value = mib / 1024;
@@ -29,9 +29,10 @@ function othersHold(memory: GpuMemory, used: ReadonlyMap<string, number>): numbe
   return Math.max(0, memory.totalMiB - memory.freeMiB - ours);
 }
 
-/** A step waiting for room: its need, and how many steps that came after it have started before it. */
+/** A step waiting for room: its need, its Temporal priority key, and how many steps that came after it have started before it. */
 interface WaitingStep {
   readonly needMiB: number;
+  readonly priorityKey: number | undefined;
   passed: number;
 }
 
@@ -54,7 +55,9 @@ interface WaitingStep {
  * lane takes the next job and that job's step starts if there is room for it (a short evaluation
  * behind a training too big for the free memory now). Once passed that often it holds its need
  * and gates reservations, as every waiting step does without `overtaking`: no step waits for
- * more than `overtaking` later ones (docs/behaviour.md 4.2).
+ * more than `overtaking` later ones (docs/behaviour.md 4.2). A later step never takes the room of
+ * a more urgent one (a smaller Temporal priority key: a training behind a waiting reserve check),
+ * however often that one was passed: it starts only where there is room for both.
  */
 export class LaneAdmission {
   private reservedSlots = 0;
@@ -101,10 +104,12 @@ export class LaneAdmission {
     steps?.observe(used, reading.kind === 'gpu' ? othersHold(reading.memory, used) : null);
     let held = (steps?.headroomMiB(used, laneNeedMiB) ?? 0) + this.unplaced() * laneNeedMiB;
     // A waiting step's room is counted after the steps that came before it, never after later ones:
-    // the oldest waiting step that holds always starts once the running steps leave it room.
+    // the oldest waiting step that holds always starts once the running steps leave it room. A
+    // more urgent step before it keeps its room from `except` even while it may be passed.
+    const key = except === undefined ? undefined : this.waiting.get(except)?.priorityKey;
     for (const [mark, step] of this.waiting) {
       if (mark === except) break;
-      if (this.holds(step)) held += step.needMiB;
+      if (this.holds(step) || (except !== undefined && !mayTakeRoomOf(step.priorityKey, key))) held += step.needMiB;
     }
     return held;
   }
@@ -141,11 +146,14 @@ export class LaneAdmission {
     this.reservedSlots = Math.max(0, this.reservedSlots - 1);
   }
 
-  /** A step of a job the lane took wants to start, needing `needMiB` (its job's, else the lane's). */
-  wait(mark: string, needMiB: number | undefined): number {
+  /**
+   * A step of a job the lane took wants to start, needing `needMiB` (its job's, else the lane's),
+   * of Temporal priority key `priorityKey` (its activity's; absent: as urgent as any).
+   */
+  wait(mark: string, needMiB: number | undefined, priorityKey?: number): number {
     const need = needMiB ?? this.options.laneNeedMiB;
     this.floorMiB = Math.min(this.floorMiB, need);
-    this.waiting.set(mark, { needMiB: need, passed: 0 });
+    this.waiting.set(mark, { needMiB: need, priorityKey, passed: 0 });
     return need;
   }
 

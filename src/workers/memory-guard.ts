@@ -164,7 +164,7 @@ function guardedSteps(
   let admitted = 0;
   return {
     async admit(mark: string, need: StepGpuNeed | undefined, wait: StepWait): Promise<StepAdmitted> {
-      const needMiB = admission.wait(mark, need?.mib);
+      const needMiB = admission.wait(mark, need?.mib, wait.priorityKey);
       const whose = need === undefined ? `the lane's min_free_gib` : need.why;
       // Until it starts, a step's own abort is the only way out; the lane's stop reaches it through it.
       const abort = wait.signal ?? new AbortController().signal;

@@ -8,6 +8,8 @@ export interface ActivityHooks {
   /** How often a step should heartbeat: well inside the activity's heartbeat timeout (5 s at most). */
   readonly heartbeatIntervalMs: number;
   readonly warn: (message: string, attributes?: Record<string, unknown>) => void;
+  /** The activity's Temporal priority key (smaller is more urgent), as it was started; absent: none set. */
+  readonly priorityKey?: number;
 }
 
 /** A step's heartbeat period when the heartbeat timeout leaves room for it. */
@@ -37,5 +39,6 @@ export function activityHooks(): ActivityHooks {
     warn: (message, attributes) => {
       context.log.warn(message, attributes);
     },
+    priorityKey: context.info.priority?.priorityKey,
   };
 }

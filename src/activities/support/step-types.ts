@@ -93,4 +93,6 @@ export interface StepRegistry {
 export interface StepWait {
   readonly signal: AbortSignal | undefined;
   readonly waiting: (why: string) => void;
+  /** The step's Temporal priority key (its activity's): a less urgent step never takes its room. */
+  readonly priorityKey?: number;
 }

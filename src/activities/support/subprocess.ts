@@ -13,6 +13,7 @@ import { killMarked, STEP_MARK } from './step-survivors.mjs';
 import { signalGroup, superviseStep } from './step-supervision.js';
 import { commandNotFound } from './step-errors.js';
 import { programProblem } from './find-program.js';
+import { activityHooks } from './activity-context.js';
 import { currentStepScope, scopeEnv } from './step-scope.js';
 import { deviceWords } from './device-words.js';
 import type { StepAdmitted, StepGpuNeed, StepGpuUse, StepHeartbeat, StepRegistry, StepResult } from './step-types.js';
@@ -320,6 +321,8 @@ async function waitForRoom(
   try {
     admitted = await steps.admit(mark, options.gpuNeed, {
       signal: options.signal,
+      // What Temporal ordered the step by (its kind's, step-priority.ts): a less urgent one never takes its room.
+      priorityKey: activityHooks().priorityKey,
       waiting: (text) => {
         if (text === why) return;
         why = text;

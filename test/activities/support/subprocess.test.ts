@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { execa } from 'execa';
 import { describe, expect, it, vi } from 'vitest';
 import { COMMAND_NOT_FOUND } from '../../../src/activities/support/step-errors.js';
@@ -291,6 +292,27 @@ describe('runStep', () => {
       /train: waiting for GPU memory: .*\ntrain: the GPU has room after \d+ s; starting\ntrained\n$/,
     );
     expect(result.gpu).toMatchObject({ peakMiB: 0, seconds: expect.any(Number) as number });
+  });
+
+  it("asks its lane for room with its activity's Temporal priority key, so a less urgent step never takes its room", async () => {
+    const { dir, log } = await scratch();
+    const asked: (number | undefined)[] = [];
+    const registry = {
+      admit: (_mark: string, need: { mib: number } | undefined, wait: { priorityKey?: number }) => {
+        asked.push(wait.priorityKey);
+        return Promise.resolve({ needMiB: need?.mib ?? 0, slot: asked.length });
+      },
+      started: () => undefined,
+      ended: () => null,
+    };
+    const step = () =>
+      withStepScope({ env: {}, steps: registry }, () =>
+        runStep({ step: 'reserve', command: ['true'], cwd: dir, log, gpuNeed: { mib: 1024, why: 'a test' } }),
+      );
+    // A reserve check's activity (step-priority.ts: key 1), then a step outside any activity.
+    await new MockActivityEnvironment({ priority: { priorityKey: 1 } }).run(step);
+    await step();
+    expect(asked).toEqual([1, undefined]);
   });
 
   it('stopped while it waits for GPU memory, it starts nothing and holds nothing on its lane', async () => {
