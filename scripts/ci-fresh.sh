@@ -66,14 +66,15 @@ set +e
 # Every line shown as it comes, and logged with the second it came at, for the phases below.
 (cd "$work/clone" && CI=true bash .ci/run </dev/null 2>&1) | while IFS= read -r line; do
   printf '%s\n' "$line"
-  printf '%(%s)T %s\n' -1 "$line" >>"$log"
+  # Logged without colours (vitest colours its RUN line), so the phases below find their lines.
+  printf '%(%s)T %s\n' -1 "$(printf '%s' "$line" | sed 's/\x1b\[[0-9;]*m//g')" >>"$log"
 done
 status=${PIPESTATUS[0]}
 set -e
 ended=$(date +%s)
 
 # The second the first line matching a pattern came at (empty when none did).
-at() { grep -m1 -E -- "$1" "$log" | cut -d' ' -f1; }
+at() { grep -m1 -E -- "$1" "$log" | cut -d' ' -f1 || true; }
 phase() { # name, from, to
   if [ -n "$2" ] && [ -n "$3" ]; then
     printf '  %-44s %6d s\n' "$1" "$(($3 - $2))"

@@ -79,7 +79,8 @@ describe('the loop on a self-hosted Temporal cluster', () => {
     expect((await loop.startWith(id)).kind).toBe('started');
     await loop.waitFor(id, (view) => view.round >= 2 && view.in_flight.length > 0, 120_000);
 
-    await killWorker(loop.orchestrator);
+    const killedOrchestrator = loop.orchestrator;
+    await killWorker(killedOrchestrator);
     await sleep(OUTAGE_MS);
     await loop.restart('orchestrator');
     await loop.waitFor(id, (view) => view.round >= 3, 120_000);
@@ -105,7 +106,13 @@ describe('the loop on a self-hosted Temporal cluster', () => {
     await loop.client.workflow.getHandle(loopWorkflowId(id)).signal(stopNowSignal);
     await loop.result(id);
 
-    const copy = await copyCaughtUp(loop, id, loop.configFor(id).state_dir);
+    // The copy is the orchestrators' keepers' work: what they said goes with a copy that lags.
+    const copy = await copyCaughtUp(loop, id, loop.configFor(id).state_dir).catch((error: unknown) => {
+      const said = [killedOrchestrator, loop?.orchestrator].map((worker) => worker?.output().slice(-6_000) ?? '');
+      throw new Error(
+        `${(error as Error).message}\nthe killed orchestrator said:\n${said[0]}\nthe running one said:\n${said[1]}`,
+      );
+    });
     const { rows } = await loop.ledger(id);
     expectEachRunAndEvalOnce(rows, id);
     expect(rowsOf(rows, 'generation').map((row) => `${row.generation} ${row.event}`)).toEqual(['1 start', '2 advance']);
