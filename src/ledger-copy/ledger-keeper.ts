@@ -32,7 +32,7 @@ import { HistoryRuns, type HistoryLedger } from './history-runs.js';
 
 const LEDGER_COPY_INTERVAL_MS = 2_000;
 /** Runs that closed this long before the last pass began are taken again (late visibility, clock skew). */
-const CLOSED_MARGIN_MS = 30_000;
+export const CLOSED_MARGIN_MS = 30_000;
 /** A copy the keeper finds as it left it is still read whole and checked against history this often. */
 const FULL_CHECK_EVERY_MS = 10 * 60_000;
 
@@ -85,7 +85,7 @@ export interface LedgerKeeperOptions {
 export class LedgerKeeper {
   private readonly runs: HistoryRuns;
   private readonly copies = new Map<string, Copy>();
-  /** Loops seen running: synced once more after they stop, for their last rows. */
+  /** Loops seen running: synced after they stop until a pass brought their last rows. */
   private readonly watched = new Set<string>();
   private readonly warned = new Set<string>();
   /** When the last pass began; before the first, when the keeper started (runs closed while no keeper ran are left as before). */
@@ -119,15 +119,19 @@ export class LedgerKeeper {
     }
     this.lastPassAt = passStarted;
     for (const loopId of new Set([...running, ...this.watched, ...closed])) {
+      let synced = false;
       try {
-        await this.syncLoop(loopId);
+        synced = (await this.syncLoop(loopId)) !== null;
         this.warned.delete(loopId);
       } catch (error) {
         if (!this.warned.has(loopId))
           this.options.log?.(`ledger copy of loop ${loopId} not updated: ${(error as Error).message}`);
         this.warned.add(loopId);
       }
-      if (running.has(loopId)) this.watched.add(loopId);
+      // A stopped loop is let go only once a pass synced it: one that failed, or found its copy
+      // held by a writer not yet known to be gone, is tried again next pass, however long ago it
+      // closed (its close time soon falls out of the listing above).
+      if (running.has(loopId) || !synced) this.watched.add(loopId);
       else this.watched.delete(loopId);
     }
   }
@@ -136,9 +140,10 @@ export class LedgerKeeper {
    * Bring one loop's copy to what history holds: checked whole (and repaired from history, with a
    * record of what was wrong) when it is not as this keeper left it, when history changed other
    * than at its ends (a reset, a run deleted) and every FULL_CHECK_EVERY_MS; else the rows that
-   * are new are appended. Then state.json is rewritten when it changed or is gone.
+   * are new are appended. Then state.json is rewritten when it changed or is gone. The rows
+   * appended, or null when another live writer holds the copy's lock (nothing was synced).
    */
-  async syncLoop(loopId: string): Promise<number> {
+  async syncLoop(loopId: string): Promise<number | null> {
     const history = await this.runs.read(loopId);
     if (history.input === null || history.state === null) return 0;
     const stateDir = history.input.config.state_dir;
@@ -157,7 +162,7 @@ export class LedgerKeeper {
             "the ledger copy and state.json are rebuilt from history, and the generation's split is built again when a run needs it",
         );
     }
-    if (!(await holdCopyLock(stateDir))) return 0;
+    if (!(await holdCopyLock(stateDir))) return null;
     const file = await copyFileId(stateDir);
     const now = Date.now();
     let copy: Copy;

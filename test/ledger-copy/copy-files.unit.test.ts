@@ -16,6 +16,7 @@ import { holdCopyLock, releaseCopyLock } from '../../src/ledger-copy/copy-lock.j
 import type { LedgerRow } from '../../src/ledger/rows.js';
 import { checkCopy } from '../../src/ledger-copy/copy-check.js';
 import { ledgerFileLines } from '../../src/ledger/ledger-lines.js';
+import { processStartTime, sameProcessAlive } from '../../src/support/process-alive.js';
 import { mountTmpfs } from '../helpers/tmpfs.js';
 
 const row = (generation: number): LedgerRow => ({
@@ -167,5 +168,32 @@ describe('the ledger copy on disk', () => {
     // A live holder (this test's parent process) keeps it.
     await writeFile(path.join(dir, 'ledger.jsonl.lock'), `${(await import('node:os')).hostname()} ${process.ppid}`);
     expect(await holdCopyLock(dir)).toBe(false);
+    // The same, named with its start time, as a writer names itself now.
+    const parent = `${(await import('node:os')).hostname()} ${process.ppid} ${processStartTime(process.ppid)}`;
+    await writeFile(path.join(dir, 'ledger.jsonl.lock'), parent);
+    expect(await holdCopyLock(dir)).toBe(false);
+  });
+
+  it('takes over a lock whose process id the system has handed to another process since (pid_max is often 32768)', async () => {
+    // A live process by that id, started at another time than the writer that took the lock.
+    const holder = `${(await import('node:os')).hostname()} ${process.ppid} 1`;
+    await writeFile(path.join(dir, 'ledger.jsonl.lock'), holder);
+    expect(await holdCopyLock(dir)).toBe(true);
+    // It names this process, with its start time: released by it alone.
+    const mine = (await readFile(path.join(dir, 'ledger.jsonl.lock'), 'utf8')).split(' ');
+    expect(mine.slice(1)).toEqual([String(process.pid), processStartTime(process.pid)]);
+    await releaseCopyLock(dir);
+    await expect(readFile(path.join(dir, 'ledger.jsonl.lock'))).rejects.toThrow('ENOENT');
+  });
+
+  it('tells a live process from one that took its id since, by its start time from /proc', () => {
+    const started = processStartTime(process.pid);
+    expect(started).toMatch(/^\d+$/);
+    expect(sameProcessAlive(process.pid, started ?? '')).toBe(true);
+    expect(sameProcessAlive(process.pid, String(Number(started) + 1))).toBe(false);
+    // A lock from before start times (none given): the id alone.
+    expect(sameProcessAlive(process.pid, undefined)).toBe(true);
+    expect(sameProcessAlive(999_999_999, started ?? '')).toBe(false);
+    expect(processStartTime(999_999_999)).toBeNull();
   });
 });
