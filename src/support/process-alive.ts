@@ -1,5 +1,5 @@
 // Whether a process of this host still runs, by its id: signal 0 checks without sending one.
-import { readFileSync } from 'node:fs';
+import { procStatFields } from '../activities/support/proc-stat.mjs';
 
 /** True while the process runs (EPERM: it runs, as another user). */
 export function processAlive(pid: number): boolean {
@@ -18,14 +18,7 @@ export function processAlive(pid: number): boolean {
  * again and again on a box that runs many subprocesses). Null where there is no /proc or no such process.
  */
 export function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    // The fields after the command name, which may hold spaces and parentheses itself.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return fields[19] ?? null;
-  } catch {
-    return null;
-  }
+  return procStatFields(pid)?.[19] ?? null;
 }
 
 /**

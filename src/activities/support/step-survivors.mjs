@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import process from 'node:process';
+import { procStatFields } from './proc-stat.mjs';
 
 /** The variable every step's processes inherit, naming the step. */
 export const STEP_MARK = 'CHAMPION_LOOP_STEP';
@@ -20,13 +21,8 @@ export const STEP_MARK = 'CHAMPION_LOOP_STEP';
  * @returns {number | null}
  */
 export function processGroupOf(pid) {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-    return Number.isSafeInteger(pgrp) ? pgrp : null;
-  } catch {
-    return null;
-  }
+  const pgrp = Number(procStatFields(pid)?.[2]);
+  return Number.isSafeInteger(pgrp) ? pgrp : null;
 }
 
 /**
